@@ -1,0 +1,45 @@
+#include "arch/arch.h"
+
+namespace dfx::arch {
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::Left: return "left";
+    case Role::Right: return "right";
+    case Role::Acc: return "acc";
+    case Role::Vector: return "vector";
+  }
+  return "?";
+}
+
+int Arch::level_index(const std::string& n) const {
+  for (size_t i = 0; i < levels.size(); ++i)
+    if (levels[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+bool Arch::has_direct_path(int from, int to) const {
+  for (const auto& p : paths)
+    if ((p.from == from && p.to == to) || (p.from == to && p.to == from)) return true;
+  return false;
+}
+
+bool Arch::encloses(int a, int b) const {
+  for (int x = b; x >= 0; x = levels[static_cast<size_t>(x)].parent)
+    if (x == a) return true;
+  return false;
+}
+
+int Arch::lowest_common_ancestor(int a, int b) const {
+  for (int x = a; x >= 0; x = levels[static_cast<size_t>(x)].parent)
+    if (encloses(x, b)) return x;
+  return 0;
+}
+
+const ComputeUnit* Arch::unit(UnitKind kind) const {
+  for (const auto& u : units)
+    if (u.kind == kind) return &u;
+  return nullptr;
+}
+
+}  // namespace dfx::arch

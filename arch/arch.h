@@ -1,0 +1,72 @@
+#pragma once
+// The hardware description: memory levels (outermost first), data paths, compute units, cores.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/errors.h"
+
+namespace dfx::arch {
+
+// What a tensor is to the unit that touches it; a level may be restricted to some roles
+// (Ascend L0A holds only left matrix operands, L0B right operands, L0C accumulators).
+enum class Role { Left, Right, Acc, Vector };
+const char* role_name(Role r);
+constexpr int kRoleCount = 4;
+
+struct MemoryLevel {
+  std::string name;
+  double capacity_bytes = -1;  // per instance; negative = unlimited
+  int word_bytes = 2;
+  double read_bw = 0;   // bytes per cycle per instance
+  double write_bw = 0;  // bytes per cycle per instance
+  int64_t instances = 1;
+  int parent = -1;      // index of the enclosing level in the level hierarchy (-1 for the root)
+  bool holds[kRoleCount] = {true, true, true, true};
+  double read_pj = 0;   // energy per word read
+  double write_pj = 0;  // energy per word written
+  SourceLoc loc;
+  bool unlimited() const { return capacity_bytes < 0; }
+};
+
+struct DataPath {
+  int from = -1;
+  int to = -1;
+  std::string engine;
+};
+
+enum class UnitKind { Matrix, Vector };
+
+struct ComputeUnit {
+  std::string name;
+  UnitKind kind = UnitKind::Matrix;
+  int64_t pes_per_instance = 1;  // rows*cols, m*n*k of a cube, or vector lanes
+  int64_t instances = 1;
+  std::vector<std::string> ops;   // vector ops it supports (empty = all)
+  double op_pj = 0;               // energy per operation (MAC or vector op)
+  int64_t total_pes() const { return pes_per_instance * instances; }
+};
+
+struct Arch {
+  std::string name;
+  std::string source;  // where the numbers come from
+  double clock_ghz = 1.0;
+  int64_t cores = 1;
+  int64_t sub_cores = 1;
+  std::vector<MemoryLevel> levels;  // outermost first
+  std::vector<DataPath> paths;
+  std::vector<ComputeUnit> units;
+
+  int level_index(const std::string& name) const;  // -1 if absent
+  bool has_direct_path(int from, int to) const;
+  int lowest_common_ancestor(int a, int b) const;
+  // True if level a encloses level b in the hierarchy (a is an ancestor of b, or a == b).
+  bool encloses(int a, int b) const;
+  const ComputeUnit* unit(UnitKind kind) const;
+};
+
+// Contract: returns a complete, checked Arch or throws InputError listing every problem.
+Arch load_arch(const std::string& path);
+Arch load_arch_from_string(const std::string& text, const std::string& name);
+
+}  // namespace dfx::arch

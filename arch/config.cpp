@@ -1,0 +1,324 @@
+// The only translation unit that includes yaml-cpp.
+#include "arch/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace dfx {
+
+// ---- errors ---------------------------------------------------------------------------------
+
+std::string SourceLoc::str() const {
+  std::ostringstream os;
+  os << (file.empty() ? "<input>" : file);
+  if (line > 0) os << ':' << line << ':' << col;
+  if (!path.empty()) os << ": " << path;
+  return os.str();
+}
+
+std::string Problem::str() const { return where.str() + ": " + message; }
+
+static std::string join_problems(const std::vector<Problem>& problems) {
+  std::string out;
+  for (const auto& p : problems) out += (out.empty() ? "" : "\n") + p.str();
+  return out;
+}
+
+InputError::InputError(std::vector<Problem> problems)
+    : std::runtime_error(join_problems(problems)), problems_(std::move(problems)) {}
+
+InputError::InputError(SourceLoc where, std::string message)
+    : InputError(std::vector<Problem>{Problem{std::move(where), std::move(message)}}) {}
+
+void Diagnostics::add(SourceLoc where, std::string message) {
+  problems_.push_back(Problem{std::move(where), std::move(message)});
+}
+
+void Diagnostics::throw_if_any() const {
+  if (!problems_.empty()) throw InputError(problems_);
+}
+
+static size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+// ---- ConfigNode -----------------------------------------------------------------------------
+
+struct ConfigNode::Impl {
+  YAML::Node node;
+  bool present = true;
+};
+
+static SourceLoc loc_of(const YAML::Node& n, const std::string& file, const std::string& path) {
+  SourceLoc loc{file, 0, 0, path};
+  if (n.IsDefined()) {
+    YAML::Mark m = n.Mark();
+    if (m.line >= 0) loc.line = m.line + 1, loc.col = m.column + 1;
+  }
+  return loc;
+}
+
+ConfigNode::ConfigNode(std::shared_ptr<const Impl> impl, SourceLoc loc)
+    : impl_(std::move(impl)), loc_(std::move(loc)) {}
+
+ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
+  try {
+    auto impl = std::make_shared<Impl>();
+    impl->node = YAML::Load(text);
+    return ConfigNode(impl, loc_of(impl->node, name, ""));
+  } catch (const YAML::Exception& e) {
+    SourceLoc loc{name, e.mark.line >= 0 ? e.mark.line + 1 : 0,
+                  e.mark.column >= 0 ? e.mark.column + 1 : 0, ""};
+    throw InputError(loc, "YAML syntax error: " + e.msg);
+  }
+}
+
+ConfigNode ConfigNode::load_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(SourceLoc{path, 0, 0, ""}, "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return load_string(ss.str(), path);
+}
+
+bool ConfigNode::valid() const { return impl_ && impl_->present && impl_->node.IsDefined(); }
+bool ConfigNode::is_map() const { return valid() && impl_->node.IsMap(); }
+bool ConfigNode::is_seq() const { return valid() && impl_->node.IsSequence(); }
+bool ConfigNode::is_scalar() const { return valid() && impl_->node.IsScalar(); }
+bool ConfigNode::is_null() const { return valid() && impl_->node.IsNull(); }
+
+std::string ConfigNode::kind_name() const {
+  if (!valid()) return "missing";
+  if (is_map()) return "mapping";
+  if (is_seq()) return "sequence";
+  if (is_scalar()) return "scalar";
+  return "null";
+}
+
+bool ConfigNode::has(const std::string& key) const {
+  if (!is_map()) return false;
+  for (const auto& kv : impl_->node)
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) return true;
+  return false;
+}
+
+static std::string child_path(const std::string& base, const std::string& key) {
+  return base.empty() ? key : base + "." + key;
+}
+
+ConfigNode ConfigNode::operator[](const std::string& key) const {
+  auto impl = std::make_shared<Impl>();
+  if (is_map()) {
+    for (const auto& kv : impl_->node) {
+      if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+        impl->node = kv.second;
+        SourceLoc loc = loc_of(kv.second, loc_.file, child_path(loc_.path, key));
+        if (kv.second.IsNull()) loc = loc_of(kv.first, loc_.file, loc.path);
+        return ConfigNode(impl, loc);
+      }
+    }
+  }
+  impl->present = false;
+  SourceLoc loc = loc_;
+  loc.path = child_path(loc_.path, key);
+  return ConfigNode(impl, loc);
+}
+
+std::vector<ConfigNode> ConfigNode::items() const {
+  std::vector<ConfigNode> out;
+  if (!is_seq()) return out;
+  size_t i = 0;
+  for (const auto& item : impl_->node) {
+    auto impl = std::make_shared<Impl>();
+    impl->node = static_cast<const YAML::Node&>(item);
+    out.push_back(ConfigNode(impl, loc_of(impl->node, loc_.file, loc_.path + "[" + std::to_string(i++) + "]")));
+    if (!out.back().loc_.line) out.back().loc_.line = loc_.line, out.back().loc_.col = loc_.col;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
+  std::vector<std::pair<std::string, ConfigNode>> out;
+  if (!is_map()) return out;
+  for (const auto& kv : impl_->node) {
+    std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("<complex key>");
+    auto impl = std::make_shared<Impl>();
+    impl->node = kv.second;
+    SourceLoc loc = loc_of(kv.second.IsNull() ? kv.first : kv.second, loc_.file,
+                           child_path(loc_.path, key));
+    out.push_back({key, ConfigNode(impl, loc)});
+  }
+  return out;
+}
+
+std::string ConfigNode::scalar() const { return is_scalar() ? impl_->node.Scalar() : ""; }
+
+// ---- scalar parsing -------------------------------------------------------------------------
+
+std::optional<int64_t> parse_integer(const ConfigNode& n, Diagnostics& diag, int64_t min_value) {
+  if (!n.is_scalar()) {
+    diag.add(n.loc(), "expected an integer, found a " + n.kind_name());
+    return std::nullopt;
+  }
+  const std::string s = n.scalar();
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) {
+    diag.add(n.loc(), "expected an integer, found '" + s + "'");
+    return std::nullopt;
+  }
+  if (v < min_value) {
+    diag.add(n.loc(), "must be at least " + std::to_string(min_value) + ", found " + s);
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(v);
+}
+
+std::optional<double> parse_number(const ConfigNode& n, Diagnostics& diag, double min_value) {
+  if (!n.is_scalar()) {
+    diag.add(n.loc(), "expected a number, found a " + n.kind_name());
+    return std::nullopt;
+  }
+  const std::string s = n.scalar();
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v)) {
+    diag.add(n.loc(), "expected a number, found '" + s + "'");
+    return std::nullopt;
+  }
+  if (v < min_value) {
+    std::ostringstream os;
+    os << "must be at least " << min_value << ", found " << s;
+    diag.add(n.loc(), os.str());
+    return std::nullopt;
+  }
+  return v;
+}
+
+// ---- MapReader ------------------------------------------------------------------------------
+
+MapReader::MapReader(const ConfigNode& node, Diagnostics& diag)
+    : node_(node), diag_(diag), ok_(node.is_map()) {
+  if (!ok_) diag_.add(node.loc(), "expected a mapping (key: value), found a " + node.kind_name());
+}
+
+bool MapReader::has(const std::string& key) const { return node_.has(key); }
+
+ConfigNode MapReader::child(const std::string& key) {
+  known_.insert(key);
+  return node_[key];
+}
+
+std::optional<std::string> MapReader::str(const std::string& key, bool required) {
+  ConfigNode n = child(key);
+  if (!n.valid() || n.is_null()) {
+    if (required && ok_) diag_.add(n.loc(), "missing required key '" + key + "'");
+    return std::nullopt;
+  }
+  if (!n.is_scalar()) {
+    diag_.add(n.loc(), "expected a string, found a " + n.kind_name());
+    return std::nullopt;
+  }
+  return n.scalar();
+}
+
+std::string MapReader::str_or(const std::string& key, const std::string& fallback) {
+  auto v = str(key, false);
+  return v ? *v : fallback;
+}
+
+std::optional<int64_t> MapReader::integer(const std::string& key, bool required,
+                                          int64_t min_value) {
+  ConfigNode n = child(key);
+  if (!n.valid() || n.is_null()) {
+    if (required && ok_) diag_.add(n.loc(), "missing required key '" + key + "'");
+    return std::nullopt;
+  }
+  return parse_integer(n, diag_, min_value);
+}
+
+int64_t MapReader::integer_or(const std::string& key, int64_t fallback, int64_t min_value) {
+  auto v = integer(key, false, min_value);
+  return v ? *v : fallback;
+}
+
+std::optional<double> MapReader::number(const std::string& key, bool required, double min_value) {
+  ConfigNode n = child(key);
+  if (!n.valid() || n.is_null()) {
+    if (required && ok_) diag_.add(n.loc(), "missing required key '" + key + "'");
+    return std::nullopt;
+  }
+  return parse_number(n, diag_, min_value);
+}
+
+double MapReader::number_or(const std::string& key, double fallback, double min_value) {
+  auto v = number(key, false, min_value);
+  return v ? *v : fallback;
+}
+
+std::vector<std::string> MapReader::str_list_or(const std::string& key,
+                                                std::vector<std::string> fallback) {
+  ConfigNode n = child(key);
+  if (!n.valid() || n.is_null()) return fallback;
+  std::vector<std::string> out;
+  if (n.is_scalar()) return {n.scalar()};
+  if (!n.is_seq()) {
+    diag_.add(n.loc(), "expected a list of names, found a " + n.kind_name());
+    return fallback;
+  }
+  for (const auto& item : n.items()) {
+    if (item.is_scalar())
+      out.push_back(item.scalar());
+    else
+      diag_.add(item.loc(), "expected a name, found a " + item.kind_name());
+  }
+  return out;
+}
+
+void MapReader::finish() {
+  if (!ok_) return;
+  std::vector<std::string> known(known_.begin(), known_.end());
+  for (const auto& [key, value] : node_.entries()) {
+    if (known_.count(key)) continue;
+    std::string hint = closest_match(key, known);
+    diag_.add(value.loc(), "unknown key '" + key + "'" +
+                               (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+  }
+}
+
+}  // namespace dfx

@@ -1,0 +1,75 @@
+#pragma once
+// The project's own view of a YAML document: every node knows its file, line, column and key
+// path. yaml-cpp is included only in config.cpp.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arch/errors.h"
+
+namespace dfx {
+
+class ConfigNode {
+ public:
+  // Contract: a syntax error throws InputError with its line and column; never returns a bad tree.
+  static ConfigNode load_file(const std::string& path);
+  static ConfigNode load_string(const std::string& text, const std::string& name);
+
+  bool valid() const;  // false for a missing key
+  bool is_map() const;
+  bool is_seq() const;
+  bool is_scalar() const;
+  bool is_null() const;
+  const SourceLoc& loc() const { return loc_; }
+  std::string kind_name() const;  // "mapping", "sequence", "scalar", "null", "missing"
+
+  bool has(const std::string& key) const;
+  ConfigNode operator[](const std::string& key) const;
+  std::vector<ConfigNode> items() const;                              // sequence elements
+  std::vector<std::pair<std::string, ConfigNode>> entries() const;    // mapping entries, in order
+  std::string scalar() const;  // raw text of a scalar ("" otherwise)
+
+ private:
+  struct Impl;
+  ConfigNode(std::shared_ptr<const Impl> impl, SourceLoc loc);
+  std::shared_ptr<const Impl> impl_;
+  SourceLoc loc_;
+};
+
+// Reads the keys of one mapping with types and defaults; remembers which keys were read so that
+// finish() can report the rest as unknown. Problems go to the Diagnostics, never thrown here.
+class MapReader {
+ public:
+  MapReader(const ConfigNode& node, Diagnostics& diag);
+  bool ok() const { return ok_; }
+  const ConfigNode& node() const { return node_; }
+  bool has(const std::string& key) const;
+  ConfigNode child(const std::string& key);  // marks the key as known
+
+  std::optional<std::string> str(const std::string& key, bool required);
+  std::string str_or(const std::string& key, const std::string& fallback);
+  std::optional<int64_t> integer(const std::string& key, bool required, int64_t min_value);
+  int64_t integer_or(const std::string& key, int64_t fallback, int64_t min_value);
+  std::optional<double> number(const std::string& key, bool required, double min_value);
+  double number_or(const std::string& key, double fallback, double min_value);
+  std::vector<std::string> str_list_or(const std::string& key, std::vector<std::string> fallback);
+
+  // Contract: reports each key that was never asked for as "unknown key", with a suggestion.
+  void finish();
+
+ private:
+  ConfigNode node_;
+  Diagnostics& diag_;
+  bool ok_;
+  std::set<std::string> known_;
+};
+
+// Scalar conversions that report a problem (and return nullopt) instead of throwing.
+std::optional<int64_t> parse_integer(const ConfigNode& n, Diagnostics& diag, int64_t min_value);
+std::optional<double> parse_number(const ConfigNode& n, Diagnostics& diag, double min_value);
+
+}  // namespace dfx

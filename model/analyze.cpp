@@ -1,0 +1,145 @@
+// analyze(): placement, the walk, then the checks and summary figures a user reads.
+#include "model/analyze.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "model/placement.h"
+#include "model/walk.h"
+
+namespace dfx::model {
+namespace {
+
+// PEs a subtree needs of one unit: spatial factors multiply; Seq/Shar children take turns
+// (max), Para/Pipe children run at once (sum).
+int64_t pes_needed(const Dataflow& f, const Workload& w, int node, arch::UnitKind kind) {
+  const TreeNode& n = f.nodes[static_cast<size_t>(node)];
+  if (n.is_leaf) return w.ops[static_cast<size_t>(n.op)].unit == kind ? 1 : 0;
+  int64_t kids = 0;
+  for (int c : n.children) {
+    int64_t k = pes_needed(f, w, c, kind);
+    kids = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? std::max(kids, k) : kids + k;
+  }
+  int64_t spatial = 1;
+  for (const auto& l : n.loops)
+    if (l.spatial) spatial *= l.factor;
+  return spatial * kids;
+}
+
+std::string bytes_text(double b) {
+  std::ostringstream os;
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  os.precision(3);
+  os << b << ' ' << units[u];
+  return os.str();
+}
+
+void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Report& r) {
+  for (const auto& node : f.nodes) {
+    if (!node.is_leaf) continue;
+    const Op& op = w.ops[static_cast<size_t>(node.op)];
+    const arch::ComputeUnit* u = a.unit(op.unit);
+    if (!u) {
+      r.problems.push_back({node.loc, "op '" + op.name + "' needs a " +
+                                          (op.unit == arch::UnitKind::Matrix ? "matrix" : "vector") +
+                                          " unit, which arch '" + a.name + "' does not have"});
+      continue;
+    }
+    for (const auto& vop : op.vector_ops)
+      if (!u->ops.empty() && std::find(u->ops.begin(), u->ops.end(), vop) == u->ops.end())
+        r.problems.push_back({node.loc, "op '" + op.name + "' needs vector op '" + vop +
+                                            "', which the vector unit does not support"});
+  }
+  for (auto kind : {arch::UnitKind::Matrix, arch::UnitKind::Vector}) {
+    const arch::ComputeUnit* u = a.unit(kind);
+    int64_t need = pes_needed(f, w, 0, kind);
+    (kind == arch::UnitKind::Matrix ? r.matrix_pes_used : r.vector_lanes_used) = need;
+    if (u && need > u->total_pes())
+      r.problems.push_back({f.root().loc, "the tree spreads over " + std::to_string(need) + " " +
+                                              u->name + " PEs but the arch has " +
+                                              std::to_string(u->total_pes())});
+  }
+}
+
+void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, Report& r) {
+  r.macs = walk.macs;
+  r.vector_ops = walk.vector_ops;
+  r.cycles = walk.cycles;
+  double bottleneck_time = 0;
+  const arch::ComputeUnit* mu = a.unit(arch::UnitKind::Matrix);
+  const arch::ComputeUnit* vu = a.unit(arch::UnitKind::Vector);
+  double compute_time = 0;
+  if (mu) compute_time = std::max(compute_time, static_cast<double>(walk.macs) / static_cast<double>(mu->total_pes()));
+  if (vu) compute_time = std::max(compute_time, static_cast<double>(walk.vector_ops) / static_cast<double>(vu->total_pes()));
+  bottleneck_time = compute_time;
+  r.bottleneck = "compute";
+  r.energy_pj = (mu ? static_cast<double>(walk.macs) * mu->op_pj : 0) +
+                (vu ? static_cast<double>(walk.vector_ops) * vu->op_pj : 0);
+  double memory_floor = 0;
+  for (size_t l = 0; l < a.levels.size(); ++l) {
+    const auto& lv = a.levels[l];
+    LevelReport L;
+    L.name = lv.name;
+    L.capacity_bytes = lv.capacity_bytes;
+    L.instances = lv.instances;
+    L.peak_bytes = walk.level_peak_elems[l] * lv.word_bytes;
+    for (size_t t = 0; t < w.tensors.size(); ++t) {
+      const Traffic& tr = walk.traffic[l][t];
+      if (tr.fill == 0 && tr.read == 0 && tr.update == 0 && walk.peak_elems[l][t] == 0) continue;
+      L.tensors.push_back({w.tensors[t].name, tr, walk.peak_elems[l][t]});
+      L.traffic.fill += tr.fill, L.traffic.read += tr.read, L.traffic.update += tr.update;
+    }
+    const double wb = lv.word_bytes;
+    L.energy_pj = static_cast<double>(L.traffic.fill + L.traffic.update) * lv.write_pj +
+                  static_cast<double>(L.traffic.read) * lv.read_pj;
+    const double n = static_cast<double>(lv.instances);
+    L.busy_cycles = std::max(static_cast<double>(L.traffic.read) * wb / (lv.read_bw * n),
+                             static_cast<double>(L.traffic.fill + L.traffic.update) * wb / (lv.write_bw * n));
+    if (l == 0) {
+      r.dram_bytes = static_cast<int64_t>(static_cast<double>(L.traffic.read + L.traffic.update + L.traffic.fill) * wb);
+      memory_floor = L.busy_cycles;
+    }
+    if (L.busy_cycles > bottleneck_time) bottleneck_time = L.busy_cycles, r.bottleneck = lv.name + " bandwidth";
+    r.energy_pj += L.energy_pj;
+    if (!lv.unlimited() && static_cast<double>(L.peak_bytes) > lv.capacity_bytes)
+      r.problems.push_back({lv.loc, "level '" + lv.name + "' needs " + bytes_text(static_cast<double>(L.peak_bytes)) +
+                                        " per instance but holds " + bytes_text(lv.capacity_bytes)});
+    r.levels.push_back(std::move(L));
+  }
+  // The roofline ignores reuse below DRAM: compulsory traffic of the workload's own inputs and outputs.
+  double compulsory = 0;
+  for (const auto& t : w.tensors) {
+    if (t.is_intermediate()) continue;
+    double elems = 1;
+    for (auto s : t.shape) elems *= static_cast<double>(s);
+    compulsory += elems * a.levels[0].word_bytes;
+  }
+  (void)memory_floor;
+  const double dram_bw = std::max(a.levels[0].read_bw, a.levels[0].write_bw) * static_cast<double>(a.levels[0].instances);
+  r.roofline_cycles = std::max(compute_time, compulsory / dram_bw);
+  if (mu && r.cycles > 0) r.utilization = static_cast<double>(walk.macs) / (r.cycles * static_cast<double>(mu->total_pes()));
+  else if (vu && r.cycles > 0) r.utilization = static_cast<double>(walk.vector_ops) / (r.cycles * static_cast<double>(vu->total_pes()));
+}
+
+}  // namespace
+
+Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f) {
+  Report r;
+  try {
+    Placement p = place(a, w, f);
+    check_units(a, w, f, r);
+    WalkResult walk = walk_tree(a, w, f, p);
+    for (auto& pr : walk.problems) r.problems.push_back(pr);
+    summarise(a, w, walk, r);
+  } catch (const InputError& e) {
+    for (const auto& pr : e.problems()) r.problems.push_back(pr);
+  }
+  r.valid = r.problems.empty();
+  if (!r.valid) r.reason = r.problems.front().message;
+  return r;
+}
+
+}  // namespace dfx::model

@@ -1,0 +1,14 @@
+#pragma once
+#include "arch/arch.h"
+#include "model/dataflow.h"
+#include "model/report.h"
+#include "model/workload.h"
+
+namespace dfx::model {
+
+// Contract: analyses one dataflow; an invalid one (capacity or PE overflow, factor larger than
+// its extent, unsupported op...) returns valid=false with every reason and its location, never
+// throws for those. Cost depends on the tree's shape, not on loop trip counts.
+Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f);
+
+}  // namespace dfx::model

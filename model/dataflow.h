@@ -1,0 +1,56 @@
+#pragma once
+// The tile tree (flow.yaml): tiles at memory levels with ordered loops and an inter-tile
+// primitive for their children; leaves are operators.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "arch/errors.h"
+#include "model/workload.h"
+
+namespace dfx::model {
+
+enum class Prim { Seq, Shar, Para, Pipe };
+const char* prim_name(Prim p);
+
+struct Loop {
+  int dim = -1;
+  int64_t factor = 1;  // number of iterations; chunks are ceil(extent/factor), the last may be partial
+  bool spatial = false;
+  SourceLoc loc;
+};
+
+struct TreeNode {
+  bool is_leaf = false;
+  int op = -1;              // leaf: the operator
+  std::vector<int> levels;  // tile: the memory levels it holds data in (one, or role-split ones)
+  std::vector<Loop> loops;  // tile: outermost first
+  Prim prim = Prim::Seq;
+  std::vector<int> children;
+  // Intermediates fused at this tile that live at a level other than the tile's own:
+  // (tensor, level). By default an intermediate lives at the level of its fusion tile.
+  std::vector<std::pair<int, int>> keep;
+  int parent = -1;
+  SourceLoc loc;
+};
+
+struct Dataflow {
+  std::string name;
+  std::vector<TreeNode> nodes;  // nodes[0] is the root
+  const TreeNode& root() const { return nodes.front(); }
+};
+
+// Contract: returns a dataflow whose names all resolve and whose structure is sound (every op
+// exactly once, leaves under tiles, levels only move inward), or throws InputError listing every
+// problem. Semantic checks that need the analysis (capacity, PEs) happen in analyze().
+Dataflow load_dataflow(const std::string& path, const arch::Arch& a, const Workload& w);
+Dataflow load_dataflow_from_string(const std::string& text, const std::string& name,
+                                   const arch::Arch& a, const Workload& w);
+
+// The tree in the paper's notation, every implicit factor made explicit.
+std::string explain(const Dataflow& f, const arch::Arch& a, const Workload& w);
+// The tree back to flow.yaml text (round-trips through load_dataflow).
+std::string to_yaml(const Dataflow& f, const arch::Arch& a, const Workload& w);
+
+}  // namespace dfx::model

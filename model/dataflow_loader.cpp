@@ -1,0 +1,323 @@
+// flow.yaml → Dataflow: resolve names, then check the tree's structure and report every problem.
+#include <functional>
+#include <map>
+#include <set>
+
+#include "arch/config.h"
+#include "model/dataflow.h"
+
+namespace dfx::model {
+namespace {
+
+std::string hint_for(const std::string& word, const std::vector<std::string>& names) {
+  std::string h = closest_match(word, names);
+  return h.empty() ? "" : " (did you mean '" + h + "'?)";
+}
+
+class TreeReader {
+ public:
+  TreeReader(const arch::Arch& a, const Workload& w, Diagnostics& diag) : a_(a), w_(w), diag_(diag) {
+    for (const auto& l : a.levels) level_names_.push_back(l.name);
+    for (const auto& d : w.dims) dim_names_.push_back(d.name);
+    for (const auto& o : w.ops) op_names_.push_back(o.name);
+  }
+
+  int read(const ConfigNode& n, int parent, Dataflow& f) {
+    int id = static_cast<int>(f.nodes.size());
+    f.nodes.emplace_back();
+    f.nodes[static_cast<size_t>(id)].parent = parent;
+    f.nodes[static_cast<size_t>(id)].loc = n.loc();
+    MapReader r(n, diag_);
+    if (!r.ok()) return id;
+    TreeNode node = f.nodes[static_cast<size_t>(id)];
+    if (r.has("op")) {
+      node.is_leaf = true;
+      std::string op = r.str("op", true).value_or("");
+      node.op = w_.op_index(op);
+      if (node.op < 0) diag_.add(r.node()["op"].loc(), "unknown op '" + op + "'" + hint_for(op, op_names_));
+      if (r.has("children") || r.has("loops"))
+        diag_.add(n.loc(), "an op leaf has no loops or children; put them in a tile above it");
+      r.child("children"), r.child("loops");
+    } else {
+      read_levels(r, node);
+      read_loops(r.child("loops"), node);
+      read_prim(r, node);
+      read_keep(r, node);
+      ConfigNode kids = r.child("children");
+      if (!kids.is_seq() || kids.items().empty())
+        diag_.add(kids.loc(), "a tile needs a non-empty list of children (tiles or {op: NAME})");
+      f.nodes[static_cast<size_t>(id)] = node;
+      for (const auto& k : kids.items()) {
+        int c = read(k, id, f);
+        f.nodes[static_cast<size_t>(id)].children.push_back(c);
+      }
+      node = f.nodes[static_cast<size_t>(id)];
+    }
+    r.finish();
+    f.nodes[static_cast<size_t>(id)] = node;
+    return id;
+  }
+
+ private:
+  const arch::Arch& a_;
+  const Workload& w_;
+  Diagnostics& diag_;
+  std::vector<std::string> level_names_, dim_names_, op_names_;
+
+  void read_levels(MapReader& r, TreeNode& node) {
+    ConfigNode t = r.child("tile");
+    if (!t.valid()) {
+      diag_.add(r.node().loc(), "a node needs 'tile: LEVEL' (a tile) or 'op: NAME' (a leaf)");
+      return;
+    }
+    std::vector<ConfigNode> names = t.is_seq() ? t.items() : std::vector<ConfigNode>{t};
+    for (const auto& nm : names) {
+      int l = a_.level_index(nm.scalar());
+      if (l < 0)
+        diag_.add(nm.loc(), "unknown level '" + nm.scalar() + "'" + hint_for(nm.scalar(), level_names_));
+      else
+        node.levels.push_back(l);
+    }
+  }
+
+  void read_loop_text(const ConfigNode& item, TreeNode& node) {
+    // "m:8" temporal, "m:8:sp" spatial.
+    std::string s = item.scalar();
+    Loop loop;
+    loop.loc = item.loc();
+    size_t c1 = s.find(':');
+    std::string dim = s.substr(0, c1);
+    std::string rest = c1 == std::string::npos ? "" : s.substr(c1 + 1);
+    size_t c2 = rest.find(':');
+    std::string factor = rest.substr(0, c2);
+    std::string kind = c2 == std::string::npos ? "" : rest.substr(c2 + 1);
+    if (c1 == std::string::npos || factor.empty()) {
+      diag_.add(item.loc(), "a loop is 'dim:factor' or 'dim:factor:sp', found '" + s + "'");
+      return;
+    }
+    loop.dim = w_.dim_index(dim);
+    if (loop.dim < 0) diag_.add(item.loc(), "unknown dimension '" + dim + "'" + hint_for(dim, dim_names_));
+    try {
+      size_t used = 0;
+      loop.factor = std::stoll(factor, &used);
+      if (used != factor.size() || loop.factor < 1) throw std::invalid_argument("");
+    } catch (...) {
+      diag_.add(item.loc(), "loop factor must be a positive integer, found '" + factor + "'");
+      return;
+    }
+    if (kind == "sp" || kind == "spatial") loop.spatial = true;
+    else if (!kind.empty() && kind != "tp" && kind != "temporal")
+      diag_.add(item.loc(), "loop kind must be 'sp' (spatial) or 'tp' (temporal), found '" + kind + "'");
+    if (loop.dim >= 0) node.loops.push_back(loop);
+  }
+
+  void read_loops(const ConfigNode& n, TreeNode& node) {
+    if (!n.valid() || n.is_null()) return;
+    if (!n.is_seq()) {
+      diag_.add(n.loc(), "loops must be a list such as [m:8, k:4, n:16:sp]");
+      return;
+    }
+    for (const auto& item : n.items()) {
+      if (item.is_scalar()) {
+        read_loop_text(item, node);
+        continue;
+      }
+      MapReader lr(item, diag_);
+      Loop loop;
+      loop.loc = item.loc();
+      std::string dim = lr.str("dim", true).value_or("");
+      loop.dim = w_.dim_index(dim);
+      if (lr.ok() && loop.dim < 0)
+        diag_.add(lr.node()["dim"].loc(), "unknown dimension '" + dim + "'" + hint_for(dim, dim_names_));
+      loop.factor = lr.integer("factor", true, 1).value_or(1);
+      std::string kind = lr.str_or("kind", "temporal");
+      if (kind != "temporal" && kind != "spatial")
+        diag_.add(lr.node()["kind"].loc(), "kind must be 'temporal' or 'spatial'");
+      loop.spatial = kind == "spatial";
+      lr.finish();
+      if (loop.dim >= 0) node.loops.push_back(loop);
+    }
+  }
+
+  void read_keep(MapReader& r, TreeNode& node) {
+    ConfigNode k = r.child("keep");
+    if (!k.valid() || k.is_null()) return;
+    if (!k.is_map()) {
+      diag_.add(k.loc(), "keep must map intermediate tensors to levels, e.g. {C: L1}");
+      return;
+    }
+    std::vector<std::string> tensor_names;
+    for (const auto& t : w_.tensors) tensor_names.push_back(t.name);
+    for (const auto& [tensor, level] : k.entries()) {
+      int t = w_.tensor_index(tensor);
+      int l = a_.level_index(level.scalar());
+      if (t < 0) diag_.add(level.loc(), "unknown tensor '" + tensor + "'" + hint_for(tensor, tensor_names));
+      else if (!w_.tensors[static_cast<size_t>(t)].is_intermediate())
+        diag_.add(level.loc(), "'" + tensor + "' is not an intermediate tensor: only intermediates can be kept");
+      if (l < 0) diag_.add(level.loc(), "unknown level '" + level.scalar() + "'" + hint_for(level.scalar(), level_names_));
+      if (t >= 0 && l >= 0) node.keep.push_back({t, l});
+    }
+  }
+
+  void read_prim(MapReader& r, TreeNode& node) {
+    static const std::map<std::string, Prim> prims = {
+        {"Seq", Prim::Seq}, {"Shar", Prim::Shar}, {"Para", Prim::Para}, {"Pipe", Prim::Pipe}};
+    std::string p = r.str_or("prim", "Seq");
+    auto it = prims.find(p);
+    if (it == prims.end())
+      diag_.add(r.node()["prim"].loc(), "unknown primitive '" + p + "' (known: Seq, Shar, Para, Pipe)");
+    else
+      node.prim = it->second;
+  }
+};
+
+// Ops below a node, as a bit set over op indices.
+std::vector<std::vector<bool>> ops_below(const Dataflow& f, size_t n_ops) {
+  std::vector<std::vector<bool>> below(f.nodes.size(), std::vector<bool>(n_ops, false));
+  for (size_t i = f.nodes.size(); i-- > 0;) {
+    const auto& n = f.nodes[i];
+    if (n.is_leaf && n.op >= 0) below[i][static_cast<size_t>(n.op)] = true;
+    for (int c : n.children)
+      for (size_t o = 0; o < n_ops; ++o)
+        if (below[static_cast<size_t>(c)][o]) below[i][o] = true;
+  }
+  return below;
+}
+
+void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, Diagnostics& diag) {
+  const auto& root = f.root();
+  if (root.is_leaf) diag.add(root.loc, "the root must be a tile, not an op");
+  if (!root.levels.empty() && root.levels[0] != 0)
+    diag.add(root.loc, "the root tile must be at the outermost level '" + a.levels[0].name + "'");
+  std::vector<int> seen(w.ops.size(), 0);
+  for (const auto& n : f.nodes)
+    if (n.is_leaf && n.op >= 0) ++seen[static_cast<size_t>(n.op)];
+  for (size_t o = 0; o < w.ops.size(); ++o) {
+    if (seen[o] == 0) diag.add(root.loc, "op '" + w.ops[o].name + "' does not appear in the tree");
+    if (seen[o] > 1)
+      diag.add(root.loc, "op '" + w.ops[o].name + "' appears " + std::to_string(seen[o]) + " times");
+  }
+  auto below = ops_below(f, w.ops.size());
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    const auto& n = f.nodes[i];
+    if (n.parent >= 0 && !n.is_leaf) {
+      for (int cl : n.levels)
+        for (int pl : f.nodes[static_cast<size_t>(n.parent)].levels)
+          if (cl != pl && a.encloses(cl, pl))
+            diag.add(n.loc, "tile at '" + a.levels[static_cast<size_t>(cl)].name +
+                                "' is inside a tile at the inner level '" +
+                                a.levels[static_cast<size_t>(pl)].name + "'");
+    }
+    for (const auto& loop : n.loops) {
+      bool used = false;
+      for (size_t o = 0; o < w.ops.size(); ++o) used |= below[i][o] && w.ops[o].uses_dim(loop.dim);
+      if (!used)
+        diag.add(loop.loc, "loop over '" + w.dims[static_cast<size_t>(loop.dim)].name +
+                               "' but no op below this tile uses that dimension");
+    }
+    if (n.prim == Prim::Para) {
+      for (int c1 : n.children)
+        for (int c2 : n.children) {
+          if (c1 == c2) continue;
+          for (size_t o = 0; o < w.ops.size(); ++o) {
+            if (!below[static_cast<size_t>(c1)][o]) continue;
+            for (int cons : w.tensors[static_cast<size_t>(w.ops[o].out.tensor)].consumers)
+              if (below[static_cast<size_t>(c2)][static_cast<size_t>(cons)])
+                diag.add(n.loc, "Para children depend on each other: '" + w.ops[o].name +
+                                    "' feeds '" + w.ops[static_cast<size_t>(cons)].name +
+                                    "' (use Seq, Shar or Pipe)");
+          }
+        }
+    }
+  }
+}
+
+// A producer's reduction loop above the point where its output meets its consumers would
+// consume partial results: reject it.
+void check_fusion_points(const Dataflow& f, const Workload& w, Diagnostics& diag) {
+  auto below = ops_below(f, w.ops.size());
+  for (const auto& t : w.tensors) {
+    if (!t.is_intermediate()) continue;
+    const Op& prod = w.ops[static_cast<size_t>(t.producer)];
+    // The LCA: the deepest node whose subtree holds the producer and every consumer.
+    int lca = 0;
+    for (size_t i = 0; i < f.nodes.size(); ++i) {
+      bool all = below[i][static_cast<size_t>(t.producer)];
+      for (int c : t.consumers) all = all && below[i][static_cast<size_t>(c)];
+      if (all) lca = static_cast<int>(i);  // nodes are in pre-order: later = deeper
+    }
+    // The producer's share of a fused tile follows from what its consumers read; a loop over one
+    // of its output dimensions that the consumers index differently (a conv window) would cut it
+    // twice, so only the consumers' dimensions may be tiled there.
+    for (int n = lca; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
+      for (const auto& loop : f.nodes[static_cast<size_t>(n)].loops)
+        for (size_t j = 0; j < prod.out.index.size(); ++j) {
+          if (prod.out.index[j].terms[0].dim != loop.dim) continue;
+          bool same = true;
+          std::string read_as;
+          for (int c : t.consumers)
+            for (const auto& in : w.ops[static_cast<size_t>(c)].inputs) {
+              if (in.tensor != prod.out.tensor) continue;
+              const AffineIndex& ix = in.index[j];
+              if (ix.terms.size() == 1 && ix.terms[0].dim == loop.dim && ix.terms[0].coef == 1 && ix.offset == 0)
+                continue;
+              same = false;
+              read_as = w.index_text(ix);
+            }
+          if (!same)
+            diag.add(loop.loc, "loop over '" + w.dims[static_cast<size_t>(loop.dim)].name +
+                                   "', an output dimension of '" + prod.name + "' that its consumers read as '" +
+                                   read_as +
+                                   "', sits at or above where '" + t.name +
+                                   "' is fused: tile the consumers' dimensions there instead");
+        }
+    for (int n = lca; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
+      for (const auto& loop : f.nodes[static_cast<size_t>(n)].loops)
+        for (int rd : prod.reduction_dims)
+          if (loop.dim == rd)
+            diag.add(loop.loc, "loop over '" + w.dims[static_cast<size_t>(rd)].name +
+                                   "', a reduction of '" + prod.name + "', sits at or above where '" +
+                                   t.name + "' is consumed: its consumers would read partial sums");
+  }
+}
+
+Dataflow build(const ConfigNode& root, const arch::Arch& a, const Workload& w) {
+  Diagnostics diag;
+  Dataflow f;
+  MapReader r(root, diag);
+  if (!r.ok()) diag.throw_if_any();
+  f.name = r.str_or("name", "dataflow");
+  r.str("workload", false);  // informative only
+  ConfigNode tree = r.child("tree");
+  if (!tree.valid()) diag.add(tree.loc(), "missing required key 'tree'");
+  r.finish();
+  if (tree.valid()) TreeReader(a, w, diag).read(tree, -1, f);
+  diag.throw_if_any();
+  check_structure(f, a, w, diag);
+  check_fusion_points(f, w, diag);
+  diag.throw_if_any();
+  return f;
+}
+
+}  // namespace
+
+const char* prim_name(Prim p) {
+  switch (p) {
+    case Prim::Seq: return "Seq";
+    case Prim::Shar: return "Shar";
+    case Prim::Para: return "Para";
+    case Prim::Pipe: return "Pipe";
+  }
+  return "?";
+}
+
+Dataflow load_dataflow(const std::string& path, const arch::Arch& a, const Workload& w) {
+  return build(ConfigNode::load_file(path), a, w);
+}
+
+Dataflow load_dataflow_from_string(const std::string& text, const std::string& name,
+                                   const arch::Arch& a, const Workload& w) {
+  return build(ConfigNode::load_string(text, name), a, w);
+}
+
+}  // namespace dfx::model

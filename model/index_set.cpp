@@ -1,0 +1,164 @@
+#include "model/index_set.h"
+
+#include <algorithm>
+
+namespace dfx::model {
+
+IndexSet IndexSet::interval(int64_t lo, int64_t hi) {
+  IndexSet s;
+  if (hi > lo) s.spans_.push_back({lo, hi});
+  return s;
+}
+
+void IndexSet::normalize() {
+  std::sort(spans_.begin(), spans_.end());
+  std::vector<Range> out;
+  for (const auto& r : spans_) {
+    if (r.second <= r.first) continue;
+    if (!out.empty() && r.first <= out.back().second)
+      out.back().second = std::max(out.back().second, r.second);
+    else
+      out.push_back(r);
+  }
+  spans_ = std::move(out);
+}
+
+IndexSet IndexSet::of_affine(const AffineIndex& ix, const std::vector<Range>& box) {
+  // Minkowski sum term by term; unit-coefficient terms first keep the span list short.
+  std::vector<AffineIndex::Term> terms = ix.terms;
+  std::stable_sort(terms.begin(), terms.end(),
+                   [](const auto& x, const auto& y) { return x.coef < y.coef; });
+  IndexSet s = interval(ix.offset, ix.offset + 1);
+  for (const auto& t : terms) {
+    const Range r = box[static_cast<size_t>(t.dim)];
+    if (r.second <= r.first) return IndexSet();
+    IndexSet next;
+    const int64_t width = s.spans_.empty() ? 0 : s.spans_.front().second - s.spans_.front().first;
+    bool contiguous = s.spans_.size() == 1 && t.coef <= width;
+    if (contiguous) {
+      next.spans_.push_back({s.spans_[0].first + t.coef * r.first,
+                             s.spans_[0].second + t.coef * (r.second - 1)});
+    } else {
+      for (const auto& sp : s.spans_)
+        for (int64_t v = r.first; v < r.second; ++v)
+          next.spans_.push_back({sp.first + t.coef * v, sp.second + t.coef * v});
+      next.normalize();
+    }
+    s = std::move(next);
+  }
+  return s;
+}
+
+int64_t IndexSet::size() const {
+  int64_t n = 0;
+  for (const auto& r : spans_) n += r.second - r.first;
+  return n;
+}
+
+IndexSet IndexSet::intersect(const IndexSet& o) const {
+  IndexSet out;
+  size_t i = 0, j = 0;
+  while (i < spans_.size() && j < o.spans_.size()) {
+    int64_t lo = std::max(spans_[i].first, o.spans_[j].first);
+    int64_t hi = std::min(spans_[i].second, o.spans_[j].second);
+    if (hi > lo) out.spans_.push_back({lo, hi});
+    if (spans_[i].second < o.spans_[j].second) ++i; else ++j;
+  }
+  return out;
+}
+
+int64_t IndexSet::intersect_size(const IndexSet& o) const {
+  if (spans_.size() == 1 && o.spans_.size() == 1)
+    return std::max<int64_t>(0, std::min(spans_[0].second, o.spans_[0].second) -
+                                    std::max(spans_[0].first, o.spans_[0].first));
+  return intersect(o).size();
+}
+
+IndexSet IndexSet::united(const IndexSet& o) const {
+  IndexSet out = *this;
+  out.spans_.insert(out.spans_.end(), o.spans_.begin(), o.spans_.end());
+  out.normalize();
+  return out;
+}
+
+void IndexSet::shift(int64_t delta) {
+  for (auto& r : spans_) r.first += delta, r.second += delta;
+}
+
+int64_t slice_size(const Slice& s) {
+  int64_t n = 1;
+  for (const auto& d : s) n *= d.size();
+  return n;
+}
+
+int64_t slice_overlap(const Slice& a, const Slice& b) {
+  int64_t n = 1;
+  for (size_t i = 0; i < a.size() && n; ++i) n *= a[i].intersect_size(b[i]);
+  return n;
+}
+
+Slice slice_intersect(const Slice& a, const Slice& b) {
+  Slice out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out[i] = a[i].intersect(b[i]);
+  return out;
+}
+
+void MultiSlice::add(Slice s) {
+  if (slice_size(s) == 0) return;
+  for (const auto& p : parts)
+    if (p == s) return;
+  parts.push_back(std::move(s));
+}
+
+namespace {
+// |union of parts| by inclusion–exclusion; parts are few (one per op touching the tensor).
+int64_t union_size(const std::vector<const Slice*>& parts) {
+  const size_t n = parts.size();
+  if (n == 0) return 0;
+  if (n == 1) return slice_size(*parts[0]);
+  int64_t total = 0;
+  for (uint32_t mask = 1; mask < (1u << n); ++mask) {
+    Slice acc;
+    bool first = true;
+    int bits = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!(mask & (1u << i))) continue;
+      ++bits;
+      acc = first ? *parts[i] : slice_intersect(acc, *parts[i]);
+      first = false;
+    }
+    total += (bits % 2 ? 1 : -1) * slice_size(acc);
+  }
+  return total;
+}
+}  // namespace
+
+int64_t MultiSlice::size() const {
+  std::vector<const Slice*> ptrs;
+  for (const auto& p : parts) ptrs.push_back(&p);
+  return union_size(ptrs);
+}
+
+int64_t MultiSlice::minus_size(const MultiSlice& older) const {
+  if (parts.size() == 1 && older.parts.size() == 1)
+    return slice_size(parts[0]) - slice_overlap(parts[0], older.parts[0]);
+  std::vector<const Slice*> all, old;
+  for (const auto& p : parts) all.push_back(&p);
+  for (const auto& p : older.parts) all.push_back(&p), old.push_back(&p);
+  return union_size(all) - union_size(old);
+}
+
+void MultiSlice::shift(const std::vector<int64_t>& per_dim) {
+  for (auto& p : parts)
+    for (size_t i = 0; i < p.size(); ++i)
+      if (per_dim[i]) p[i].shift(per_dim[i]);
+}
+
+Slice access_slice(const TensorAccess& a, const std::vector<Range>& box) {
+  Slice s;
+  s.reserve(a.index.size());
+  for (const auto& ix : a.index) s.push_back(IndexSet::of_affine(ix, box));
+  return s;
+}
+
+}  // namespace dfx::model

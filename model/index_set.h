@@ -1,0 +1,53 @@
+#pragma once
+// Exact sets of tensor elements touched by a tile: per tensor dimension a sorted list of disjoint
+// half-open intervals; a slice is their Cartesian product; a few slices may be united.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/placement.h"
+#include "model/workload.h"
+
+namespace dfx::model {
+
+class IndexSet {
+ public:
+  IndexSet() = default;
+  static IndexSet interval(int64_t lo, int64_t hi);
+  // {offset + sum coef_i * x_i : x_i in box ranges}, exactly.
+  static IndexSet of_affine(const AffineIndex& ix, const std::vector<Range>& box);
+  int64_t size() const;
+  int64_t intersect_size(const IndexSet& o) const;
+  IndexSet intersect(const IndexSet& o) const;
+  IndexSet united(const IndexSet& o) const;
+  void shift(int64_t delta);
+  bool empty() const { return spans_.empty(); }
+  int64_t lo() const { return spans_.empty() ? 0 : spans_.front().first; }
+  int64_t hi() const { return spans_.empty() ? 0 : spans_.back().second; }
+  bool operator==(const IndexSet& o) const { return spans_ == o.spans_; }
+  const std::vector<Range>& spans() const { return spans_; }
+
+ private:
+  std::vector<Range> spans_;
+  void normalize();
+};
+
+using Slice = std::vector<IndexSet>;  // one set per tensor dimension
+
+int64_t slice_size(const Slice& s);
+int64_t slice_overlap(const Slice& a, const Slice& b);
+Slice slice_intersect(const Slice& a, const Slice& b);
+
+// A union of slices (several ops of one subtree may touch a tensor differently).
+struct MultiSlice {
+  std::vector<Slice> parts;
+  void add(Slice s);
+  int64_t size() const;                                  // |union|
+  int64_t minus_size(const MultiSlice& older) const;     // |this − older|
+  void shift(const std::vector<int64_t>& per_dim);
+  bool empty() const { return parts.empty(); }
+};
+
+Slice access_slice(const TensorAccess& a, const std::vector<Range>& box);
+
+}  // namespace dfx::model

@@ -1,0 +1,54 @@
+#pragma once
+// What the analysis of one dataflow says: validity, cycles, energy, traffic per level and tensor.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/errors.h"
+
+namespace dfx::model {
+
+struct Traffic {
+  int64_t fill = 0;    // elements written into the level from its parent
+  int64_t read = 0;    // elements read out of the level (to a child level or the PEs)
+  int64_t update = 0;  // elements written into the level from below (results, partial sums)
+  bool operator==(const Traffic& o) const {
+    return fill == o.fill && read == o.read && update == o.update;
+  }
+};
+
+struct TensorLevelReport {
+  std::string tensor;
+  Traffic traffic;
+  int64_t peak_elems = 0;
+};
+
+struct LevelReport {
+  std::string name;
+  double capacity_bytes = -1;  // per instance; negative = unlimited
+  int64_t instances = 1;
+  int64_t peak_bytes = 0;      // per instance
+  Traffic traffic;
+  double energy_pj = 0;
+  double busy_cycles = 0;      // traffic / bandwidth over all instances
+  std::vector<TensorLevelReport> tensors;
+};
+
+struct Report {
+  bool valid = true;
+  std::string reason;            // first problem, one line
+  std::vector<Problem> problems; // every problem found, with locations
+  double cycles = 0;
+  double energy_pj = 0;
+  int64_t macs = 0;              // matrix-unit multiply-accumulates
+  int64_t vector_ops = 0;        // vector-unit operations
+  double utilization = 0;        // of the matrix unit (vector unit if there is none)
+  std::string bottleneck;        // "compute" or "<level> bandwidth"
+  double roofline_cycles = 0;
+  int64_t matrix_pes_used = 0;
+  int64_t vector_lanes_used = 0;
+  int64_t dram_bytes = 0;        // bytes read from and written to the outermost level
+  std::vector<LevelReport> levels;
+};
+
+}  // namespace dfx::model

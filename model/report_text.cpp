@@ -1,0 +1,67 @@
+#include <cstdio>
+#include <sstream>
+
+#include "model/report_io.h"
+
+namespace dfx::model {
+namespace {
+
+std::string human(double v) {
+  char buf[32];
+  const char* suffix[] = {"", "K", "M", "G", "T", "P"};
+  int i = 0;
+  while (v >= 1000 && i < 5) v /= 1000, ++i;
+  std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
+  return buf;
+}
+
+std::string bytes(double b) {
+  if (b < 0) return "unlimited";
+  char buf[32];
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
+  return buf;
+}
+
+}  // namespace
+
+std::string to_table(const Report& r) {
+  std::ostringstream os;
+  if (!r.valid) {
+    os << "INVALID dataflow:\n";
+    for (const auto& p : r.problems) os << "  " << p.str() << '\n';
+    return os.str();
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "cycles %s   energy %s pJ   MACs %s   vector ops %s   utilization %.1f%%\n",
+                human(r.cycles).c_str(), human(r.energy_pj).c_str(), human(static_cast<double>(r.macs)).c_str(),
+                human(static_cast<double>(r.vector_ops)).c_str(), 100 * r.utilization);
+  os << line;
+  std::snprintf(line, sizeof line, "bottleneck %s   roofline %s cycles (%.2fx of it)   DRAM %s\n",
+                r.bottleneck.c_str(), human(r.roofline_cycles).c_str(),
+                r.roofline_cycles > 0 ? r.cycles / r.roofline_cycles : 0.0,
+                bytes(static_cast<double>(r.dram_bytes)).c_str());
+  os << line << '\n';
+  std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s %10s\n", "level", "tensor",
+                "fill", "read", "update", "peak", "capacity");
+  os << line;
+  for (const auto& l : r.levels) {
+    std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s %10s\n", l.name.c_str(), "(all)",
+                  human(static_cast<double>(l.traffic.fill)).c_str(), human(static_cast<double>(l.traffic.read)).c_str(),
+                  human(static_cast<double>(l.traffic.update)).c_str(), bytes(static_cast<double>(l.peak_bytes)).c_str(),
+                  bytes(l.capacity_bytes).c_str());
+    os << line;
+    for (const auto& t : l.tensors) {
+      std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s\n", "", t.tensor.c_str(),
+                    human(static_cast<double>(t.traffic.fill)).c_str(), human(static_cast<double>(t.traffic.read)).c_str(),
+                    human(static_cast<double>(t.traffic.update)).c_str(), human(static_cast<double>(t.peak_elems)).c_str());
+      os << line;
+    }
+  }
+  return os.str();
+}
+
+}  // namespace dfx::model

@@ -1,0 +1,450 @@
+// The fast walk: the oracle's semantics (tests/property/oracle.cpp) computed on the boundaries
+// between time steps only.
+#include "model/walk.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "model/index_set.h"
+
+namespace dfx::model {
+namespace {
+
+// One buffer's history: the elements resident after its last activation.
+struct Stream {
+  int tensor = 0, level = 0, owner = 0, source = 0;  // owner: the last node to activate it
+  bool write = false;
+  int64_t instance_weight = 1;
+  std::vector<int64_t> occupancy_key;
+  MultiSlice resident;
+  OpBoxes snapshot;         // the boxes that produced `resident`, to translate it
+  Slice cover;              // write streams: every element ever written here, per dimension
+  int64_t write_entries = 0;
+  std::vector<int> owners;  // tile nodes whose activations fill this buffer
+  bool dropped = false;     // emptied by a Seq sibling since its last activation
+};
+
+class Walker {
+ public:
+  Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p)
+      : a_(a), w_(w), f_(f), p_(p) {
+    r_.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
+    r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
+    r_.level_peak_elems.assign(a.levels.size(), 0);
+    subtree_end_.assign(f.nodes.size(), 0);
+    for (size_t i = f.nodes.size(); i-- > 0;) {
+      subtree_end_[i] = static_cast<int>(i) + 1;
+      for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
+    }
+  }
+
+  WalkResult run() {
+    OpBoxes boxes(w_.ops.size());
+    for (size_t o = 0; o < w_.ops.size(); ++o)
+      for (const auto& d : w_.dims) boxes[o].push_back({0, d.size});
+    cycles_ = visit(0, boxes, 1);
+    finish_write_streams();
+    r_.cycles = cycles_;
+    return r_;
+  }
+
+ private:
+  const arch::Arch& a_;
+  const Workload& w_;
+  const Dataflow& f_;
+  const Placement& p_;
+  WalkResult r_;
+  double cycles_ = 0;
+  std::vector<int64_t> instance_;   // encoded spatial coordinates of the current position
+  std::vector<int64_t> partition_;  // encoded child choices under non-Seq scopes
+  std::map<std::vector<int64_t>, int> stream_ids_;
+  std::vector<Stream> streams_;
+  std::vector<int> touched_;
+  std::vector<std::pair<int, Slice>> cover_log_;
+  std::map<std::vector<int64_t>, int64_t> occupancy_;  // (level, tensor, instance...) → elems
+  std::map<std::vector<int64_t>, int64_t> level_occupancy_;
+  int64_t instance_weight_ = 1;
+  std::vector<int> subtree_end_;
+  std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
+
+  bool inside(int node, int root) const {
+    return node >= root && node < subtree_end_[static_cast<size_t>(root)];
+  }
+
+  // Seq: the next sibling owns the memory; what it does not use of the others' data is dropped.
+  void drop_for_sibling(int seq_node, int next_child) {
+    for (auto& s : streams_) {
+      if (s.resident.empty() || s.owner == seq_node || !inside(s.owner, seq_node) ||
+          inside(s.owner, next_child))
+        continue;
+      bool used_next = false;
+      for (int o : s.owners) used_next |= inside(o, next_child);
+      if (used_next) continue;
+      if (s.occupancy_key.size() < instance_.size() ||
+          !std::equal(instance_.begin(), instance_.end(), s.occupancy_key.begin()))
+        continue;
+      add_occupancy(s.level, s.tensor, s.occupancy_key, -s.resident.size());
+      s.resident = MultiSlice();
+      s.dropped = true;
+    }
+  }
+
+  void problem(const SourceLoc& loc, const std::string& msg) {
+    for (const auto& pr : r_.problems)
+      if (pr.message == msg) return;
+    r_.problems.push_back({loc, msg});
+  }
+
+  MultiSlice slice_of(int node, int tensor, const OpBoxes& boxes) const {
+    MultiSlice s;
+    for (size_t o = 0; o < w_.ops.size(); ++o) {
+      if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
+      const Op& op = w_.ops[o];
+      if (op.out.tensor == tensor) s.add(access_slice(op.out, boxes[o]));
+      for (const auto& in : op.inputs)
+        if (in.tensor == tensor) s.add(access_slice(in, boxes[o]));
+    }
+    return s;
+  }
+
+  void add_occupancy(int level, int tensor, const std::vector<int64_t>& inst, int64_t delta) {
+    std::vector<int64_t> key = inst;
+    key.push_back(level);
+    int64_t& lv = level_occupancy_[key];
+    lv += delta;
+    r_.level_peak_elems[static_cast<size_t>(level)] =
+        std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
+    key.push_back(tensor);
+    int64_t& tv = occupancy_[key];
+    tv += delta;
+    auto& peak = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+    peak = std::max(peak, tv);
+  }
+
+  double bandwidth(int from, int to) const {
+    const auto& src = a_.levels[static_cast<size_t>(from)];
+    const auto& dst = a_.levels[static_cast<size_t>(to)];
+    double share = std::max<double>(1.0, static_cast<double>(dst.instances) / static_cast<double>(src.instances));
+    return std::min(src.read_bw / share, dst.write_bw);
+  }
+
+  // Moves `n` elements (already weighted) between a buffer and the level it fills from.
+  void charge_transfer(int tensor, int source, int level, bool write, int64_t n) {
+    auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
+    if (write) src.update += n; else src.read += n, r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)].fill += n;
+    if (a_.has_direct_path(source, level)) return;
+    int via = a_.lowest_common_ancestor(source, level);
+    if (via == source || via == level) return;
+    auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
+    mid.update += n;  // staged through the common ancestor on its way
+    mid.read += n;
+  }
+
+  int stream_for(int node, int tensor) {
+    const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
+    // A buffer: one tensor at one level, filled from one source level, in one role, instance and
+    // partition.
+    std::vector<int64_t> key = {tensor, tp.level[static_cast<size_t>(node)], tp.source[static_cast<size_t>(node)],
+                                tp.writes[static_cast<size_t>(node)] ? 1 : 0, -1};
+    key.insert(key.end(), instance_.begin(), instance_.end());
+    key.push_back(-2);
+    key.insert(key.end(), partition_.begin(), partition_.end());
+    auto it = stream_ids_.find(key);
+    if (it != stream_ids_.end()) return it->second;
+    Stream s;
+    s.tensor = tensor;
+    s.level = tp.level[static_cast<size_t>(node)];
+    s.owner = node;
+    s.source = tp.source[static_cast<size_t>(node)];
+    s.write = tp.writes[static_cast<size_t>(node)];
+    s.instance_weight = instance_weight_;
+    s.occupancy_key = instance_;
+    streams_.push_back(s);
+    stream_ids_[key] = static_cast<int>(streams_.size()) - 1;
+    return static_cast<int>(streams_.size()) - 1;
+  }
+
+  // One activation of an owner: the buffer takes its new slice. Returns (load, store) time.
+  std::pair<double, double> activate(int node, int tensor, const OpBoxes& boxes, int64_t weight) {
+    int id = stream_for(node, tensor);
+    Stream& s = streams_[static_cast<size_t>(id)];
+    if (std::find(s.owners.begin(), s.owners.end(), node) == s.owners.end()) s.owners.push_back(node);
+    s.owner = node;  // the snapshot below belongs to this node's subtree
+    MultiSlice now = slice_of(node, tensor, boxes);
+    const int64_t fresh = now.minus_size(s.resident);
+    add_occupancy(s.level, tensor, s.occupancy_key, now.size() - s.resident.size());
+    if (s.write) {
+      s.write_entries += fresh * weight;
+      if (!now.empty()) add_cover(id, now.parts.front());
+    }
+    charge_transfer(tensor, s.source, s.level, s.write, fresh * weight);
+    s.resident = std::move(now);
+    s.snapshot = boxes;
+    s.dropped = false;
+    touched_.push_back(id);
+    const double bytes = static_cast<double>(fresh * a_.levels[static_cast<size_t>(s.level)].word_bytes);
+    const double t = bytes / bandwidth(s.source, s.level);
+    return s.write ? std::make_pair(0.0, t) : std::make_pair(t, 0.0);
+  }
+
+  void add_cover(int id, const Slice& part) {
+    Stream& s = streams_[static_cast<size_t>(id)];
+    if (s.cover.empty()) s.cover.assign(part.size(), IndexSet());
+    for (size_t j = 0; j < part.size(); ++j) s.cover[j] = s.cover[j].united(part[j]);
+    cover_log_.push_back({id, part});
+  }
+
+  // {x + k*step : x in set, 0 < k <= count}; contiguous sets that overlap their shift need no loop.
+  static IndexSet translates(const IndexSet& set, int64_t step, int64_t count) {
+    if (step == 0 || set.empty() || count <= 0) return IndexSet();
+    if (set.spans().size() == 1 && set.size() >= std::llabs(step)) {
+      IndexSet out = set;
+      if (step > 0) return IndexSet::interval(set.lo() + step, set.hi() + step * count);
+      return IndexSet::interval(set.lo() + step * count, set.hi() + step);
+    }
+    IndexSet out;
+    for (int64_t k = 1; k <= count; ++k) {
+      IndexSet moved = set;
+      moved.shift(k * step);
+      out = out.united(moved);
+    }
+    return out;
+  }
+
+  // Streams touched since `mark` stand for `extra` more identical iterations: move them on, and
+  // count what those iterations wrote as written.
+  void translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra) {
+    std::vector<int> ids(touched_.begin() + static_cast<long>(mark), touched_.end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::map<int, Slice> written;  // per write stream: what the representative iteration wrote
+    for (size_t i = cover_mark; i < cover_log_.size(); ++i) {
+      const auto& [id, part] = cover_log_[i];
+      Slice& acc = written[id];
+      if (acc.empty()) acc = part;
+      else for (size_t j = 0; j < part.size(); ++j) acc[j] = acc[j].united(part[j]);
+    }
+    for (int id : ids) {
+      Stream& s = streams_[static_cast<size_t>(id)];
+      MultiSlice before = slice_of(s.owner, s.tensor, s.snapshot);
+      auto shift_boxes = [&](int64_t k) {
+        for (size_t o = 0; o < s.snapshot.size(); ++o)
+          for (size_t d = 0; d < s.snapshot[o].size(); ++d) {
+            s.snapshot[o][d].first += k * delta[o][d].first;
+            s.snapshot[o][d].second += k * delta[o][d].first;
+          }
+      };
+      shift_boxes(1);
+      MultiSlice one = slice_of(s.owner, s.tensor, s.snapshot);
+      shift_boxes(extra - 1);
+      auto it = written.find(id);
+      if (s.write && it != written.end() && !before.empty() && !one.empty()) {
+        Slice added = it->second;
+        const Slice& a0 = before.parts.front();
+        const Slice& a1 = one.parts.front();
+        for (size_t j = 0; j < added.size(); ++j) {
+          int64_t step = a1[j].lo() - a0[j].lo();
+          if (step != 0) added[j] = added[j].united(translates(added[j], step, extra));
+        }
+        add_cover(id, added);
+      }
+      if (!s.dropped) s.resident = slice_of(s.owner, s.tensor, s.snapshot);
+    }
+  }
+
+  void finish_write_streams() {
+    for (const auto& s : streams_) {
+      if (!s.write) continue;
+      int64_t distinct = s.cover.empty() ? 0 : slice_size(s.cover) * s.instance_weight;
+      int64_t refills = s.write_entries - distinct;
+      r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += refills;
+      r_.traffic[static_cast<size_t>(s.source)][static_cast<size_t>(s.tensor)].read += refills;
+      if (!a_.has_direct_path(s.source, s.level)) {
+        int via = a_.lowest_common_ancestor(s.source, s.level);
+        if (via != s.source && via != s.level) {
+          r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(s.tensor)].update += refills;
+          r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(s.tensor)].read += refills;
+        }
+      }
+    }
+  }
+
+  double visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
+    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    const Op& op = w_.ops[static_cast<size_t>(n.op)];
+    int64_t points = 1;
+    for (int d : op.dims) {
+      const Range& r = boxes[static_cast<size_t>(n.op)][static_cast<size_t>(d)];
+      points *= r.second - r.first;
+    }
+    (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += points * op.ops_per_point * weight;
+    for (const auto& in : op.inputs) {
+      int lv = p_.tensors[static_cast<size_t>(in.tensor)].level[static_cast<size_t>(node)];
+      r_.traffic[static_cast<size_t>(lv)][static_cast<size_t>(in.tensor)].read += points * weight;
+    }
+    int lv = p_.tensors[static_cast<size_t>(op.out.tensor)].level[static_cast<size_t>(node)];
+    r_.traffic[static_cast<size_t>(lv)][static_cast<size_t>(op.out.tensor)].update += points * weight;
+    return static_cast<double>(points * op.ops_per_point);
+  }
+
+  double visit(int node, const OpBoxes& boxes, int64_t weight) {
+    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    if (n.is_leaf) return visit_leaf(node, boxes, weight);
+    double load = 0, store = 0;
+    for (size_t t = 0; t < w_.tensors.size(); ++t) {
+      if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
+      auto [l, s] = activate(node, static_cast<int>(t), boxes, weight);
+      load += l, store += s;
+    }
+    OpBoxes local = boxes;
+    double inner = loops(node, 0, local, weight);
+    return std::max({load, inner, store});
+  }
+
+  double children(int node, const OpBoxes& boxes, int64_t weight) {
+    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    // An intermediate whose fusion point is this tile lives at its home while the children run.
+    std::vector<std::pair<int, int64_t>> homes;
+    for (size_t t = 0; t < w_.tensors.size(); ++t) {
+      const auto& tp = p_.tensors[t];
+      if (!w_.tensors[t].is_intermediate() || tp.region != node) continue;
+      const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[t].producer)];
+      int64_t elems = slice_size(access_slice(prod.out, boxes[static_cast<size_t>(w_.tensors[t].producer)]));
+      add_occupancy(tp.home, static_cast<int>(t), instance_, elems);
+      homes.push_back({static_cast<int>(t), elems});
+    }
+    const bool split = (n.prim == Prim::Para || n.prim == Prim::Pipe) && n.children.size() > 1;
+    const bool drop = n.prim == Prim::Seq && n.children.size() > 1;
+    double total = 0;
+    for (size_t i = 0; i < n.children.size(); ++i) {
+      if (drop) drop_for_sibling(node, n.children[i]);
+      if (split) partition_.push_back(node * 1024 + static_cast<int64_t>(i));
+      double t = visit(n.children[i], boxes, weight);
+      if (split) partition_.pop_back();
+      total = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? total + t : std::max(total, t);
+    }
+    for (const auto& [t, elems] : homes)
+      add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, instance_, -elems);
+    return total;
+  }
+
+  // Iterations of loop `li` and everything inside it. Returns the latency of one pass.
+  double loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
+    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    if (li == n.loops.size()) return children(node, boxes, weight);
+    const Loop& loop = n.loops[li];
+    const auto& below = p_.ops_below[static_cast<size_t>(node)];
+    const int64_t extent = extent_below(w_, below, loop.dim, boxes);
+    if (extent <= 0) return loops(node, li + 1, boxes, weight);
+    if (loop.factor > extent) {
+      problem(loop.loc, "factor " + std::to_string(loop.factor) + " for '" +
+                            w_.dims[static_cast<size_t>(loop.dim)].name + "' exceeds its extent " +
+                            std::to_string(extent) + " here");
+      return 0;
+    }
+    const int64_t chunk = (extent + loop.factor - 1) / loop.factor;
+    const int64_t trips = (extent + chunk - 1) / chunk;
+    const int64_t last = extent - (trips - 1) * chunk;
+    auto at = [&](int64_t i) {
+      OpBoxes b = boxes;
+      restrict_and_project(w_, below, loop.dim, i * chunk, i * chunk + chunk, b);
+      return b;
+    };
+    if (loop.spatial) {
+      if (!spatial_split_ok(node, li, extent, chunk, last)) return 0;
+      return spatial(node, li, weight, trips, at);
+    }
+    // Temporal: first iteration, then the identical middle ones once with a weight, then a
+    // partial last one. Fusion can clip a producer's box near an edge; then the middle
+    // iterations are not alike and each is visited (exact, but no longer shape-only in cost).
+    const int64_t full = last == chunk ? trips : trips - 1;
+    double latency = 0;
+    if (full >= 1) {
+      OpBoxes b0 = at(0);
+      latency += loops(node, li + 1, b0, weight);
+    }
+    if (full >= 2) {
+      const int64_t middle = full - 1;
+      OpBoxes b1 = at(1);
+      if (middle == 1) {
+        latency += loops(node, li + 1, b1, weight);
+      } else if (!evenly_spaced(b1, at(2), at(full - 1), full - 2)) {
+        for (int64_t i = 1; i < full; ++i) {
+          OpBoxes bi = at(i);
+          latency += loops(node, li + 1, bi, weight);
+        }
+      } else {
+        size_t mark = touched_.size(), cover_mark = cover_log_.size();
+        latency += static_cast<double>(middle) * loops(node, li + 1, b1, weight * middle);
+        OpBoxes b2 = at(2), delta = b2;
+        for (size_t o = 0; o < delta.size(); ++o)
+          for (size_t d = 0; d < delta[o].size(); ++d) delta[o][d].first = b2[o][d].first - b1[o][d].first;
+        translate_since(mark, cover_mark, delta, middle - 1);
+      }
+    }
+    if (full < trips) {
+      OpBoxes bl = at(trips - 1);
+      latency += loops(node, li + 1, bl, weight);
+    }
+    return latency;
+  }
+
+  // Spatial loops must split the same extent evenly every time they run: instances are hardware
+  // and each must do the same work on the same shape.
+  bool spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last) {
+    const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
+    auto [it, fresh] = spatial_extent_.insert({{node, li}, extent});
+    const std::string dim = w_.dims[static_cast<size_t>(loop.dim)].name;
+    if (last != chunk) {
+      problem(loop.loc, "spatial loop " + dim + ":" + std::to_string(loop.factor) + " splits extent " +
+                            std::to_string(extent) + " unevenly; spatial factors must divide their extent");
+      return false;
+    }
+    if (!fresh && it->second != extent) {
+      problem(loop.loc, "spatial loop " + dim + ":" + std::to_string(loop.factor) + " sees extent " +
+                            std::to_string(it->second) + " in one step and " + std::to_string(extent) +
+                            " in another (a partial tile above it); spatial loops need the same extent every step");
+      return false;
+    }
+    return true;
+  }
+
+  // True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
+  // steps after `first`. Box ends are convex (starts) or concave (ends) in the step, so three
+  // points on one line mean every step in between is on it too.
+  static bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps) {
+    for (size_t o = 0; o < first.size(); ++o)
+      for (size_t d = 0; d < first[o].size(); ++d) {
+        const int64_t dlo = second[o][d].first - first[o][d].first;
+        const int64_t dhi = second[o][d].second - first[o][d].second;
+        if (dlo != dhi) return false;
+        if (last[o][d].first != first[o][d].first + steps * dlo) return false;
+        if (last[o][d].second != first[o][d].second + steps * dhi) return false;
+      }
+    return true;
+  }
+
+  template <class At>
+  double spatial(int node, size_t li, int64_t weight, int64_t trips, At at) {
+    // Instances run side by side and are alike, so one stands for all of them. That needs the
+    // same even split in every step (checked in loops()).
+    double latency = 0;
+    const int64_t saved_weight = instance_weight_;
+    OpBoxes b = at(0);
+    instance_.push_back(node * 4096 + static_cast<int64_t>(li));
+    instance_weight_ = saved_weight * trips;
+    latency = loops(node, li + 1, b, weight * trips);
+    instance_.pop_back();
+    instance_weight_ = saved_weight;
+    return latency;
+  }
+};
+
+}  // namespace
+
+WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p) {
+  return Walker(a, w, f, p).run();
+}
+
+}  // namespace dfx::model

@@ -1,0 +1,36 @@
+#pragma once
+// The fast tree walk behind analyze(): it visits each loop's first iteration, one representative
+// of the identical middle ones (weighted, with buffer contents translated), and a partial last
+// one, so its cost follows the tree's shape, not the trip counts. Internal to model/.
+#include <vector>
+
+#include "arch/arch.h"
+#include "model/dataflow.h"
+#include "model/placement.h"
+#include "model/report.h"
+#include "model/workload.h"
+
+namespace dfx::model {
+
+struct WalkResult {
+  std::vector<std::vector<Traffic>> traffic;      // [level][tensor]
+  std::vector<std::vector<int64_t>> peak_elems;   // [level][tensor], per instance
+  std::vector<int64_t> level_peak_elems;          // [level], per instance, all tensors together
+  int64_t macs = 0;
+  int64_t vector_ops = 0;
+  double cycles = 0;
+  std::vector<Problem> problems;
+};
+
+WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p);
+
+// Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
+// start, then shrinks fused producers to what their consumers below `node` read. Shared by the
+// analysis and the oracle: it is the definition of which points a sub-tile computes.
+void restrict_and_project(const Workload& w, const std::vector<bool>& ops_below, int dim,
+                          int64_t lo, int64_t hi, OpBoxes& boxes);
+// The extent of dimension d seen by the ops below a node (first op using it), or -1.
+int64_t extent_below(const Workload& w, const std::vector<bool>& ops_below, int dim,
+                     const OpBoxes& boxes);
+
+}  // namespace dfx::model

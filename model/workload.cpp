@@ -1,0 +1,62 @@
+#include "model/workload.h"
+
+namespace dfx::model {
+
+arch::Role Op::role_of(int tensor) const {
+  if (unit == arch::UnitKind::Vector) return arch::Role::Vector;
+  if (out.tensor == tensor) return arch::Role::Acc;
+  return inputs.size() > 0 && inputs[0].tensor == tensor ? arch::Role::Left : arch::Role::Right;
+}
+
+bool Op::uses_dim(int d) const {
+  for (int x : dims)
+    if (x == d) return true;
+  return false;
+}
+
+int Workload::dim_index(const std::string& n) const {
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+int Workload::tensor_index(const std::string& n) const {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+int Workload::op_index(const std::string& n) const {
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].name == n) return static_cast<int>(i);
+  return -1;
+}
+
+std::string Workload::index_text(const AffineIndex& ix) const {
+  std::string out;
+  for (const auto& t : ix.terms) {
+    if (!out.empty()) out += "+";
+    out += dims[static_cast<size_t>(t.dim)].name;
+    if (t.coef != 1) out += "*" + std::to_string(t.coef);
+  }
+  if (ix.offset != 0 || out.empty()) out += (out.empty() ? "" : "+") + std::to_string(ix.offset);
+  return out;
+}
+
+std::string Workload::access_text(const TensorAccess& a) const {
+  std::string out = tensors[static_cast<size_t>(a.tensor)].name + "[";
+  for (size_t i = 0; i < a.index.size(); ++i) out += (i ? "," : "") + index_text(a.index[i]);
+  return out + "]";
+}
+
+int64_t Workload::total_macs() const {
+  int64_t total = 0;
+  for (const auto& op : ops) {
+    int64_t points = 1;
+    for (int d : op.dims) points *= dims[static_cast<size_t>(d)].size;
+    total += points * op.ops_per_point;
+  }
+  return total;
+}
+
+}  // namespace dfx::model

@@ -1,0 +1,83 @@
+#pragma once
+// Workloads: operators written as tensor expressions over named dimensions, and their DAG.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "arch/errors.h"
+
+namespace dfx::model {
+
+// One index of a tensor access: sum of coef*dim plus a constant, e.g. h*2+r.
+struct AffineIndex {
+  struct Term {
+    int dim = -1;
+    int64_t coef = 1;
+  };
+  std::vector<Term> terms;
+  int64_t offset = 0;
+  std::string text() const;  // needs names; see Workload::index_text
+};
+
+struct TensorAccess {
+  int tensor = -1;
+  std::vector<AffineIndex> index;  // one per tensor dimension
+};
+
+enum class Accumulate { None, Sum, Max, Min };
+
+// One operator: out[...] (acc)= f(inputs...). The compute unit follows from the form:
+// 'O += A * B' runs on the matrix unit (left, right, acc); everything else on the vector unit.
+struct Op {
+  std::string name;
+  std::string expr;
+  TensorAccess out;
+  std::vector<TensorAccess> inputs;
+  Accumulate accumulate = Accumulate::None;
+  arch::UnitKind unit = arch::UnitKind::Vector;
+  std::vector<std::string> vector_ops;  // e.g. {"sub"}, {"exp"}, {"sum"}
+  int64_t ops_per_point = 1;            // operations per point of the iteration space
+  std::vector<int> dims;                // every dimension the op iterates, in first-use order
+  std::vector<int> reduction_dims;      // dims that index inputs but not the output
+  arch::Role role_of(int tensor) const;
+  bool uses_dim(int d) const;
+  SourceLoc loc;
+};
+
+struct Tensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  int producer = -1;           // op index, -1 for a workload input
+  std::vector<int> consumers;  // op indices
+  bool is_intermediate() const { return producer >= 0 && !consumers.empty(); }
+};
+
+struct Dim {
+  std::string name;
+  int64_t size = 1;
+};
+
+struct Workload {
+  std::string name;
+  std::vector<Dim> dims;
+  std::vector<Tensor> tensors;
+  std::vector<Op> ops;          // in topological order
+  int dim_index(const std::string& n) const;
+  int tensor_index(const std::string& n) const;
+  int op_index(const std::string& n) const;
+  std::string index_text(const AffineIndex& ix) const;
+  std::string access_text(const TensorAccess& a) const;
+  int64_t total_macs() const;   // sum over ops of iteration-space points × ops per point
+};
+
+// Parses one statement; problems go to diag with the statement's location.
+bool parse_statement(const std::string& text, const SourceLoc& where, Workload& w, Op& op,
+                     Diagnostics& diag);
+
+// Contract: returns a checked workload (shapes inferred, DAG acyclic, ops topologically sorted)
+// or throws InputError listing every problem.
+Workload load_workload(const std::string& path);
+Workload load_workload_from_string(const std::string& text, const std::string& name);
+
+}  // namespace dfx::model

@@ -1,0 +1,270 @@
+// Brute force on purpose: every loop iteration is visited, every element is a set member.
+//
+// The semantics, in words:
+// - A tile at level X that keeps a tensor at a different level than the tile above it (an
+//   "owner") holds, on each activation, exactly the elements its subtree touches with the current
+//   loop ranges. Activations of one buffer (same tensor, level, role, spatial instance and
+//   Para/Pipe partition) replace each other; elements not held before are filled from the level
+//   above (read there). Written elements count as an update of the level above when they enter;
+//   an output element that re-enters after being written before is a fill of its partial sum.
+// - Seq drops, when the next child starts, the buffers of earlier children that it does not use.
+// - A leaf reads each input once per point of its box and updates its output once per point.
+#include "tests/property/oracle.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "model/placement.h"
+
+namespace dfx::oracle {
+namespace {
+
+using model::OpBoxes;
+
+struct Buffer {
+  int tensor = 0, level = 0, source = 0, last_owner = 0;
+  bool write = false;
+  std::vector<int64_t> instance;
+  std::set<int64_t> resident;
+  std::set<int64_t> written;  // write buffers: elements that ever entered
+  std::set<int> owners;
+};
+
+class Brute {
+ public:
+  Brute(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f)
+      : a_(a), w_(w), f_(f), p_(model::place(a, w, f)) {
+    r_.traffic.assign(a.levels.size(), std::vector<model::Traffic>(w.tensors.size()));
+    r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
+    r_.level_peak_elems.assign(a.levels.size(), 0);
+  }
+
+  model::WalkResult run() {
+    OpBoxes boxes(w_.ops.size());
+    for (size_t o = 0; o < w_.ops.size(); ++o)
+      for (const auto& d : w_.dims) boxes[o].push_back({0, d.size});
+    visit(0, boxes);
+    return r_;
+  }
+
+ private:
+  const arch::Arch& a_;
+  const model::Workload& w_;
+  const model::Dataflow& f_;
+  model::Placement p_;
+  model::WalkResult r_;
+  std::vector<int64_t> instance_, partition_;
+  std::map<std::vector<int64_t>, Buffer> buffers_;
+  std::map<std::vector<int64_t>, int64_t> occupancy_, level_occupancy_;
+  std::map<std::pair<int, size_t>, int64_t> spatial_extent_;
+
+  bool inside(int node, int root) const {
+    for (int x = node; x >= 0; x = f_.nodes[static_cast<size_t>(x)].parent)
+      if (x == root) return true;
+    return false;
+  }
+
+  int64_t linear(int tensor, const std::vector<int64_t>& idx) const {
+    int64_t v = 0;
+    const auto& shape = w_.tensors[static_cast<size_t>(tensor)].shape;
+    for (size_t j = 0; j < idx.size(); ++j) v = v * shape[j] + idx[j];
+    return v;
+  }
+
+  // Every point of an op's box, handed to fn as the values of all dimensions.
+  template <class Fn>
+  void each_point(int op, const OpBoxes& boxes, Fn fn) const {
+    const auto& box = boxes[static_cast<size_t>(op)];
+    const auto& dims = w_.ops[static_cast<size_t>(op)].dims;
+    std::vector<int64_t> x(w_.dims.size(), 0);
+    for (int d : dims)
+      if (box[static_cast<size_t>(d)].first >= box[static_cast<size_t>(d)].second) return;
+    for (int d : dims) x[static_cast<size_t>(d)] = box[static_cast<size_t>(d)].first;
+    while (true) {
+      fn(x);
+      size_t i = dims.size();
+      while (i-- > 0) {
+        const size_t d = static_cast<size_t>(dims[i]);
+        if (++x[d] < box[d].second) break;
+        x[d] = box[d].first;
+      }
+      if (i == static_cast<size_t>(-1)) return;
+    }
+  }
+
+  int64_t element(const model::TensorAccess& acc, const std::vector<int64_t>& x) const {
+    std::vector<int64_t> idx;
+    for (const auto& ix : acc.index) {
+      int64_t v = ix.offset;
+      for (const auto& t : ix.terms) v += t.coef * x[static_cast<size_t>(t.dim)];
+      idx.push_back(v);
+    }
+    return linear(acc.tensor, idx);
+  }
+
+  std::set<int64_t> touched(int node, int tensor, const OpBoxes& boxes) const {
+    std::set<int64_t> s;
+    for (size_t o = 0; o < w_.ops.size(); ++o) {
+      if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
+      const auto& op = w_.ops[o];
+      each_point(static_cast<int>(o), boxes, [&](const std::vector<int64_t>& x) {
+        if (op.out.tensor == tensor) s.insert(element(op.out, x));
+        for (const auto& in : op.inputs)
+          if (in.tensor == tensor) s.insert(element(in, x));
+      });
+    }
+    return s;
+  }
+
+  void occupy(int level, int tensor, const std::vector<int64_t>& inst, int64_t delta) {
+    std::vector<int64_t> key = inst;
+    key.push_back(level);
+    int64_t& lv = level_occupancy_[key];
+    lv += delta;
+    r_.level_peak_elems[static_cast<size_t>(level)] = std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
+    key.push_back(tensor);
+    int64_t& tv = occupancy_[key];
+    tv += delta;
+    auto& pk = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+    pk = std::max(pk, tv);
+  }
+
+  void charge(int tensor, int source, int level, int64_t fills, int64_t updates) {
+    auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
+    src.read += fills;
+    src.update += updates;
+    r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)].fill += fills;
+    if (a_.has_direct_path(source, level)) return;
+    int via = a_.lowest_common_ancestor(source, level);
+    if (via == source || via == level) return;
+    auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
+    mid.update += fills + updates;
+    mid.read += fills + updates;
+  }
+
+  void activate(int node, int tensor, const OpBoxes& boxes) {
+    const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
+    std::vector<int64_t> key = {tensor, tp.level[static_cast<size_t>(node)], tp.source[static_cast<size_t>(node)],
+                                tp.writes[static_cast<size_t>(node)] ? 1 : 0, -1};
+    key.insert(key.end(), instance_.begin(), instance_.end());
+    key.push_back(-2);
+    key.insert(key.end(), partition_.begin(), partition_.end());
+    Buffer& b = buffers_[key];
+    b.tensor = tensor;
+    b.level = tp.level[static_cast<size_t>(node)];
+    b.source = tp.source[static_cast<size_t>(node)];
+    b.write = tp.writes[static_cast<size_t>(node)];
+    b.instance = instance_;
+    b.last_owner = node;
+    b.owners.insert(node);
+    std::set<int64_t> now = touched(node, tensor, boxes);
+    int64_t fresh = 0, refills = 0;
+    for (int64_t e : now) {
+      if (b.resident.count(e)) continue;
+      ++fresh;
+      if (b.write && !b.written.insert(e).second) ++refills;
+    }
+    if (b.write) charge(tensor, b.source, b.level, refills, fresh);
+    else charge(tensor, b.source, b.level, fresh, 0);
+    occupy(b.level, tensor, b.instance, static_cast<int64_t>(now.size()) - static_cast<int64_t>(b.resident.size()));
+    b.resident = std::move(now);
+  }
+
+  void drop_for_sibling(int seq_node, int next_child) {
+    for (auto& [key, b] : buffers_) {
+      if (b.resident.empty() || b.last_owner == seq_node || !inside(b.last_owner, seq_node) ||
+          inside(b.last_owner, next_child))
+        continue;
+      bool used_next = false;
+      for (int o : b.owners) used_next |= inside(o, next_child);
+      if (used_next) continue;
+      if (b.instance.size() < instance_.size() || !std::equal(instance_.begin(), instance_.end(), b.instance.begin()))
+        continue;
+      occupy(b.level, b.tensor, b.instance, -static_cast<int64_t>(b.resident.size()));
+      b.resident.clear();
+    }
+  }
+
+  void visit(int node, const OpBoxes& boxes) {
+    const model::TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    if (n.is_leaf) {
+      const auto& op = w_.ops[static_cast<size_t>(n.op)];
+      int64_t points = 0;
+      each_point(n.op, boxes, [&](const std::vector<int64_t>&) { ++points; });
+      (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += points * op.ops_per_point;
+      for (const auto& in : op.inputs)
+        r_.traffic[static_cast<size_t>(p_.tensors[static_cast<size_t>(in.tensor)].level[static_cast<size_t>(node)])]
+                  [static_cast<size_t>(in.tensor)].read += points;
+      r_.traffic[static_cast<size_t>(p_.tensors[static_cast<size_t>(op.out.tensor)].level[static_cast<size_t>(node)])]
+                [static_cast<size_t>(op.out.tensor)].update += points;
+      return;
+    }
+    for (size_t t = 0; t < w_.tensors.size(); ++t)
+      if (p_.tensors[t].owner[static_cast<size_t>(node)]) activate(node, static_cast<int>(t), boxes);
+    loop(node, 0, boxes);
+  }
+
+  void loop(int node, size_t li, const OpBoxes& boxes) {
+    const model::TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    if (li == n.loops.size()) return children(node, boxes);
+    const model::Loop& l = n.loops[li];
+    const auto& below = p_.ops_below[static_cast<size_t>(node)];
+    const int64_t extent = model::extent_below(w_, below, l.dim, boxes);
+    if (extent <= 0) return loop(node, li + 1, boxes);
+    if (l.factor > extent) {
+      std::string msg = "factor " + std::to_string(l.factor) + " for '" + w_.dims[static_cast<size_t>(l.dim)].name +
+                        "' exceeds its extent " + std::to_string(extent) + " here";
+      for (const auto& pr : r_.problems)
+        if (pr.message == msg) return;
+      r_.problems.push_back({l.loc, msg});
+      return;
+    }
+    const int64_t chunk = (extent + l.factor - 1) / l.factor;
+    if (l.spatial) {  // instances are hardware: the same even split every time
+      auto [it, fresh] = spatial_extent_.insert({{node, li}, extent});
+      if (extent % chunk != 0 || (!fresh && it->second != extent)) {
+        r_.problems.push_back({l.loc, "uneven spatial split"});
+        return;
+      }
+    }
+    for (int64_t i = 0; i * chunk < extent; ++i) {
+      OpBoxes b = boxes;
+      model::restrict_and_project(w_, below, l.dim, i * chunk, i * chunk + chunk, b);
+      if (l.spatial) instance_.push_back(node * 100000 + static_cast<int64_t>(li) * 1000 + i);
+      loop(node, li + 1, b);
+      if (l.spatial) instance_.pop_back();
+    }
+  }
+
+  void children(int node, const OpBoxes& boxes) {
+    const model::TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    std::vector<std::pair<int, int64_t>> homes;
+    for (size_t t = 0; t < w_.tensors.size(); ++t) {
+      const auto& tp = p_.tensors[t];
+      if (!w_.tensors[t].is_intermediate() || tp.region != node) continue;
+      const int prod = w_.tensors[t].producer;
+      std::set<int64_t> s;
+      each_point(prod, boxes, [&](const std::vector<int64_t>& x) { s.insert(element(w_.ops[static_cast<size_t>(prod)].out, x)); });
+      occupy(tp.home, static_cast<int>(t), instance_, static_cast<int64_t>(s.size()));
+      homes.push_back({static_cast<int>(t), static_cast<int64_t>(s.size())});
+    }
+    const bool split = (n.prim == model::Prim::Para || n.prim == model::Prim::Pipe) && n.children.size() > 1;
+    const bool drop = n.prim == model::Prim::Seq && n.children.size() > 1;
+    for (size_t i = 0; i < n.children.size(); ++i) {
+      if (drop) drop_for_sibling(node, n.children[i]);
+      if (split) partition_.push_back(node * 1024 + static_cast<int64_t>(i));
+      visit(n.children[i], boxes);
+      if (split) partition_.pop_back();
+    }
+    for (const auto& [t, elems] : homes) occupy(p_.tensors[static_cast<size_t>(t)].home, t, instance_, -elems);
+  }
+};
+
+}  // namespace
+
+model::WalkResult brute_force(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) {
+  return Brute(a, w, f).run();
+}
+
+}  // namespace dfx::oracle

@@ -1,0 +1,94 @@
+// Property: the fast analysis equals the brute-force oracle on random small cases.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <sstream>
+
+#include "model/analyze.h"
+#include "model/placement.h"
+#include "tests/property/oracle.h"
+#include "tests/property/random_tree.h"
+
+namespace dfx::oracle {
+namespace {
+
+struct Loaded {
+  arch::Arch a;
+  model::Workload w;
+  model::Dataflow f;
+};
+
+bool load(const RandomCase& c, Loaded& out) {
+  try {
+    out.a = arch::load_arch_from_string(c.arch_yaml, "arch");
+    out.w = model::load_workload_from_string(c.workload_yaml, "workload");
+    out.f = model::load_dataflow_from_string(c.flow_yaml, "flow", out.a, out.w);
+    model::place(out.a, out.w, out.f);
+    return true;
+  } catch (const InputError&) {
+    return false;  // the generator may draw trees the loader rightly rejects
+  }
+}
+
+std::string describe(const RandomCase& c, const Loaded& l) {
+  std::ostringstream os;
+  os << "--- arch\n" << c.arch_yaml << "--- workload\n" << c.workload_yaml << "--- flow\n" << c.flow_yaml
+     << "--- explained\n" << model::explain(l.f, l.a, l.w);
+  return os.str();
+}
+
+// Compares every count; returns the first difference, or "" if they agree.
+std::string first_difference(const Loaded& l, const model::WalkResult& fast, const model::WalkResult& slow) {
+  std::ostringstream os;
+  if (fast.problems.empty() != slow.problems.empty())
+    return "validity differs: fast " + std::to_string(fast.problems.size()) + " problems, oracle " +
+           std::to_string(slow.problems.size());
+  if (!fast.problems.empty()) return "";
+  if (fast.macs != slow.macs) os << "macs " << fast.macs << " vs " << slow.macs << '\n';
+  if (fast.vector_ops != slow.vector_ops) os << "vector ops " << fast.vector_ops << " vs " << slow.vector_ops << '\n';
+  for (size_t lv = 0; lv < l.a.levels.size(); ++lv) {
+    for (size_t t = 0; t < l.w.tensors.size(); ++t) {
+      const auto& x = fast.traffic[lv][t];
+      const auto& y = slow.traffic[lv][t];
+      if (!(x == y))
+        os << l.a.levels[lv].name << '/' << l.w.tensors[t].name << ": fast fill/read/update " << x.fill << '/'
+           << x.read << '/' << x.update << ", oracle " << y.fill << '/' << y.read << '/' << y.update << '\n';
+      if (fast.peak_elems[lv][t] != slow.peak_elems[lv][t])
+        os << l.a.levels[lv].name << '/' << l.w.tensors[t].name << ": peak " << fast.peak_elems[lv][t]
+           << " vs oracle " << slow.peak_elems[lv][t] << '\n';
+    }
+    if (fast.level_peak_elems[lv] != slow.level_peak_elems[lv])
+      os << l.a.levels[lv].name << ": level peak " << fast.level_peak_elems[lv] << " vs oracle "
+         << slow.level_peak_elems[lv] << '\n';
+  }
+  return os.str();
+}
+
+TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
+  // DFX_PROPERTY_SEED / DFX_PROPERTY_CASES widen the search by hand; CI uses the defaults.
+  const char* seed_env = std::getenv("DFX_PROPERTY_SEED");
+  const char* cases_env = std::getenv("DFX_PROPERTY_CASES");
+  std::mt19937_64 rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261121);
+  const int wanted = cases_env ? std::atoi(cases_env) : 600;
+  int compared = 0, valid = 0, drawn = 0;
+  while (valid < wanted && drawn < 100 * wanted) {
+    ++drawn;
+    RandomCase c = random_case(rng);
+    Loaded l;
+    if (!load(c, l)) continue;
+    model::Placement p = model::place(l.a, l.w, l.f);
+    model::WalkResult fast = model::walk_tree(l.a, l.w, l.f, p);
+    model::WalkResult slow = brute_force(l.a, l.w, l.f);
+    ++compared;
+    valid += fast.problems.empty();
+    std::string diff = first_difference(l, fast, slow);
+    ASSERT_EQ(diff, "") << "case " << compared << " differs\n" << describe(c, l);
+  }
+  // Invalid draws (a factor beyond its extent) are compared too, but only valid ones count.
+  EXPECT_GE(valid, wanted) << "only " << valid << " of " << compared << " random cases were valid";
+  std::cout << "compared " << compared << " cases (" << valid << " valid) out of " << drawn << " drawn\n";
+}
+
+}  // namespace
+}  // namespace dfx::oracle

@@ -1,0 +1,84 @@
+#include "tools/commands.h"
+
+#include <fstream>
+#include <iostream>
+
+#include "arch/arch.h"
+#include "arch/config.h"
+#include "model/analyze.h"
+#include "model/dataflow.h"
+#include "model/report_io.h"
+#include "model/workload.h"
+
+namespace dfx::cli {
+
+int run_eval(const EvalOptions& o) {
+  arch::Arch a = arch::load_arch(o.arch);
+  model::Workload w = model::load_workload(o.workload);
+  model::Dataflow f = model::load_dataflow(o.flow, a, w);
+  if (o.explain) std::cout << model::explain(f, a, w) << '\n';
+  model::Report r = model::analyze(a, w, f);
+  std::cout << "dfx eval: " << f.name << " of " << w.name << " on " << a.name << "\n\n";
+  std::cout << model::to_table(r);
+  if (!o.json.empty()) {
+    std::string text = model::to_json(r, o.arch, o.workload, o.flow);
+    if (o.json == "-") {
+      std::cout << text;
+    } else {
+      std::ofstream out(o.json);
+      if (!out) {
+        std::cerr << o.json << ": cannot write\n";
+        return 2;
+      }
+      out << text;
+    }
+  }
+  if (!r.valid) {
+    for (const auto& p : r.problems) std::cerr << p.str() << '\n';
+    return 2;
+  }
+  return 0;
+}
+
+namespace {
+
+// What kind of input a file is, from its top-level keys.
+std::string kind_of(const std::string& path) {
+  ConfigNode root = ConfigNode::load_file(path);
+  if (root.has("levels") || root.has("compute")) return "arch";
+  if (root.has("ops") || root.has("dims")) return "workload";
+  if (root.has("tree")) return "flow";
+  return "unknown";
+}
+
+}  // namespace
+
+int run_validate(const std::vector<std::string>& files) {
+  int bad = 0;
+  std::unique_ptr<arch::Arch> a;
+  std::unique_ptr<model::Workload> w;
+  for (const auto& path : files) {
+    try {
+      std::string kind = kind_of(path);
+      if (kind == "arch") {
+        a = std::make_unique<arch::Arch>(arch::load_arch(path));
+      } else if (kind == "workload") {
+        w = std::make_unique<model::Workload>(model::load_workload(path));
+      } else if (kind == "flow") {
+        if (!a || !w) throw InputError(SourceLoc{path, 0, 0, ""}, "a flow file needs an arch and a workload file before it on the command line");
+        model::Dataflow f = model::load_dataflow(path, *a, *w);
+        model::Report r = model::analyze(*a, *w, f);
+        if (!r.valid) throw InputError(r.problems);
+      } else {
+        throw InputError(SourceLoc{path, 1, 1, ""}, "not an arch, workload or flow file (expected top-level 'levels', 'ops' or 'tree')");
+      }
+      std::cout << path << ": ok (" << kind << ")\n";
+    } catch (const InputError& e) {
+      std::cerr << e.what() << '\n';
+      ++bad;
+    }
+  }
+  return bad ? 2 : 0;
+}
+
+}  // namespace dfx::cli
