@@ -162,3 +162,101 @@ Slice access_slice(const TensorAccess& a, const std::vector<Range>& box) {
 }
 
 }  // namespace dfx::model
+
+namespace dfx::model {
+
+IndexSet spread_set(const IndexSet& set, int64_t step, int64_t count) {
+  if (step == 0 || set.empty() || count <= 1) return set;
+  const int64_t span = step > 0 ? step : -step;
+  if (set.spans().size() == 1 && set.size() >= span) {
+    if (step > 0) return IndexSet::interval(set.lo(), set.hi() + step * (count - 1));
+    return IndexSet::interval(set.lo() + step * (count - 1), set.hi());
+  }
+  IndexSet out = set;
+  for (int64_t k = 1; k < count; ++k) {
+    IndexSet moved = set;
+    moved.shift(k * step);
+    out = out.united(moved);
+  }
+  return out;
+}
+
+std::vector<Slice> Region::minus(const Slice& p, const Slice& q) {
+  // p − q as disjoint products: peel one dimension at a time.
+  if (slice_overlap(p, q) == 0) return {p};
+  std::vector<Slice> out;
+  Slice rest = p;
+  for (size_t j = 0; j < p.size(); ++j) {
+    IndexSet outside = rest[j].intersect(q[j]);
+    // elements of rest[j] not in q[j]
+    IndexSet keep;
+    {
+      IndexSet all = rest[j];
+      std::vector<Range> spans;
+      for (const auto& s : all.spans()) {
+        int64_t cur = s.first;
+        for (const auto& o : outside.spans()) {
+          if (o.second <= cur || o.first >= s.second) continue;
+          if (o.first > cur) spans.push_back({cur, o.first});
+          cur = std::max(cur, o.second);
+        }
+        if (cur < s.second) spans.push_back({cur, s.second});
+      }
+      for (const auto& r : spans) keep = keep.united(IndexSet::interval(r.first, r.second));
+    }
+    if (!keep.empty()) {
+      Slice piece = rest;
+      piece[j] = keep;
+      out.push_back(piece);
+    }
+    rest[j] = outside;
+    if (outside.empty()) break;
+  }
+  return out;
+}
+
+void Region::add(const Slice& s) {
+  std::vector<Slice> parts = {s};
+  for (const auto& existing : pieces_) {
+    std::vector<Slice> next;
+    for (const auto& part : parts)
+      for (auto& m : minus(part, existing)) next.push_back(std::move(m));
+    parts = std::move(next);
+    if (parts.empty()) return;
+  }
+  for (auto& part : parts)
+    if (slice_size(part) > 0) pieces_.push_back(std::move(part));
+}
+
+Region Region::difference(const MultiSlice& now, const MultiSlice& before) {
+  Region r;
+  for (const auto& p : now.parts) {
+    std::vector<Slice> parts = {p};
+    for (const auto& q : before.parts) {
+      std::vector<Slice> next;
+      for (const auto& part : parts)
+        for (auto& m : minus(part, q)) next.push_back(std::move(m));
+      parts = std::move(next);
+    }
+    for (const auto& part : parts) r.add(part);
+  }
+  return r;
+}
+
+void Region::spread(size_t axis, int64_t step, int64_t count) {
+  if (step == 0 || count <= 1) return;
+  std::vector<Slice> old = std::move(pieces_);
+  pieces_.clear();
+  for (auto& p : old) {
+    p[axis] = spread_set(p[axis], step, count);
+    add(p);
+  }
+}
+
+int64_t Region::size() const {
+  int64_t n = 0;
+  for (const auto& p : pieces_) n += slice_size(p);
+  return n;
+}
+
+}  // namespace dfx::model

@@ -51,3 +51,25 @@ struct MultiSlice {
 Slice access_slice(const TensorAccess& a, const std::vector<Range>& box);
 
 }  // namespace dfx::model
+
+namespace dfx::model {
+
+// A set of elements as disjoint slices (products). Used for what several spatial instances need
+// in one step together: the union of their per-instance differences, read once (multicast).
+class Region {
+ public:
+  static Region difference(const MultiSlice& now, const MultiSlice& before);
+  // The union of this region moved by k*step along tensor dimension `axis`, k = 0..count-1.
+  void spread(size_t axis, int64_t step, int64_t count);
+  int64_t size() const;
+
+ private:
+  std::vector<Slice> pieces_;
+  void add(const Slice& s);          // keeps pieces disjoint
+  static std::vector<Slice> minus(const Slice& p, const Slice& q);
+};
+
+// {x + k*step : x in set, 0 <= k < count}.
+IndexSet spread_set(const IndexSet& set, int64_t step, int64_t count);
+
+}  // namespace dfx::model

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <tuple>
 
 #include "model/index_set.h"
 
@@ -21,6 +22,9 @@ struct Stream {
   OpBoxes snapshot;         // the boxes that produced `resident`, to translate it
   Slice cover;              // write streams: every element ever written here, per dimension
   int64_t write_entries = 0;
+  int64_t mc_write_entries = 0;  // write entries as the source sees them (instances merged)
+  int64_t mc_count = 1;          // instances merged into one source transfer
+  std::vector<std::tuple<size_t, int64_t, int64_t>> spreads;  // (axis, step, count) per merged loop
   std::vector<int> owners;  // tile nodes whose activations fill this buffer
   bool dropped = false;     // emptied by a Seq sibling since its last activation
 };
@@ -32,6 +36,7 @@ class Walker {
     r_.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
     r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
     r_.level_peak_elems.assign(a.levels.size(), 0);
+    mc_prefix_ = source_prefixes();
     subtree_end_.assign(f.nodes.size(), 0);
     for (size_t i = f.nodes.size(); i-- > 0;) {
       subtree_end_[i] = static_cast<int>(i) + 1;
@@ -57,6 +62,14 @@ class Walker {
   WalkResult r_;
   double cycles_ = 0;
   std::vector<int64_t> instance_;   // encoded spatial coordinates of the current position
+  // The spatial loops around the current position (one per instance_ entry): how many instances
+  // and how the boxes move from one instance to the next.
+  struct SpatialLevel {
+    int64_t count = 1;
+    OpBoxes delta;
+  };
+  std::vector<SpatialLevel> spatial_stack_;
+  std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
   std::vector<int64_t> partition_;  // encoded child choices under non-Seq scopes
   std::map<std::vector<int64_t>, int> stream_ids_;
   std::vector<Stream> streams_;
@@ -67,6 +80,75 @@ class Walker {
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
+
+  // For each owner and tensor: how many of the spatial loops around it also surround the buffer it
+  // fills from. The others split one source buffer among instances, which then share transfers.
+  std::vector<std::vector<int>> source_prefixes() const {
+    const size_t n = f_.nodes.size();
+    std::vector<int> above(n, 0);  // spatial loops in strict ancestors
+    for (size_t i = 1; i < n; ++i) {
+      const TreeNode& par = f_.nodes[static_cast<size_t>(f_.nodes[i].parent)];
+      int own = 0;
+      for (const auto& l : par.loops) own += l.spatial;
+      above[i] = above[static_cast<size_t>(f_.nodes[i].parent)] + own;
+    }
+    std::vector<std::vector<int>> out(n, std::vector<int>(w_.tensors.size(), 0));
+    for (size_t t = 0; t < w_.tensors.size(); ++t) {
+      const auto& tp = p_.tensors[t];
+      for (size_t i = 0; i < n; ++i) {
+        if (!tp.owner[i]) continue;
+        int a = f_.nodes[i].parent;
+        while (a >= 0 && a != tp.region && !tp.owner[static_cast<size_t>(a)]) a = f_.nodes[static_cast<size_t>(a)].parent;
+        if (a >= 0 && tp.owner[static_cast<size_t>(a)]) {
+          out[i][t] = above[static_cast<size_t>(a)];
+        } else if (w_.tensors[t].is_intermediate()) {
+          int own = 0;
+          for (const auto& l : f_.nodes[static_cast<size_t>(tp.region)].loops) own += l.spatial;
+          out[i][t] = above[static_cast<size_t>(tp.region)] + own;
+        }
+      }
+    }
+    return out;
+  }
+
+  // |union over the merged instances of what each newly holds|: the instances beyond the source
+  // buffer's own ones are translates of the representative along the spatial loops.
+  int64_t merged_fresh(int node, int tensor, const OpBoxes& boxes, const MultiSlice& now,
+                       const MultiSlice& before, size_t prefix,
+                       std::vector<std::tuple<size_t, int64_t, int64_t>>& spreads) {
+    spreads.clear();
+    Region region = Region::difference(now, before);
+    for (size_t k = prefix; k < spatial_stack_.size(); ++k) {
+      const SpatialLevel& sl = spatial_stack_[k];
+      OpBoxes moved = boxes;
+      for (size_t o = 0; o < moved.size(); ++o)
+        for (size_t d = 0; d < moved[o].size(); ++d) {
+          moved[o][d].first += sl.delta[o][d].first;
+          moved[o][d].second += sl.delta[o][d].first;
+        }
+      MultiSlice next = slice_of(node, tensor, moved);
+      if (next.parts.size() != now.parts.size() || now.empty()) continue;
+      int axis = -1;
+      int64_t step = 0;
+      for (size_t part = 0; part < now.parts.size(); ++part)
+        for (size_t j = 0; j < now.parts[part].size(); ++j) {
+          int64_t d = next.parts[part][j].lo() - now.parts[part][j].lo();
+          if (d == 0) continue;
+          if ((axis >= 0 && (axis != static_cast<int>(j) || step != d))) {
+            problem(f_.nodes[static_cast<size_t>(node)].loc,
+                    "'" + w_.tensors[static_cast<size_t>(tensor)].name +
+                        "' is read along different dimensions by the ops of one tile; spatial loops over it are not supported");
+            return 0;
+          }
+          axis = static_cast<int>(j), step = d;
+        }
+      if (axis >= 0) {
+        region.spread(static_cast<size_t>(axis), step, sl.count);
+        spreads.emplace_back(static_cast<size_t>(axis), step, sl.count);
+      }
+    }
+    return region.size();
+  }
 
   bool inside(int node, int root) const {
     return node >= root && node < subtree_end_[static_cast<size_t>(root)];
@@ -129,15 +211,16 @@ class Walker {
     return std::min(src.read_bw / share, dst.write_bw);
   }
 
-  // Moves `n` elements (already weighted) between a buffer and the level it fills from.
-  void charge_transfer(int tensor, int source, int level, bool write, int64_t n) {
+  // The source side of a transfer: `n` elements (weighted, instances merged) read from the
+  // source level, or written back to it; staged through the common ancestor when there is no path.
+  void charge_source(int tensor, int source, int level, bool write, int64_t n) {
     auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
-    if (write) src.update += n; else src.read += n, r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)].fill += n;
+    (write ? src.update : src.read) += n;
     if (a_.has_direct_path(source, level)) return;
     int via = a_.lowest_common_ancestor(source, level);
     if (via == source || via == level) return;
     auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
-    mid.update += n;  // staged through the common ancestor on its way
+    mid.update += n;
     mid.read += n;
   }
 
@@ -173,12 +256,21 @@ class Walker {
     s.owner = node;  // the snapshot below belongs to this node's subtree
     MultiSlice now = slice_of(node, tensor, boxes);
     const int64_t fresh = now.minus_size(s.resident);
+    const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node)][static_cast<size_t>(tensor)]);
+    int64_t merged = 1;
+    for (size_t k = prefix; k < spatial_stack_.size(); ++k) merged *= spatial_stack_[k].count;
+    const int64_t shared = merged > 1 ? merged_fresh(node, tensor, boxes, now, s.resident, prefix, s.spreads) : fresh;
+    const int64_t source_weight = weight / merged;
     add_occupancy(s.level, tensor, s.occupancy_key, now.size() - s.resident.size());
+    s.mc_count = merged;
     if (s.write) {
       s.write_entries += fresh * weight;
+      s.mc_write_entries += shared * source_weight;
       if (!now.empty()) add_cover(id, now.parts.front());
+    } else {
+      r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(tensor)].fill += fresh * weight;
     }
-    charge_transfer(tensor, s.source, s.level, s.write, fresh * weight);
+    charge_source(tensor, s.source, s.level, s.write, shared * source_weight);
     s.resident = std::move(now);
     s.snapshot = boxes;
     s.dropped = false;
@@ -253,20 +345,18 @@ class Walker {
     }
   }
 
+  // Refills of partial sums: every write entry but the first of each element is one. Per
+  // instance at the buffer; instances merged at the source.
   void finish_write_streams() {
     for (const auto& s : streams_) {
-      if (!s.write) continue;
-      int64_t distinct = s.cover.empty() ? 0 : slice_size(s.cover) * s.instance_weight;
-      int64_t refills = s.write_entries - distinct;
-      r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += refills;
-      r_.traffic[static_cast<size_t>(s.source)][static_cast<size_t>(s.tensor)].read += refills;
-      if (!a_.has_direct_path(s.source, s.level)) {
-        int via = a_.lowest_common_ancestor(s.source, s.level);
-        if (via != s.source && via != s.level) {
-          r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(s.tensor)].update += refills;
-          r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(s.tensor)].read += refills;
-        }
-      }
+      if (!s.write || s.cover.empty()) continue;
+      const int64_t distinct = slice_size(s.cover) * s.instance_weight;
+      r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;
+      Slice merged_cover = s.cover;
+      for (const auto& [axis, step, count] : s.spreads) merged_cover[axis] = spread_set(merged_cover[axis], step, count);
+      const int64_t merged_distinct = slice_size(merged_cover) * (s.instance_weight / s.mc_count);
+      const int64_t refills = s.mc_write_entries - merged_distinct;
+      charge_source(s.tensor, s.source, s.level, false, refills);
     }
   }
 
@@ -432,10 +522,18 @@ class Walker {
     double latency = 0;
     const int64_t saved_weight = instance_weight_;
     OpBoxes b = at(0);
+    SpatialLevel level{trips, b};
+    if (trips > 1) {
+      OpBoxes b1 = at(1);
+      for (size_t o = 0; o < b1.size(); ++o)
+        for (size_t d = 0; d < b1[o].size(); ++d) level.delta[o][d].first = b1[o][d].first - b[o][d].first;
+    }
+    spatial_stack_.push_back(level);
     instance_.push_back(node * 4096 + static_cast<int64_t>(li));
     instance_weight_ = saved_weight * trips;
     latency = loops(node, li + 1, b, weight * trips);
     instance_.pop_back();
+    spatial_stack_.pop_back();
     instance_weight_ = saved_weight;
     return latency;
   }

@@ -44,7 +44,9 @@ class Brute {
     OpBoxes boxes(w_.ops.size());
     for (size_t o = 0; o < w_.ops.size(); ++o)
       for (const auto& d : w_.dims) boxes[o].push_back({0, d.size});
+    source_len_.assign(w_.tensors.size(), std::vector<size_t>{0});
     visit(0, boxes);
+    charge_sources();
     return r_;
   }
 
@@ -58,6 +60,11 @@ class Brute {
   std::map<std::vector<int64_t>, Buffer> buffers_;
   std::map<std::vector<int64_t>, int64_t> occupancy_, level_occupancy_;
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;
+  // Multicast: instances that share a source buffer share what it sends them in one step.
+  std::vector<int64_t> step_;                     // temporal iterations and child choices so far
+  std::vector<std::vector<size_t>> source_len_;   // per tensor: stack of source-instance lengths
+  std::map<std::vector<int64_t>, std::set<int64_t>> sent_;     // (buffer group, step) → elements
+  std::map<std::vector<int64_t>, std::set<int64_t>> written_;  // buffer group → elements ever written
 
   bool inside(int node, int root) const {
     for (int x = node; x >= 0; x = f_.nodes[static_cast<size_t>(x)].parent)
@@ -130,26 +137,31 @@ class Brute {
     pk = std::max(pk, tv);
   }
 
-  void charge(int tensor, int source, int level, int64_t fills, int64_t updates) {
-    auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
-    src.read += fills;
-    src.update += updates;
-    r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)].fill += fills;
+  void stage(int tensor, int source, int level, int64_t n) {
     if (a_.has_direct_path(source, level)) return;
     int via = a_.lowest_common_ancestor(source, level);
     if (via == source || via == level) return;
     auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
-    mid.update += fills + updates;
-    mid.read += fills + updates;
+    mid.update += n;
+    mid.read += n;
   }
 
   void activate(int node, int tensor, const OpBoxes& boxes) {
     const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
     std::vector<int64_t> key = {tensor, tp.level[static_cast<size_t>(node)], tp.source[static_cast<size_t>(node)],
                                 tp.writes[static_cast<size_t>(node)] ? 1 : 0, -1};
+    // The group: this buffer with the instances that share its source buffer merged.
+    std::vector<int64_t> group = key;
+    const size_t shared = source_len_[static_cast<size_t>(tensor)].back();
+    group.insert(group.end(), instance_.begin(), instance_.begin() + static_cast<long>(shared));
+    group.push_back(-2);
+    group.insert(group.end(), partition_.begin(), partition_.end());
     key.insert(key.end(), instance_.begin(), instance_.end());
     key.push_back(-2);
     key.insert(key.end(), partition_.begin(), partition_.end());
+    std::vector<int64_t> at_step = group;
+    at_step.push_back(-3);
+    at_step.insert(at_step.end(), step_.begin(), step_.end());
     Buffer& b = buffers_[key];
     b.tensor = tensor;
     b.level = tp.level[static_cast<size_t>(node)];
@@ -159,16 +171,45 @@ class Brute {
     b.last_owner = node;
     b.owners.insert(node);
     std::set<int64_t> now = touched(node, tensor, boxes);
-    int64_t fresh = 0, refills = 0;
+    std::set<int64_t>& sent = sent_[at_step];
+    auto& fill = r_.traffic[static_cast<size_t>(b.level)][static_cast<size_t>(tensor)].fill;
     for (int64_t e : now) {
       if (b.resident.count(e)) continue;
-      ++fresh;
-      if (b.write && !b.written.insert(e).second) ++refills;
+      sent.insert(e);
+      if (!b.write) {
+        fill += 1;
+      } else {
+        if (!b.written.insert(e).second) fill += 1;  // a partial sum comes back
+        written_[group].insert(e);
+      }
     }
-    if (b.write) charge(tensor, b.source, b.level, refills, fresh);
-    else charge(tensor, b.source, b.level, fresh, 0);
     occupy(b.level, tensor, b.instance, static_cast<int64_t>(now.size()) - static_cast<int64_t>(b.resident.size()));
     b.resident = std::move(now);
+  }
+
+  // Source side, once the walk is over: per step, what the merged instances took together.
+  void charge_sources() {
+    std::map<std::vector<int64_t>, int64_t> write_entries;  // group → merged write entries
+    for (const auto& [at_step, elems] : sent_) {
+      const int tensor = static_cast<int>(at_step[0]), level = static_cast<int>(at_step[1]);
+      const int source = static_cast<int>(at_step[2]);
+      const bool write = at_step[3] == 1;
+      const int64_t n = static_cast<int64_t>(elems.size());
+      auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
+      (write ? src.update : src.read) += n;
+      stage(tensor, source, level, n);
+      if (write) {
+        std::vector<int64_t> group(at_step.begin(), std::find(at_step.begin(), at_step.end(), -3));
+        write_entries[group] += n;
+      }
+    }
+    for (const auto& [group, entries] : write_entries) {
+      const int tensor = static_cast<int>(group[0]), level = static_cast<int>(group[1]);
+      const int source = static_cast<int>(group[2]);
+      const int64_t refills = entries - static_cast<int64_t>(written_[group].size());
+      r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)].read += refills;
+      stage(tensor, source, level, refills);
+    }
   }
 
   void drop_for_sibling(int seq_node, int next_child) {
@@ -202,7 +243,11 @@ class Brute {
     }
     for (size_t t = 0; t < w_.tensors.size(); ++t)
       if (p_.tensors[t].owner[static_cast<size_t>(node)]) activate(node, static_cast<int>(t), boxes);
+    for (size_t t = 0; t < w_.tensors.size(); ++t)
+      if (p_.tensors[t].owner[static_cast<size_t>(node)]) source_len_[t].push_back(instance_.size());
     loop(node, 0, boxes);
+    for (size_t t = 0; t < w_.tensors.size(); ++t)
+      if (p_.tensors[t].owner[static_cast<size_t>(node)]) source_len_[t].pop_back();
   }
 
   void loop(int node, size_t li, const OpBoxes& boxes) {
@@ -232,7 +277,9 @@ class Brute {
       OpBoxes b = boxes;
       model::restrict_and_project(w_, below, l.dim, i * chunk, i * chunk + chunk, b);
       if (l.spatial) instance_.push_back(node * 100000 + static_cast<int64_t>(li) * 1000 + i);
+      step_.push_back(l.spatial ? -1 : i);
       loop(node, li + 1, b);
+      step_.pop_back();
       if (l.spatial) instance_.pop_back();
     }
   }
@@ -248,16 +295,22 @@ class Brute {
       each_point(prod, boxes, [&](const std::vector<int64_t>& x) { s.insert(element(w_.ops[static_cast<size_t>(prod)].out, x)); });
       occupy(tp.home, static_cast<int>(t), instance_, static_cast<int64_t>(s.size()));
       homes.push_back({static_cast<int>(t), static_cast<int64_t>(s.size())});
+      source_len_[t].push_back(instance_.size());  // the home buffer: one per instance of this tile
     }
     const bool split = (n.prim == model::Prim::Para || n.prim == model::Prim::Pipe) && n.children.size() > 1;
     const bool drop = n.prim == model::Prim::Seq && n.children.size() > 1;
     for (size_t i = 0; i < n.children.size(); ++i) {
       if (drop) drop_for_sibling(node, n.children[i]);
       if (split) partition_.push_back(node * 1024 + static_cast<int64_t>(i));
+      step_.push_back(static_cast<int64_t>(i));
       visit(n.children[i], boxes);
+      step_.pop_back();
       if (split) partition_.pop_back();
     }
-    for (const auto& [t, elems] : homes) occupy(p_.tensors[static_cast<size_t>(t)].home, t, instance_, -elems);
+    for (const auto& [t, elems] : homes) {
+      occupy(p_.tensors[static_cast<size_t>(t)].home, t, instance_, -elems);
+      source_len_[static_cast<size_t>(t)].pop_back();
+    }
   }
 };
 
