@@ -3,6 +3,7 @@
 #include "model/walk.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <tuple>
@@ -127,7 +128,7 @@ class Walker {
           moved[o][d].second += sl.delta[o][d].first;
         }
       MultiSlice next = slice_of(node, tensor, moved);
-      if (next.parts.size() != now.parts.size() || now.empty()) continue;
+      if (sl.count <= 1 || next.parts.size() != now.parts.size() || now.empty()) continue;
       int axis = -1;
       int64_t step = 0;
       for (size_t part = 0; part < now.parts.size(); ++part)
@@ -523,6 +524,8 @@ class Walker {
     const int64_t saved_weight = instance_weight_;
     OpBoxes b = at(0);
     SpatialLevel level{trips, b};
+    for (auto& op_box : level.delta)
+      for (auto& r : op_box) r = {0, 0};
     if (trips > 1) {
       OpBoxes b1 = at(1);
       for (size_t o = 0; o < b1.size(); ++o)

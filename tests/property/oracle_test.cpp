@@ -41,9 +41,12 @@ std::string describe(const RandomCase& c, const Loaded& l) {
 // Compares every count; returns the first difference, or "" if they agree.
 std::string first_difference(const Loaded& l, const model::WalkResult& fast, const model::WalkResult& slow) {
   std::ostringstream os;
-  if (fast.problems.empty() != slow.problems.empty())
-    return "validity differs: fast " + std::to_string(fast.problems.size()) + " problems, oracle " +
-           std::to_string(slow.problems.size());
+  if (fast.problems.empty() != slow.problems.empty()) {
+    os << "validity differs: fast " << fast.problems.size() << " problems, oracle " << slow.problems.size() << '\n';
+    for (const auto& p : fast.problems) os << "  fast: " << p.str() << '\n';
+    for (const auto& p : slow.problems) os << "  oracle: " << p.str() << '\n';
+    return os.str();
+  }
   if (!fast.problems.empty()) return "";
   if (fast.macs != slow.macs) os << "macs " << fast.macs << " vs " << slow.macs << '\n';
   if (fast.vector_ops != slow.vector_ops) os << "vector ops " << fast.vector_ops << " vs " << slow.vector_ops << '\n';
