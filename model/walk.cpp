@@ -205,12 +205,6 @@ class Walker {
     peak = std::max(peak, tv);
   }
 
-  double bandwidth(int from, int to) const {
-    const auto& src = a_.levels[static_cast<size_t>(from)];
-    const auto& dst = a_.levels[static_cast<size_t>(to)];
-    double share = std::max<double>(1.0, static_cast<double>(dst.instances) / static_cast<double>(src.instances));
-    return std::min(src.read_bw / share, dst.write_bw);
-  }
 
   // The source side of a transfer: `n` elements (weighted, instances merged) read from the
   // source level, or written back to it; staged through the common ancestor when there is no path.
@@ -276,8 +270,12 @@ class Walker {
     s.snapshot = boxes;
     s.dropped = false;
     touched_.push_back(id);
-    const double bytes = static_cast<double>(fresh * a_.levels[static_cast<size_t>(s.level)].word_bytes);
-    const double t = bytes / bandwidth(s.source, s.level);
+    // Time: the source sends what the merged instances need once; each instance takes its own.
+    const auto& src = a_.levels[static_cast<size_t>(s.source)];
+    const auto& dst = a_.levels[static_cast<size_t>(s.level)];
+    const double wb = dst.word_bytes;
+    const double t = s.write ? std::max(static_cast<double>(shared) * wb / src.write_bw, static_cast<double>(fresh) * wb / dst.read_bw)
+                             : std::max(static_cast<double>(shared) * wb / src.read_bw, static_cast<double>(fresh) * wb / dst.write_bw);
     return s.write ? std::make_pair(0.0, t) : std::make_pair(t, 0.0);
   }
 
