@@ -8,7 +8,7 @@
 namespace dfx::arch {
 namespace {
 
-const std::vector<std::string> kVectorOps = {"add", "sub", "mul", "div", "max", "min",
+const std::vector<std::string> kVectorOps = {"add", "sub", "mul", "div", "max", "min", "abs", "sqrt", "tanh", "sigmoid", "gelu",
                                              "exp", "sum", "relu", "scale", "cast", "copy"};
 
 struct Scope {

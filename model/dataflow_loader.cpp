@@ -232,6 +232,29 @@ void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, 
   }
 }
 
+// keep: {T: LEVEL} must name an intermediate fused exactly at that tile, and a level inside it.
+void check_keeps(const Dataflow& f, const arch::Arch& a, const Workload& w, Diagnostics& diag) {
+  auto below = ops_below(f, w.ops.size());
+  for (size_t i = 0; i < f.nodes.size(); ++i)
+    for (const auto& [kt, kl] : f.nodes[i].keep) {
+      const Tensor& tensor = w.tensors[static_cast<size_t>(kt)];
+      bool all = below[i][static_cast<size_t>(tensor.producer)];
+      bool deeper = false;
+      for (int c : tensor.consumers) all = all && below[i][static_cast<size_t>(c)];
+      for (int c : f.nodes[i].children) {
+        bool in_child = below[static_cast<size_t>(c)][static_cast<size_t>(tensor.producer)];
+        for (int cons : tensor.consumers) in_child = in_child && below[static_cast<size_t>(c)][static_cast<size_t>(cons)];
+        deeper |= in_child;
+      }
+      if (!all || deeper)
+        diag.add(f.nodes[i].loc, "keep: '" + tensor.name + "' is not fused at this tile (its producer and consumers meet elsewhere)");
+      bool below_tile = false;
+      for (int lv : f.nodes[i].levels) below_tile |= a.encloses(lv, kl);
+      if (!below_tile)
+        diag.add(f.nodes[i].loc, "keep: level '" + a.levels[static_cast<size_t>(kl)].name + "' is not inside this tile's level");
+    }
+}
+
 // A producer's reduction loop above the point where its output meets its consumers would
 // consume partial results: reject it.
 void check_fusion_points(const Dataflow& f, const Workload& w, Diagnostics& diag) {
@@ -295,6 +318,7 @@ Dataflow build(const ConfigNode& root, const arch::Arch& a, const Workload& w) {
   diag.throw_if_any();
   check_structure(f, a, w, diag);
   check_fusion_points(f, w, diag);
+  check_keeps(f, a, w, diag);
   diag.throw_if_any();
   return f;
 }

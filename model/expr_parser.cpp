@@ -153,9 +153,14 @@ class Parser {
       t = static_cast<int>(w_.tensors.size()) - 1;
     }
     acc.tensor = t;
+    std::set<int> seen;
     do {
       AffineIndex ix;
       if (!index(ix)) return false;
+      for (const auto& term : ix.terms)
+        if (!seen.insert(term.dim).second)
+          return fail("dimension '" + w_.dims[static_cast<size_t>(term.dim)].name + "' indexes two dimensions of '" +
+                      name + "'");
       acc.index.push_back(ix);
     } while (eat(','));
     if (!eat(']')) return fail("expected ']'");
@@ -178,6 +183,12 @@ class Parser {
     std::string name = ident();
     if (name.empty()) return fail("expected a tensor, a number or a function");
     if (peek('(')) {
+      static const std::set<std::string> known = {"exp", "relu", "max", "min", "abs", "sqrt", "tanh", "sigmoid", "gelu"};
+      if (!known.count(name)) {
+        std::vector<std::string> names(known.begin(), known.end());
+        std::string hint = closest_match(name, names);
+        return fail("unknown function '" + name + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+      }
       ++pos_;
       n = Node{Node::Call, 0, name, 0, 1, false};
       do {

@@ -44,24 +44,6 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
         if (p.ops_below[static_cast<size_t>(c)][o]) p.ops_below[i][o] = true;
   }
   Diagnostics diag;
-  for (size_t i = 0; i < n; ++i)
-    for (const auto& [kt, kl] : f.nodes[i].keep) {
-      const Tensor& tensor = w.tensors[static_cast<size_t>(kt)];
-      bool all = p.ops_below[i][static_cast<size_t>(tensor.producer)];
-      bool deeper = false;
-      for (int c : tensor.consumers) all = all && p.ops_below[i][static_cast<size_t>(c)];
-      for (int c : f.nodes[i].children) {
-        bool in_child = p.ops_below[static_cast<size_t>(c)][static_cast<size_t>(tensor.producer)];
-        for (int cons : tensor.consumers) in_child = in_child && p.ops_below[static_cast<size_t>(c)][static_cast<size_t>(cons)];
-        deeper |= in_child;
-      }
-      if (!all || deeper)
-        diag.add(f.nodes[i].loc, "keep: '" + tensor.name + "' is not fused at this tile (its producer and consumers meet elsewhere)");
-      bool below_tile = false;
-      for (int lv : f.nodes[i].levels) below_tile |= a.encloses(lv, kl);
-      if (!below_tile)
-        diag.add(f.nodes[i].loc, "keep: level '" + a.levels[static_cast<size_t>(kl)].name + "' is not inside this tile's level");
-    }
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     const Tensor& tensor = w.tensors[t];
     TensorPlacement tp;

@@ -39,7 +39,7 @@ const Entry kForms[] = {
     {"I[n,c,h*2+r,w*2+s]", "affine indices: sums of dim*constant and constants (strides, windows)"},
 };
 const Entry kVectorOps[] = {{"add", ""}, {"sub", ""}, {"mul", ""}, {"div", ""}, {"max", ""}, {"min", ""},
-                            {"exp", ""}, {"sum", ""}, {"relu", ""}, {"scale", ""}, {"cast", ""}, {"copy", ""}};
+                            {"exp", ""}, {"sum", ""}, {"relu", ""}, {"abs", ""}, {"sqrt", ""}, {"tanh", ""}, {"sigmoid", ""}, {"gelu", ""}, {"scale", ""}, {"cast", ""}, {"copy", ""}};
 const Entry kPrims[] = {
     {"Seq", "children one after another, each owning all resources; data the next child does not use is dropped"},
     {"Shar", "children one after another sharing memory: data stays resident for later children"},

@@ -1,1 +1,173 @@
 #include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "model/analyze.h"
+#include "tests/unit/test_util.h"
+
+namespace dfx::model {
+namespace {
+
+const char* kTwoLevels = R"(name: two
+compute: {matrix: {rows: 64, cols: 64}, vector: {lanes: 64}}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 8, write_bw: 8}
+  - {name: L1, capacity: unlimited, read_bw: 64, write_bw: 64}
+)";
+
+const char* kChain = R"(name: chain
+dims: {m: 12, k: 6, l: 10, n: 8}
+ops:
+  - {name: gemm1, expr: "C[m,l] += A[m,k] * B[k,l]"}
+  - {name: gemm2, expr: "E[m,n] += C[m,l] * D[l,n]"}
+)";
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t chunk(int64_t extent, int64_t factor) { return ceil_div(extent, factor); }
+int64_t trips(int64_t extent, int64_t factor) { return ceil_div(extent, chunk(extent, factor)); }
+
+// Order m, l (shared), then k (gemm1 only) and n (gemm2 only): REFERENCE.md §3's order 'mlkn'.
+std::string chain_flow(int64_t fm, int64_t fl, int64_t fk, int64_t fn, const char* prim) {
+  std::ostringstream os;
+  os << "tree:\n  tile: DRAM\n  loops: [\"m:" << fm << "\", \"l:" << fl << "\"]\n  keep: {C: L1}\n  prim: " << prim
+     << "\n  children:\n    - tile: DRAM\n      loops: [\"k:" << fk << "\"]\n"
+     << "      children: [{tile: L1, children: [{op: gemm1}]}]\n"
+     << "    - tile: DRAM\n      loops: [\"n:" << fn << "\"]\n"
+     << "      children: [{tile: L1, children: [{op: gemm2}]}]\n";
+  return os.str();
+}
+
+const TensorLevelReport* find(const Report& r, size_t level, const std::string& tensor) {
+  for (const auto& t : r.levels[level].tensors)
+    if (t.tensor == tensor) return &t;
+  return nullptr;
+}
+
+int64_t dram_read(const Report& r, const std::string& t) { auto* x = find(r, 0, t); return x ? x->traffic.read : 0; }
+int64_t dram_update(const Report& r, const std::string& t) { auto* x = find(r, 0, t); return x ? x->traffic.update : 0; }
+
+TEST(ChainClosedForm, DataMovementOfOrderMlknMatchesChimera) {
+  arch::Arch a = arch::load_arch_from_string(kTwoLevels, "arch");
+  Workload w = load_workload_from_string(kChain, "chain");
+  const int64_t M = 12, K = 6, L = 10, N = 8;
+  int checked = 0;
+  for (int64_t fm : {1, 3, 4, 5})
+    for (int64_t fl : {1, 2, 3, 4})
+      for (int64_t fk : {1, 2, 3})
+        for (int64_t fn : {1, 3}) {
+          SCOPED_TRACE(chain_flow(fm, fl, fk, fn, "Seq"));
+          Dataflow f = load_dataflow_from_string(chain_flow(fm, fl, fk, fn, "Seq"), "flow", a, w);
+          Report r = analyze(a, w, f);
+          ASSERT_TRUE(r.valid) << r.reason;
+          const int64_t tm = trips(M, fm), tl = trips(L, fl);
+          EXPECT_EQ(dram_read(r, "A"), M * K * tl);
+          EXPECT_EQ(dram_read(r, "B"), K * L * tm);
+          EXPECT_EQ(dram_read(r, "C") + dram_update(r, "C"), 0);  // the intermediate stays on chip
+          EXPECT_EQ(dram_read(r, "D"), N * L * tm);
+          EXPECT_EQ(dram_update(r, "E"), M * N * tl);
+          EXPECT_EQ(dram_read(r, "E"), M * N * (tl - 1));  // partial sums come back
+          // MU = T_M·T_L + max(T_M·T_K + T_K·T_L, T_L·T_N + T_M·T_N), with the first (largest) tiles.
+          const int64_t TM = chunk(M, fm), TL = chunk(L, fl), TK = chunk(K, fk), TN = chunk(N, fn);
+          EXPECT_EQ(r.levels[1].peak_bytes / 2, TM * TL + std::max(TM * TK + TK * TL, TL * TN + TM * TN));
+          ++checked;
+        }
+  EXPECT_EQ(checked, 96);
+}
+
+TEST(ChainClosedForm, SharKeepsWhatSeqDrops) {
+  arch::Arch a = arch::load_arch_from_string(kTwoLevels, "arch");
+  Workload w = load_workload_from_string(kChain, "chain");
+  // With k untiled, gemm1's A block is the same for every l step of one m block: Shar keeps it
+  // while gemm2 runs, Seq drops it.
+  Report seq = analyze(a, w, load_dataflow_from_string(chain_flow(3, 2, 1, 1, "Seq"), "f", a, w));
+  Report shar = analyze(a, w, load_dataflow_from_string(chain_flow(3, 2, 1, 1, "Shar"), "f", a, w));
+  EXPECT_EQ(dram_read(seq, "A"), 12 * 6 * 2);
+  EXPECT_EQ(dram_read(shar, "A"), 12 * 6);
+  EXPECT_EQ(dram_update(shar, "E"), 12 * 8);
+  EXPECT_GT(shar.levels[1].peak_bytes, seq.levels[1].peak_bytes);
+}
+
+class Invalid : public ::testing::Test {
+ protected:
+  arch::Arch edge = arch::load_arch(test::config("arch/edge.yaml"));
+  Workload w = load_workload(test::config("workloads/gemm_chain_g1.yaml"));
+  Report run(const std::string& tree) { return analyze(edge, w, load_dataflow_from_string("tree:\n" + tree, "f.yaml", edge, w)); }
+};
+
+TEST_F(Invalid, CapacityOverflowNamesTheLevel) {
+  Report r = run("  tile: DRAM\n  children:\n    - tile: L1\n      children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_FALSE(r.valid);
+  EXPECT_NE(r.reason.find("level 'L1' needs"), std::string::npos) << r.reason;
+  EXPECT_NE(r.problems[0].where.str().find("edge.yaml"), std::string::npos);
+}
+
+TEST_F(Invalid, PeOverflow) {
+  Report r = run("  tile: DRAM\n  loops: [\"m:64:sp\", \"l:128:sp\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_FALSE(r.valid);
+  EXPECT_NE(r.reason.find("spreads over 8192 matrix PEs but the arch has 4096"), std::string::npos) << r.reason;
+}
+
+TEST_F(Invalid, FactorBeyondItsExtent) {
+  Report r = run("  tile: DRAM\n  loops: [\"m:512\"]\n  children:\n    - tile: DRAM\n      loops: [\"m:2\"]\n"
+                 "      children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_FALSE(r.valid);
+  EXPECT_NE(r.reason.find("factor 2 for 'm' exceeds its extent 1"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.problems[0].where.line, 6);  // the inner loops line
+}
+
+TEST_F(Invalid, UnevenSpatialSplit) {
+  Report r = run("  tile: DRAM\n  loops: [\"m:3:sp\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_FALSE(r.valid);
+  EXPECT_NE(r.reason.find("splits extent 512 unevenly"), std::string::npos) << r.reason;
+}
+
+TEST_F(Invalid, OperandInALevelThatCannotHoldIt) {
+  arch::Arch asc = arch::load_arch(test::config("arch/ascend_like.yaml"));
+  Report r = analyze(asc, w, load_dataflow_from_string("tree:\n  tile: GM\n  children:\n    - tile: UB\n"
+                                                        "      children: [{op: gemm1}, {op: gemm2}]\n", "f.yaml", asc, w));
+  ASSERT_FALSE(r.valid);
+  EXPECT_NE(r.reason.find("operand) from level"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("but its tile does not hold it there"), std::string::npos) << r.reason;
+}
+
+TEST(Analyze, TransfersWithoutAPathAreStagedThroughTheCommonAncestor) {
+  arch::Arch a = arch::load_arch_from_string(R"(name: beside
+compute: {vector: {lanes: 4}}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 8, write_bw: 8}
+  - {name: X, capacity: unlimited, read_bw: 8, write_bw: 8}
+  - {name: Y, parent: DRAM, capacity: unlimited, read_bw: 8, write_bw: 8}
+paths: [{from: DRAM, to: X}, {from: DRAM, to: Y}]
+)", "arch");
+  Workload w = load_workload_from_string("name: t\ndims: {i: 10}\nops: [\"B[i] = exp(A[i])\"]\n", "w");
+  Dataflow f = load_dataflow_from_string("tree:\n  tile: DRAM\n  children:\n    - tile: X\n      children:\n"
+                                         "        - tile: Y\n          children: [{op: B}]\n", "f", a, w);
+  Report r = analyze(a, w, f);
+  ASSERT_TRUE(r.valid) << r.reason;
+  // A: DRAM → X (10), X → Y has no path: through DRAM (written there and read again).
+  const TensorLevelReport* dram_a = find(r, 0, "A");
+  ASSERT_NE(dram_a, nullptr);
+  EXPECT_EQ(dram_a->traffic.read, 20);
+  EXPECT_EQ(dram_a->traffic.update, 10);
+}
+
+TEST(Analyze, MulticastReadsSharedDataOnce) {
+  arch::Arch a = arch::load_arch_from_string(R"(name: mc
+compute: {matrix: {rows: 4, cols: 4}}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 4, write_bw: 4}
+  - {name: L1, capacity: unlimited, read_bw: 8, write_bw: 8, per: pe}
+)", "arch");
+  Workload w = load_workload_from_string("name: mm\ndims: {m: 4, n: 4, k: 2}\nops: [\"C[m,n] += A[m,k] * B[k,n]\"]\n", "w");
+  Dataflow f = load_dataflow_from_string("tree:\n  tile: DRAM\n  loops: [\"m:4:sp\"]\n  children:\n"
+                                         "    - tile: L1\n      children: [{op: C}]\n", "f", a, w);
+  Report r = analyze(a, w, f);
+  ASSERT_TRUE(r.valid);
+  EXPECT_EQ(find(r, 1, "B")->traffic.fill, 4 * 8);  // every instance holds all of B
+  EXPECT_EQ(find(r, 0, "B")->traffic.read, 8);      // DRAM sends it once to all four
+  EXPECT_EQ(find(r, 0, "A")->traffic.read, 8);
+  EXPECT_EQ(r.macs, 32);
+}
+
+}  // namespace
+}  // namespace dfx::model

@@ -1,0 +1,28 @@
+#pragma once
+// Helpers shared by the unit tests: load configs by name, expect a located InputError.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "arch/arch.h"
+#include "arch/errors.h"
+#include "model/dataflow.h"
+#include "model/workload.h"
+
+namespace dfx::test {
+
+inline std::string config(const std::string& rel) { return std::string(DFX_CONFIG_DIR) + "/" + rel; }
+
+// Runs fn, requires an InputError, and returns its full text (every problem, with locations).
+inline std::string input_error(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return "";
+}
+
+}  // namespace dfx::test
