@@ -64,6 +64,14 @@ std::string closest_match(const std::string& word, const std::vector<std::string
     size_t d = edit_distance(word, c);
     if (d < best_d) best_d = d, best = c;
   }
+  if (!best.empty()) return best;
+  // Long shared prefixes ("read_bandwidth" for "read_bw") are a hint too.
+  size_t best_prefix = 4;
+  for (const auto& c : candidates) {
+    size_t p = 0;
+    while (p < word.size() && p < c.size() && word[p] == c[p]) ++p;
+    if (p > best_prefix) best_prefix = p, best = c;
+  }
   return best;
 }
 

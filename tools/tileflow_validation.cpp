@@ -10,60 +10,12 @@
 #include <vector>
 
 #include "arch/arch.h"
-#include "model/analyze.h"
-#include "model/dataflow.h"
-#include "model/workload.h"
+#include "model/report.h"
+#include "tools/validation_cases.h"
 
 namespace {
 
-struct Case {
-  long id, M, L, K, N, tM, tK, tL;
-  double cycles, dram_to_buf, buf_to_dram, buf_to_reg, reg_to_buf;  // words
-};
-
-std::vector<Case> read_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open");
-  std::vector<Case> out;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::stringstream ss(line);
-    std::vector<double> v;
-    std::string cell;
-    while (std::getline(ss, cell, ',')) v.push_back(std::stod(cell));
-    if (v.size() != 13) throw std::runtime_error(path + ": expected 13 columns: " + line);
-    auto l = [&](size_t i) { return static_cast<long>(v[i]); };
-    // Traffic columns are in bits of 16-bit words.
-    out.push_back({l(0), l(1), l(2), l(3), l(4), l(5), l(6), l(7), v[8], v[9] / 16, v[10] / 16, v[11] / 16, v[12] / 16});
-  }
-  return out;
-}
-
-std::string workload_yaml(const Case& c) {
-  std::ostringstream os;
-  os << "name: fused_gemm\ndims: {m: " << c.M << ", l: " << c.L << ", k: " << c.K << ", n: " << c.N << "}\n"
-     << "ops:\n  - {name: gemm1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
-     << "  - {name: gemm2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n";
-  return os.str();
-}
-
-// The validation dataflow (shared/validation/README.md) for one case's tile sizes.
-std::string flow_yaml(const Case& c) {
-  std::ostringstream os;
-  os << "name: validation_case_" << c.id << "\ntree:\n  tile: DRAM\n  loops: [\"m:" << c.M / c.tM << "\"]\n"
-     << "  keep: {C: Cache}\n  children:\n"
-     << "    - tile: DRAM\n      loops: [\"k:" << c.K / c.tK << "\", \"l:" << c.L / c.tL << "\"]\n"
-     << "      children:\n        - tile: Cache\n          loops: [\"k:" << c.tK / 16 << "\", \"m:" << c.tM / 16
-     << "\", \"l:" << c.tL << "\", \"m:16:sp\", \"k:16:sp\"]\n"
-     << "          children: [{tile: Reg, children: [{op: gemm1}]}]\n"
-     << "    - tile: DRAM\n      loops: [\"l:" << c.L / c.tL << "\", \"n:1\"]\n"
-     << "      children:\n        - tile: Cache\n          loops: [\"l:" << c.tL / 16 << "\", \"m:" << c.tM / 16
-     << "\", \"n:" << c.N << "\", \"m:16:sp\", \"l:16:sp\"]\n"
-     << "          children: [{tile: Reg, children: [{op: gemm2}]}]\n";
-  return os.str();
-}
+using namespace dfx::validation;
 
 struct Errors {
   std::vector<double> e[5];
@@ -100,18 +52,9 @@ int main(int argc, char** argv) {
       std::printf("%5s %6s %6s %8s %9s %9s %8s %8s %8s %8s\n", "case", "tM/tK/tL", "", "RTL cyc", "dfx cyc",
                   "cyc err", "dram→buf", "buf→dram", "buf→reg", "reg→buf");
     for (const Case& c : cases) {
-      dfx::model::Workload w = dfx::model::load_workload_from_string(workload_yaml(c), "case");
-      dfx::model::Dataflow f = dfx::model::load_dataflow_from_string(flow_yaml(c), "case", a, w);
-      dfx::model::Report r = dfx::model::analyze(a, w, f);
-      if (!r.valid) {
-        std::cerr << "case " << c.id << ": " << r.reason << '\n';
-        return 1;
-      }
-      const auto& dram = r.levels[0].traffic;
-      const auto& buf = r.levels[1].traffic;
-      const double model[5] = {r.cycles, static_cast<double>(dram.read), static_cast<double>(dram.update),
-                               static_cast<double>(buf.read), static_cast<double>(buf.update)};
-      const double rtl[5] = {c.cycles, c.dram_to_buf, c.buf_to_dram, c.buf_to_reg, c.reg_to_buf};
+      dfx::model::Report r;
+      const std::vector<double> model = model_figures(a, c, &r);
+      const std::vector<double> rtl = rtl_figures(c);
       for (int i = 0; i < 5; ++i) err.add(i, model[i], rtl[i]);
       auto pct = [](double m, double x) { return 100 * (m - x) / x; };
       if (markdown)
