@@ -75,8 +75,27 @@ int64_t IndexSet::intersect_size(const IndexSet& o) const {
 }
 
 IndexSet IndexSet::united(const IndexSet& o) const {
-  IndexSet out = *this;
-  out.spans_.insert(out.spans_.end(), o.spans_.begin(), o.spans_.end());
+  // Both lists are sorted and disjoint: merge them in one pass.
+  IndexSet out;
+  out.spans_.reserve(spans_.size() + o.spans_.size());
+  size_t i = 0, j = 0;
+  while (i < spans_.size() || j < o.spans_.size()) {
+    const Range& next = (j == o.spans_.size() || (i < spans_.size() && spans_[i].first <= o.spans_[j].first))
+                            ? spans_[i++] : o.spans_[j++];
+    if (!out.spans_.empty() && next.first <= out.spans_.back().second)
+      out.spans_.back().second = std::max(out.spans_.back().second, next.second);
+    else
+      out.spans_.push_back(next);
+  }
+  return out;
+}
+
+IndexSet IndexSet::with_translates(int64_t step, int64_t first, int64_t last) const {
+  // {x + k*step : x in this, first <= k <= last}, built in one list and sorted once.
+  IndexSet out;
+  out.spans_.reserve(spans_.size() * static_cast<size_t>(last - first + 1));
+  for (int64_t k = first; k <= last; ++k)
+    for (const auto& r : spans_) out.spans_.push_back({r.first + k * step, r.second + k * step});
   out.normalize();
   return out;
 }
@@ -172,13 +191,7 @@ IndexSet spread_set(const IndexSet& set, int64_t step, int64_t count) {
     if (step > 0) return IndexSet::interval(set.lo(), set.hi() + step * (count - 1));
     return IndexSet::interval(set.lo() + step * (count - 1), set.hi());
   }
-  IndexSet out = set;
-  for (int64_t k = 1; k < count; ++k) {
-    IndexSet moved = set;
-    moved.shift(k * step);
-    out = out.united(moved);
-  }
-  return out;
+  return set.with_translates(step, 0, count - 1);
 }
 
 std::vector<Slice> Region::minus(const Slice& p, const Slice& q) {

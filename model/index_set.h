@@ -20,6 +20,7 @@ class IndexSet {
   int64_t intersect_size(const IndexSet& o) const;
   IndexSet intersect(const IndexSet& o) const;
   IndexSet united(const IndexSet& o) const;
+  IndexSet with_translates(int64_t step, int64_t first, int64_t last) const;
   void shift(int64_t delta);
   bool empty() const { return spans_.empty(); }
   int64_t lo() const { return spans_.empty() ? 0 : spans_.front().first; }

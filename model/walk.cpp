@@ -294,13 +294,7 @@ class Walker {
       if (step > 0) return IndexSet::interval(set.lo() + step, set.hi() + step * count);
       return IndexSet::interval(set.lo() + step * count, set.hi() + step);
     }
-    IndexSet out;
-    for (int64_t k = 1; k <= count; ++k) {
-      IndexSet moved = set;
-      moved.shift(k * step);
-      out = out.united(moved);
-    }
-    return out;
+    return set.with_translates(step, 1, count);
   }
 
   // Streams touched since `mark` stand for `extra` more identical iterations: move them on, and
