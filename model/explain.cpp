@@ -87,9 +87,7 @@ void yaml_node(const Dataflow& f, const arch::Arch& a, const Workload& w, int id
 
 std::string explain(const Dataflow& f, const arch::Arch& a, const Workload& w) {
   Placement p = place(a, w, f);
-  OpBoxes boxes(w.ops.size());
-  for (size_t o = 0; o < w.ops.size(); ++o)
-    for (const auto& d : w.dims) boxes[o].push_back({0, d.size});
+  OpBoxes boxes = OpBoxes::whole(w);
   std::ostringstream os;
   os << "# " << f.name << " — loops outermost first; 'Sp' spatial; leaf factors marked * are\n"
      << "# implicit: what remains of each dimension in the first tile, run on the compute unit.\n";

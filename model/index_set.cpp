@@ -12,7 +12,7 @@ IndexSet IndexSet::interval(int64_t lo, int64_t hi) {
 
 void IndexSet::normalize() {
   std::sort(spans_.begin(), spans_.end());
-  std::vector<Range> out;
+  Spans out;
   for (const auto& r : spans_) {
     if (r.second <= r.first) continue;
     if (!out.empty() && r.first <= out.back().second)
@@ -23,11 +23,16 @@ void IndexSet::normalize() {
   spans_ = std::move(out);
 }
 
-IndexSet IndexSet::of_affine(const AffineIndex& ix, const std::vector<Range>& box) {
+IndexSet IndexSet::of_affine(const AffineIndex& ix, const Range* box) {
   // Minkowski sum term by term; unit-coefficient terms first keep the span list short.
-  std::vector<AffineIndex::Term> terms = ix.terms;
-  std::stable_sort(terms.begin(), terms.end(),
-                   [](const auto& x, const auto& y) { return x.coef < y.coef; });
+  const auto& all = ix.terms;
+  if (all.size() == 1 && all[0].coef == 1) {  // the common case: a plain dimension
+    const Range r = box[static_cast<size_t>(all[0].dim)];
+    return interval(ix.offset + r.first, ix.offset + r.second);
+  }
+  boost::container::small_vector<AffineIndex::Term, 4> terms(all.begin(), all.end());
+  for (size_t i = 1; i < terms.size(); ++i)  // insertion sort by coefficient: stable, few terms
+    for (size_t j = i; j > 0 && terms[j].coef < terms[j - 1].coef; --j) std::swap(terms[j], terms[j - 1]);
   IndexSet s = interval(ix.offset, ix.offset + 1);
   for (const auto& t : terms) {
     const Range r = box[static_cast<size_t>(t.dim)];
@@ -173,7 +178,7 @@ void MultiSlice::shift(const std::vector<int64_t>& per_dim) {
       if (per_dim[i]) p[i].shift(per_dim[i]);
 }
 
-Slice access_slice(const TensorAccess& a, const std::vector<Range>& box) {
+Slice access_slice(const TensorAccess& a, const Range* box) {
   Slice s;
   s.reserve(a.index.size());
   for (const auto& ix : a.index) s.push_back(IndexSet::of_affine(ix, box));
@@ -205,7 +210,7 @@ std::vector<Slice> Region::minus(const Slice& p, const Slice& q) {
     IndexSet keep;
     {
       IndexSet all = rest[j];
-      std::vector<Range> spans;
+      IndexSet::Spans spans;
       for (const auto& s : all.spans()) {
         int64_t cur = s.first;
         for (const auto& o : outside.spans()) {

@@ -1,6 +1,7 @@
 #pragma once
 // Exact sets of tensor elements touched by a tile: per tensor dimension a sorted list of disjoint
 // half-open intervals; a slice is their Cartesian product; a few slices may be united.
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -15,7 +16,7 @@ class IndexSet {
   IndexSet() = default;
   static IndexSet interval(int64_t lo, int64_t hi);
   // {offset + sum coef_i * x_i : x_i in box ranges}, exactly.
-  static IndexSet of_affine(const AffineIndex& ix, const std::vector<Range>& box);
+  static IndexSet of_affine(const AffineIndex& ix, const Range* box);
   int64_t size() const;
   int64_t intersect_size(const IndexSet& o) const;
   IndexSet intersect(const IndexSet& o) const;
@@ -26,14 +27,15 @@ class IndexSet {
   int64_t lo() const { return spans_.empty() ? 0 : spans_.front().first; }
   int64_t hi() const { return spans_.empty() ? 0 : spans_.back().second; }
   bool operator==(const IndexSet& o) const { return spans_ == o.spans_; }
-  const std::vector<Range>& spans() const { return spans_; }
+  using Spans = boost::container::small_vector<Range, 2>;  // most sets are one interval
+  const Spans& spans() const { return spans_; }
 
  private:
-  std::vector<Range> spans_;
+  Spans spans_;
   void normalize();
 };
 
-using Slice = std::vector<IndexSet>;  // one set per tensor dimension
+using Slice = boost::container::small_vector<IndexSet, 4>;  // one set per tensor dimension
 
 int64_t slice_size(const Slice& s);
 int64_t slice_overlap(const Slice& a, const Slice& b);
@@ -41,7 +43,7 @@ Slice slice_intersect(const Slice& a, const Slice& b);
 
 // A union of slices (several ops of one subtree may touch a tensor differently).
 struct MultiSlice {
-  std::vector<Slice> parts;
+  boost::container::small_vector<Slice, 2> parts;
   void add(Slice s);
   int64_t size() const;                                  // |union|
   int64_t minus_size(const MultiSlice& older) const;     // |this − older|
@@ -49,7 +51,7 @@ struct MultiSlice {
   bool empty() const { return parts.empty(); }
 };
 
-Slice access_slice(const TensorAccess& a, const std::vector<Range>& box);
+Slice access_slice(const TensorAccess& a, const Range* box);
 
 }  // namespace dfx::model
 

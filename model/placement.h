@@ -2,6 +2,7 @@
 // Where each tensor lives along the tile tree: its home, and the nodes that start a buffer of it
 // (owners) with the level each one fills from. Shared by the analysis and the test oracle; it
 // decides structure only, no counting.
+#include <algorithm>
 #include <vector>
 
 #include "arch/arch.h"
@@ -29,8 +30,32 @@ struct Placement {
 Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f);
 
 // Every op box of a subtree shrinks with its loops; a producer fused with its consumers only
-// computes what they read. Boxes are per op, per dimension, half-open [lo, hi).
+// computes what they read. Boxes are per op, per dimension, half-open [lo, hi), stored flat so
+// that copying them (once per loop step in the walks) is one allocation.
 using Range = std::pair<int64_t, int64_t>;
-using OpBoxes = std::vector<std::vector<Range>>;
+
+class OpBoxes {
+ public:
+  OpBoxes() = default;
+  // Every op over the whole problem.
+  static OpBoxes whole(const Workload& w) {
+    OpBoxes b;
+    b.dims_ = w.dims.size();
+    b.r_.reserve(w.ops.size() * b.dims_);
+    for (size_t o = 0; o < w.ops.size(); ++o)
+      for (const auto& d : w.dims) b.r_.push_back({0, d.size});
+    return b;
+  }
+  size_t size() const { return dims_ ? r_.size() / dims_ : 0; }  // number of ops
+  size_t dims() const { return dims_; }
+  Range* operator[](size_t op) { return r_.data() + op * dims_; }
+  const Range* operator[](size_t op) const { return r_.data() + op * dims_; }
+  bool empty() const { return r_.empty(); }
+  void fill(Range v) { std::fill(r_.begin(), r_.end(), v); }
+
+ private:
+  size_t dims_ = 0;
+  std::vector<Range> r_;
+};
 
 }  // namespace dfx::model

@@ -46,9 +46,7 @@ class Walker {
   }
 
   WalkResult run() {
-    OpBoxes boxes(w_.ops.size());
-    for (size_t o = 0; o < w_.ops.size(); ++o)
-      for (const auto& d : w_.dims) boxes[o].push_back({0, d.size});
+    OpBoxes boxes = OpBoxes::whole(w_);
     cycles_ = visit(0, boxes, 1);
     finish_write_streams();
     r_.cycles = cycles_;
@@ -123,7 +121,7 @@ class Walker {
       const SpatialLevel& sl = spatial_stack_[k];
       OpBoxes moved = boxes;
       for (size_t o = 0; o < moved.size(); ++o)
-        for (size_t d = 0; d < moved[o].size(); ++d) {
+        for (size_t d = 0; d < moved.dims(); ++d) {
           moved[o][d].first += sl.delta[o][d].first;
           moved[o][d].second += sl.delta[o][d].first;
         }
@@ -315,7 +313,7 @@ class Walker {
       MultiSlice before = slice_of(s.owner, s.tensor, s.snapshot);
       auto shift_boxes = [&](int64_t k) {
         for (size_t o = 0; o < s.snapshot.size(); ++o)
-          for (size_t d = 0; d < s.snapshot[o].size(); ++d) {
+          for (size_t d = 0; d < s.snapshot.dims(); ++d) {
             s.snapshot[o][d].first += k * delta[o][d].first;
             s.snapshot[o][d].second += k * delta[o][d].first;
           }
@@ -462,7 +460,7 @@ class Walker {
         latency += static_cast<double>(middle) * loops(node, li + 1, b1, weight * middle);
         OpBoxes b2 = at(2), delta = b2;
         for (size_t o = 0; o < delta.size(); ++o)
-          for (size_t d = 0; d < delta[o].size(); ++d) delta[o][d].first = b2[o][d].first - b1[o][d].first;
+          for (size_t d = 0; d < delta.dims(); ++d) delta[o][d].first = b2[o][d].first - b1[o][d].first;
         translate_since(mark, cover_mark, delta, middle - 1);
       }
     }
@@ -498,7 +496,7 @@ class Walker {
   // points on one line mean every step in between is on it too.
   static bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps) {
     for (size_t o = 0; o < first.size(); ++o)
-      for (size_t d = 0; d < first[o].size(); ++d) {
+      for (size_t d = 0; d < first.dims(); ++d) {
         const int64_t dlo = second[o][d].first - first[o][d].first;
         const int64_t dhi = second[o][d].second - first[o][d].second;
         if (dlo != dhi) return false;
@@ -516,12 +514,11 @@ class Walker {
     const int64_t saved_weight = instance_weight_;
     OpBoxes b = at(0);
     SpatialLevel level{trips, b};
-    for (auto& op_box : level.delta)
-      for (auto& r : op_box) r = {0, 0};
+    level.delta.fill({0, 0});
     if (trips > 1) {
       OpBoxes b1 = at(1);
       for (size_t o = 0; o < b1.size(); ++o)
-        for (size_t d = 0; d < b1[o].size(); ++d) level.delta[o][d].first = b1[o][d].first - b[o][d].first;
+        for (size_t d = 0; d < b1.dims(); ++d) level.delta[o][d].first = b1[o][d].first - b[o][d].first;
     }
     spatial_stack_.push_back(level);
     instance_.push_back(node * 4096 + static_cast<int64_t>(li));

@@ -41,9 +41,7 @@ class Brute {
   }
 
   model::WalkResult run() {
-    OpBoxes boxes(w_.ops.size());
-    for (size_t o = 0; o < w_.ops.size(); ++o)
-      for (const auto& d : w_.dims) boxes[o].push_back({0, d.size});
+    OpBoxes boxes = OpBoxes::whole(w_);
     source_len_.assign(w_.tensors.size(), std::vector<size_t>{0});
     visit(0, boxes);
     charge_sources();
@@ -82,7 +80,7 @@ class Brute {
   // Every point of an op's box, handed to fn as the values of all dimensions.
   template <class Fn>
   void each_point(int op, const OpBoxes& boxes, Fn fn) const {
-    const auto& box = boxes[static_cast<size_t>(op)];
+    const model::Range* box = boxes[static_cast<size_t>(op)];
     const auto& dims = w_.ops[static_cast<size_t>(op)].dims;
     std::vector<int64_t> x(w_.dims.size(), 0);
     for (int d : dims)

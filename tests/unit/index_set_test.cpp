@@ -14,13 +14,15 @@ AffineIndex affine(std::vector<std::pair<int, int64_t>> terms, int64_t offset) {
 
 TEST(IndexSet, StridedWindowIsContiguousWhenTheWindowCoversTheStride) {
   // h*2 + r, h in [0,4), r in [0,3): 0..8
-  IndexSet s = IndexSet::of_affine(affine({{0, 2}, {1, 1}}, 0), {{0, 4}, {0, 3}});
+  const Range box[] = {{0, 4}, {0, 3}};
+  IndexSet s = IndexSet::of_affine(affine({{0, 2}, {1, 1}}, 0), box);
   EXPECT_EQ(s.size(), 9);
   EXPECT_EQ(s.spans().size(), 1u);
 }
 
 TEST(IndexSet, StridedWithoutWindowLeavesGaps) {
-  IndexSet s = IndexSet::of_affine(affine({{0, 2}}, 1), {{1, 4}});  // {3, 5, 7}
+  const Range box[] = {{1, 4}};
+  IndexSet s = IndexSet::of_affine(affine({{0, 2}}, 1), box);  // {3, 5, 7}
   EXPECT_EQ(s.size(), 3);
   EXPECT_EQ(s.spans().size(), 3u);
   EXPECT_EQ(s.intersect_size(IndexSet::interval(4, 8)), 2);
