@@ -96,8 +96,24 @@ IndexSet IndexSet::united(const IndexSet& o) const {
 }
 
 IndexSet IndexSet::with_translates(int64_t step, int64_t first, int64_t last) const {
-  // {x + k*step : x in this, first <= k <= last}, built in one list and sorted once.
+  // {x + k*step : x in this, first <= k <= last}.
   IndexSet out;
+  if (spans_.empty() || last < first) return out;
+  const int64_t span = step < 0 ? -step : step;
+  bool wide = true;
+  for (const auto& r : spans_) wide = wide && r.second - r.first >= span;
+  if (wide) {
+    // Each span's copies touch one another: one longer span each, still in order.
+    const int64_t lo_k = step >= 0 ? first : last, hi_k = step >= 0 ? last : first;
+    for (const auto& r : spans_) {
+      const Range grown{r.first + lo_k * step, r.second + hi_k * step};
+      if (!out.spans_.empty() && grown.first <= out.spans_.back().second)
+        out.spans_.back().second = std::max(out.spans_.back().second, grown.second);
+      else
+        out.spans_.push_back(grown);
+    }
+    return out;
+  }
   out.spans_.reserve(spans_.size() * static_cast<size_t>(last - first + 1));
   for (int64_t k = first; k <= last; ++k)
     for (const auto& r : spans_) out.spans_.push_back({r.first + k * step, r.second + k * step});
