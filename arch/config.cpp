@@ -253,16 +253,13 @@ ConfigNode MapReader::child(const std::string& key) {
 }
 
 std::optional<std::string> MapReader::str(const std::string& key, bool required) {
-  ConfigNode n = child(key);
-  if (!n.valid() || n.is_null()) {
-    if (required && ok_) diag_.add(n.loc(), "missing required key '" + key + "'");
+  auto n = present(key, required);
+  if (!n) return std::nullopt;
+  if (!n->is_scalar()) {
+    diag_.add(n->loc(), "expected a string, found a " + n->kind_name());
     return std::nullopt;
   }
-  if (!n.is_scalar()) {
-    diag_.add(n.loc(), "expected a string, found a " + n.kind_name());
-    return std::nullopt;
-  }
-  return n.scalar();
+  return n->scalar();
 }
 
 std::string MapReader::str_or(const std::string& key, const std::string& fallback) {
@@ -270,14 +267,17 @@ std::string MapReader::str_or(const std::string& key, const std::string& fallbac
   return v ? *v : fallback;
 }
 
+std::optional<ConfigNode> MapReader::present(const std::string& key, bool required) {
+  ConfigNode n = child(key);
+  if (n.valid() && !n.is_null()) return n;
+  if (required && ok_) diag_.add(n.loc(), "missing required key '" + key + "'");
+  return std::nullopt;
+}
+
 std::optional<int64_t> MapReader::integer(const std::string& key, bool required,
                                           int64_t min_value) {
-  ConfigNode n = child(key);
-  if (!n.valid() || n.is_null()) {
-    if (required && ok_) diag_.add(n.loc(), "missing required key '" + key + "'");
-    return std::nullopt;
-  }
-  return parse_integer(n, diag_, min_value);
+  auto n = present(key, required);
+  return n ? parse_integer(*n, diag_, min_value) : std::nullopt;
 }
 
 int64_t MapReader::integer_or(const std::string& key, int64_t fallback, int64_t min_value) {
@@ -286,12 +286,8 @@ int64_t MapReader::integer_or(const std::string& key, int64_t fallback, int64_t 
 }
 
 std::optional<double> MapReader::number(const std::string& key, bool required, double min_value) {
-  ConfigNode n = child(key);
-  if (!n.valid() || n.is_null()) {
-    if (required && ok_) diag_.add(n.loc(), "missing required key '" + key + "'");
-    return std::nullopt;
-  }
-  return parse_number(n, diag_, min_value);
+  auto n = present(key, required);
+  return n ? parse_number(*n, diag_, min_value) : std::nullopt;
 }
 
 double MapReader::number_or(const std::string& key, double fallback, double min_value) {

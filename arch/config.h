@@ -66,6 +66,8 @@ class MapReader {
   Diagnostics& diag_;
   bool ok_;
   std::set<std::string> known_;
+  // The value of a key that is there and not null; reports a missing required key.
+  std::optional<ConfigNode> present(const std::string& key, bool required);
 };
 
 // Scalar conversions that report a problem (and return nullopt) instead of throwing.

@@ -57,7 +57,7 @@ std::string to_table(const Report& r) {
     for (const auto& t : l.tensors) {
       std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s\n", "", t.tensor.c_str(),
                     human(static_cast<double>(t.traffic.fill)).c_str(), human(static_cast<double>(t.traffic.read)).c_str(),
-                    human(static_cast<double>(t.traffic.update)).c_str(), human(static_cast<double>(t.peak_elems)).c_str());
+                    human(static_cast<double>(t.traffic.update)).c_str(), (human(static_cast<double>(t.peak_elems)) + " el").c_str());
       os << line;
     }
   }
