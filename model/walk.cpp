@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 #include <tuple>
 
 #include "model/index_set.h"
@@ -18,7 +19,7 @@ struct Stream {
   int tensor = 0, level = 0, owner = 0, source = 0;  // owner: the last node to activate it
   bool write = false;
   int64_t instance_weight = 1;
-  std::vector<int64_t> occupancy_key;
+  int inst_ctx = 0;          // the spatial instance (a context id, see Contexts)
   MultiSlice resident;
   OpBoxes snapshot;         // the boxes that produced `resident`, to translate it
   Slice cover;              // write streams: every element ever written here, per dimension
@@ -26,6 +27,7 @@ struct Stream {
   int64_t mc_write_entries = 0;  // write entries as the source sees them (instances merged)
   int64_t mc_count = 1;          // instances merged into one source transfer
   std::vector<std::tuple<size_t, int64_t, int64_t>> spreads;  // (axis, step, count) per merged loop
+  int spreads_owner = -1;        // the owner node `spreads` was computed for
   std::vector<int> owners;  // tile nodes whose activations fill this buffer
   bool dropped = false;     // emptied by a Seq sibling since its last activation
 };
@@ -60,7 +62,25 @@ class Walker {
   const Placement& p_;
   WalkResult r_;
   double cycles_ = 0;
-  std::vector<int64_t> instance_;   // encoded spatial coordinates of the current position
+  // Paths of choices (spatial loops taken, Para/Pipe children taken) interned as small ids, so
+  // that a buffer is found by a few integers rather than by comparing paths.
+  struct Contexts {
+    std::unordered_map<uint64_t, int> child;
+    std::vector<int> parent{-1}, depth{0};
+    int enter(int ctx, int64_t value) {
+      const uint64_t key = (static_cast<uint64_t>(ctx) << 32) ^ static_cast<uint64_t>(value);
+      auto [it, fresh] = child.emplace(key, static_cast<int>(parent.size()));
+      if (fresh) parent.push_back(ctx), depth.push_back(depth[static_cast<size_t>(ctx)] + 1);
+      return it->second;
+    }
+    bool within(int ctx, int ancestor) const {  // ctx is ancestor or below it
+      while (depth[static_cast<size_t>(ctx)] > depth[static_cast<size_t>(ancestor)]) ctx = parent[static_cast<size_t>(ctx)];
+      return ctx == ancestor;
+    }
+  };
+  Contexts contexts_;
+  int inst_ctx_ = 0;  // current spatial instance
+  int part_ctx_ = 0;  // current Para/Pipe partition
   // The spatial loops around the current position (one per instance_ entry): how many instances
   // and how the boxes move from one instance to the next.
   struct SpatialLevel {
@@ -69,13 +89,12 @@ class Walker {
   };
   std::vector<SpatialLevel> spatial_stack_;
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
-  std::vector<int64_t> partition_;  // encoded child choices under non-Seq scopes
-  std::map<std::vector<int64_t>, int> stream_ids_;
+  std::unordered_map<uint64_t, int> stream_ids_;
   std::vector<Stream> streams_;
   std::vector<int> touched_;
   std::vector<std::pair<int, Slice>> cover_log_;
-  std::map<std::vector<int64_t>, int64_t> occupancy_;  // (level, tensor, instance...) → elems
-  std::map<std::vector<int64_t>, int64_t> level_occupancy_;
+  std::unordered_map<uint64_t, int64_t> occupancy_;        // (instance, level, tensor) → elements
+  std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
@@ -110,15 +129,17 @@ class Walker {
     return out;
   }
 
-  // |union over the merged instances of what each newly holds|: the instances beyond the source
-  // buffer's own ones are translates of the representative along the spatial loops.
-  int64_t merged_fresh(int node, int tensor, const OpBoxes& boxes, const MultiSlice& now,
-                       const MultiSlice& before, size_t prefix,
-                       std::vector<std::tuple<size_t, int64_t, int64_t>>& spreads) {
+  using Spreads = std::vector<std::tuple<size_t, int64_t, int64_t>>;  // (axis, step, count)
+
+  // How the merged instances' slices of a tensor lie next to the representative's: per spatial
+  // loop beyond the source buffer's own, the tensor dimension it moves and by how much.
+  // Translation-invariant, so computed once per buffer and owner.
+  bool spreads_for(int node, int tensor, const OpBoxes& boxes, const MultiSlice& now, size_t prefix,
+                   Spreads& spreads) {
     spreads.clear();
-    Region region = Region::difference(now, before);
     for (size_t k = prefix; k < spatial_stack_.size(); ++k) {
       const SpatialLevel& sl = spatial_stack_[k];
+      if (sl.count <= 1) continue;
       OpBoxes moved = boxes;
       for (size_t o = 0; o < moved.size(); ++o)
         for (size_t d = 0; d < moved.dims(); ++d) {
@@ -126,26 +147,36 @@ class Walker {
           moved[o][d].second += sl.delta[o][d].first;
         }
       MultiSlice next = slice_of(node, tensor, moved);
-      if (sl.count <= 1 || next.parts.size() != now.parts.size() || now.empty()) continue;
+      if (next.parts.size() != now.parts.size()) continue;
       int axis = -1;
       int64_t step = 0;
       for (size_t part = 0; part < now.parts.size(); ++part)
         for (size_t j = 0; j < now.parts[part].size(); ++j) {
           int64_t d = next.parts[part][j].lo() - now.parts[part][j].lo();
           if (d == 0) continue;
-          if ((axis >= 0 && (axis != static_cast<int>(j) || step != d))) {
+          if (axis >= 0 && (axis != static_cast<int>(j) || step != d)) {
             problem(f_.nodes[static_cast<size_t>(node)].loc,
                     "'" + w_.tensors[static_cast<size_t>(tensor)].name +
                         "' is read along different dimensions by the ops of one tile; spatial loops over it are not supported");
-            return 0;
+            return false;
           }
           axis = static_cast<int>(j), step = d;
         }
-      if (axis >= 0) {
-        region.spread(static_cast<size_t>(axis), step, sl.count);
-        spreads.emplace_back(static_cast<size_t>(axis), step, sl.count);
-      }
+      if (axis >= 0) spreads.emplace_back(static_cast<size_t>(axis), step, sl.count);
     }
+    return true;
+  }
+
+  // |union over the merged instances of what each newly holds|.
+  static int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fresh, const Spreads& spreads) {
+    if (spreads.empty()) return fresh;  // the instances need the same elements: sent once
+    if (before.empty() && now.parts.size() == 1) {  // nothing held yet: the spread slice itself
+      Slice all = now.parts.front();
+      for (const auto& [axis, step, count] : spreads) all[axis] = spread_set(all[axis], step, count);
+      return slice_size(all);
+    }
+    Region region = Region::difference(now, before);
+    for (const auto& [axis, step, count] : spreads) region.spread(axis, step, count);
     return region.size();
   }
 
@@ -162,10 +193,8 @@ class Walker {
       bool used_next = false;
       for (int o : s.owners) used_next |= inside(o, next_child);
       if (used_next) continue;
-      if (s.occupancy_key.size() < instance_.size() ||
-          !std::equal(instance_.begin(), instance_.end(), s.occupancy_key.begin()))
-        continue;
-      add_occupancy(s.level, s.tensor, s.occupancy_key, -s.resident.size());
+      if (!contexts_.within(s.inst_ctx, inst_ctx_)) continue;
+      add_occupancy(s.level, s.tensor, s.inst_ctx, -s.resident.size());
       s.resident = MultiSlice();
       s.dropped = true;
     }
@@ -189,20 +218,17 @@ class Walker {
     return s;
   }
 
-  void add_occupancy(int level, int tensor, const std::vector<int64_t>& inst, int64_t delta) {
-    std::vector<int64_t> key = inst;
-    key.push_back(level);
+  void add_occupancy(int level, int tensor, int inst, int64_t delta) {
+    const uint64_t key = (static_cast<uint64_t>(inst) << 24) | (static_cast<uint64_t>(level) << 16);
     int64_t& lv = level_occupancy_[key];
     lv += delta;
     r_.level_peak_elems[static_cast<size_t>(level)] =
         std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
-    key.push_back(tensor);
-    int64_t& tv = occupancy_[key];
+    int64_t& tv = occupancy_[key | static_cast<uint64_t>(tensor)];
     tv += delta;
     auto& peak = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
     peak = std::max(peak, tv);
   }
-
 
   // The source side of a transfer: `n` elements (weighted, instances merged) read from the
   // source level, or written back to it; staged through the common ancestor when there is no path.
@@ -219,26 +245,24 @@ class Walker {
 
   int stream_for(int node, int tensor) {
     const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
+    const size_t n = static_cast<size_t>(node);
     // A buffer: one tensor at one level, filled from one source level, in one role, instance and
     // partition.
-    std::vector<int64_t> key = {tensor, tp.level[static_cast<size_t>(node)], tp.source[static_cast<size_t>(node)],
-                                tp.writes[static_cast<size_t>(node)] ? 1 : 0, -1};
-    key.insert(key.end(), instance_.begin(), instance_.end());
-    key.push_back(-2);
-    key.insert(key.end(), partition_.begin(), partition_.end());
-    auto it = stream_ids_.find(key);
-    if (it != stream_ids_.end()) return it->second;
+    const uint64_t key = static_cast<uint64_t>(tensor) | (static_cast<uint64_t>(tp.level[n]) << 12) |
+                         (static_cast<uint64_t>(tp.source[n]) << 18) | (static_cast<uint64_t>(tp.writes[n]) << 24) |
+                         (static_cast<uint64_t>(inst_ctx_) << 25) | (static_cast<uint64_t>(part_ctx_) << 45);
+    auto [it, fresh] = stream_ids_.emplace(key, static_cast<int>(streams_.size()));
+    if (!fresh) return it->second;
     Stream s;
     s.tensor = tensor;
-    s.level = tp.level[static_cast<size_t>(node)];
+    s.level = tp.level[n];
     s.owner = node;
-    s.source = tp.source[static_cast<size_t>(node)];
-    s.write = tp.writes[static_cast<size_t>(node)];
+    s.source = tp.source[n];
+    s.write = tp.writes[n];
     s.instance_weight = instance_weight_;
-    s.occupancy_key = instance_;
-    streams_.push_back(s);
-    stream_ids_[key] = static_cast<int>(streams_.size()) - 1;
-    return static_cast<int>(streams_.size()) - 1;
+    s.inst_ctx = inst_ctx_;
+    streams_.push_back(std::move(s));
+    return it->second;
   }
 
   // One activation of an owner: the buffer takes its new slice. Returns (load, store) time.
@@ -252,9 +276,13 @@ class Walker {
     const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node)][static_cast<size_t>(tensor)]);
     int64_t merged = 1;
     for (size_t k = prefix; k < spatial_stack_.size(); ++k) merged *= spatial_stack_[k].count;
-    const int64_t shared = merged > 1 ? merged_fresh(node, tensor, boxes, now, s.resident, prefix, s.spreads) : fresh;
+    if (merged > 1 && s.spreads_owner != node && !now.empty()) {
+      if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) return {0.0, 0.0};
+      s.spreads_owner = node;
+    }
+    const int64_t shared = merged > 1 ? merged_fresh(now, s.resident, fresh, s.spreads) : fresh;
     const int64_t source_weight = weight / merged;
-    add_occupancy(s.level, tensor, s.occupancy_key, now.size() - s.resident.size());
+    add_occupancy(s.level, tensor, s.inst_ctx, now.size() - s.resident.size());
     s.mc_count = merged;
     if (s.write) {
       s.write_entries += fresh * weight;
@@ -392,7 +420,7 @@ class Walker {
       if (!w_.tensors[t].is_intermediate() || tp.region != node) continue;
       const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[t].producer)];
       int64_t elems = slice_size(access_slice(prod.out, boxes[static_cast<size_t>(w_.tensors[t].producer)]));
-      add_occupancy(tp.home, static_cast<int>(t), instance_, elems);
+      add_occupancy(tp.home, static_cast<int>(t), inst_ctx_, elems);
       homes.push_back({static_cast<int>(t), elems});
     }
     const bool split = (n.prim == Prim::Para || n.prim == Prim::Pipe) && n.children.size() > 1;
@@ -400,13 +428,14 @@ class Walker {
     double total = 0;
     for (size_t i = 0; i < n.children.size(); ++i) {
       if (drop) drop_for_sibling(node, n.children[i]);
-      if (split) partition_.push_back(node * 1024 + static_cast<int64_t>(i));
+      const int saved_part = part_ctx_;
+      if (split) part_ctx_ = contexts_.enter(part_ctx_, node * 1024 + static_cast<int64_t>(i));
       double t = visit(n.children[i], boxes, weight);
-      if (split) partition_.pop_back();
+      part_ctx_ = saved_part;
       total = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? total + t : std::max(total, t);
     }
     for (const auto& [t, elems] : homes)
-      add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, instance_, -elems);
+      add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, inst_ctx_, -elems);
     return total;
   }
 
@@ -521,10 +550,11 @@ class Walker {
         for (size_t d = 0; d < b1.dims(); ++d) level.delta[o][d].first = b1[o][d].first - b[o][d].first;
     }
     spatial_stack_.push_back(level);
-    instance_.push_back(node * 4096 + static_cast<int64_t>(li));
+    const int saved_inst = inst_ctx_;
+    inst_ctx_ = contexts_.enter(inst_ctx_, node * 4096 + static_cast<int64_t>(li));
     instance_weight_ = saved_weight * trips;
     latency = loops(node, li + 1, b, weight * trips);
-    instance_.pop_back();
+    inst_ctx_ = saved_inst;
     spatial_stack_.pop_back();
     instance_weight_ = saved_weight;
     return latency;
