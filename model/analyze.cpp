@@ -85,6 +85,7 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
     L.name = lv.name;
     L.capacity_bytes = lv.capacity_bytes;
     L.instances = lv.instances;
+    L.word_bytes = lv.word_bytes;
     L.peak_bytes = walk.level_peak_elems[l] * lv.word_bytes;
     for (size_t t = 0; t < w.tensors.size(); ++t) {
       const Traffic& tr = walk.traffic[l][t];

@@ -27,6 +27,7 @@ struct LevelReport {
   std::string name;
   double capacity_bytes = -1;  // per instance; negative = unlimited
   int64_t instances = 1;
+  int64_t word_bytes = 2;
   int64_t peak_bytes = 0;      // per instance
   Traffic traffic;
   double energy_pj = 0;

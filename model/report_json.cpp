@@ -47,6 +47,7 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
       nlohmann::json tj = traffic_json(t.traffic);
       tj["name"] = t.tensor;
       tj["peak_elems"] = t.peak_elems;
+      tj["peak_bytes"] = t.peak_elems * l.word_bytes;
       lj["tensors"].push_back(tj);
     }
     j["levels"].push_back(lj);
