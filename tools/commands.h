@@ -15,3 +15,18 @@ int run_validate(const std::vector<std::string>& files);
 int run_list();
 
 }  // namespace dfx::cli
+
+namespace dfx::cli {
+
+struct ExploreOptions {
+  std::string arch, workload, out, json, objective = "cycles";
+  uint64_t seed = 1;
+  int64_t evals = 3000;
+  double seconds = 0;
+  int top = 1;
+  bool quiet = false;
+};
+
+int run_explore(const ExploreOptions& o);
+
+}  // namespace dfx::cli

@@ -25,6 +25,19 @@ int main(int argc, char** argv) {
 
   auto* l = app.add_subcommand("list", "Print presets, workload operators, memory-level attributes and primitives");
 
+  dfx::cli::ExploreOptions ex;
+  auto* x = app.add_subcommand("explore", "Search order × resource × tiling for the best dataflows; compare with baselines");
+  x->add_option("arch", ex.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
+  x->add_option("workload", ex.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
+  x->add_option("--objective", ex.objective, "What to minimise")->check(CLI::IsMember({"cycles", "energy", "edp"}));
+  x->add_option("--seed", ex.seed, "Random seed; the same seed gives the same result");
+  x->add_option("--evals", ex.evals, "Budget of analyses (baselines included)")->check(CLI::Range(int64_t{10}, int64_t{100000000}));
+  x->add_option("--time", ex.seconds, "Wall-clock budget in seconds (0 = none)")->check(CLI::NonNegativeNumber);
+  x->add_option("--top", ex.top, "Keep the K best distinct dataflows")->check(CLI::Range(1, 100));
+  x->add_option("--out", ex.out, "Write the best dataflow as flow.yaml (the K-th best to FILE.K.yaml)");
+  x->add_option("--json", ex.json, "Write the best dataflow's report as JSON");
+  x->add_flag("--quiet", ex.quiet, "No progress line on stderr");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
@@ -35,6 +48,7 @@ int main(int argc, char** argv) {
     if (e->parsed()) return dfx::cli::run_eval(eval);
     if (v->parsed()) return dfx::cli::run_validate(files);
     if (l->parsed()) return dfx::cli::run_list();
+    if (x->parsed()) return dfx::cli::run_explore(ex);
   } catch (const dfx::InputError& err) {
     std::cerr << err.what() << '\n';
     return 2;

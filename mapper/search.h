@@ -1,0 +1,58 @@
+#pragma once
+// dfx explore: search the template space (mapper/space.h) for the best dataflows of a workload
+// on an arch, next to named baselines whose tiling is searched the same way.
+// Contract: the mapper proposes trees; model::analyze answers with a report or the reason the
+// tree is invalid. Deterministic for a given seed.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "model/report.h"
+#include "model/workload.h"
+
+namespace dfx::mapper {
+
+enum class Objective { Cycles, Energy, Edp };
+
+struct Progress {
+  int64_t evaluations = 0;
+  double best_cost = 0;
+  double seconds = 0;
+};
+
+struct SearchOptions {
+  Objective objective = Objective::Cycles;
+  uint64_t seed = 1;
+  int64_t evaluations = 3000;   // budget of analyses, baselines included
+  double seconds = 0;           // wall-clock budget; 0 = none
+  int top = 1;
+  std::function<void(const Progress&)> on_progress;  // called now and then
+  const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
+};
+
+struct Candidate {
+  std::string name;
+  std::string flow_yaml;  // loads with model::load_dataflow and analyses to `report`
+  model::Report report;
+  double cost = 0;
+};
+
+struct Outcome {
+  std::vector<Candidate> best;       // up to `top`, best first
+  std::vector<Candidate> baselines;  // Layerwise, Fused (Seq), Fused (Pipe): best tiling found
+  int64_t evaluations = 0;
+  int64_t valid = 0;
+  double seconds = 0;
+  std::vector<std::pair<int64_t, double>> convergence;  // (evaluations, best cost so far)
+};
+
+double cost_of(const model::Report& r, Objective o);
+
+// Contract: throws InputError when the arch or workload does not fit the search template, or no
+// valid dataflow was found within the budget.
+Outcome explore(const arch::Arch& a, const model::Workload& w, const SearchOptions& options);
+
+}  // namespace dfx::mapper

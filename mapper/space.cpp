@@ -1,0 +1,317 @@
+#include "mapper/space.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "model/walk.h"
+
+namespace dfx::mapper {
+namespace {
+
+template <class T>
+const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
+  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+}
+
+int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng) {
+  std::vector<int64_t> ok;
+  for (int64_t d : divisors(n))
+    if (d <= at_most) ok.push_back(d);
+  return ok.empty() ? 1 : pick(ok, rng);
+}
+
+const char* prim_text(model::Prim p) { return model::prim_name(p); }
+
+}  // namespace
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      out.push_back(d);
+      if (d != n / d) out.push_back(n / d);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool Choice::operator==(const Choice& o) const {
+  return group_of == o.group_of && prim == o.prim && outer == o.outer && core_dim == o.core_dim &&
+         spatial == o.spatial && order == o.order;
+}
+
+Space::Space(const arch::Arch& a, const model::Workload& w) : a_(a), w_(w) {
+  cores_ = a.cores;
+  const int64_t per_core = a.cores * a.sub_cores;
+  for (size_t l = 1; l < a.levels.size(); ++l)
+    if (a.levels[l].instances <= per_core) buffer_ = static_cast<int>(l);
+  if (buffer_ < 0)
+    throw InputError(a.levels[0].loc, "arch '" + a.name + "' has no on-chip buffer level (one per chip or core) to tile into");
+  for (int r = 0; r < arch::kRoleCount; ++r)
+    if (!a.levels[static_cast<size_t>(buffer_)].holds[r])
+      throw InputError(a.levels[static_cast<size_t>(buffer_)].loc,
+                       "the mapper's template needs one buffer that holds every operand; level '" +
+                           a.levels[static_cast<size_t>(buffer_)].name + "' of arch '" + a.name +
+                           "' does not (role-split archs such as ascend_like are not supported by explore yet)");
+  if (const auto* mu = a.unit(arch::UnitKind::Matrix)) {
+    matrix_pes_per_core_ = mu->total_pes() / cores_;
+    for (size_t l = static_cast<size_t>(buffer_) + 1; l < a.levels.size(); ++l)
+      if (a.levels[l].instances == mu->total_pes()) registers_ = static_cast<int>(l);
+  }
+  if (const auto* vu = a.unit(arch::UnitKind::Vector)) vector_lanes_per_core_ = vu->total_pes() / cores_;
+  for (const auto& op : w.ops)
+    if ((op.unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_) <= 0)
+      throw InputError(op.loc, "op '" + op.name + "' needs a unit that arch '" + a.name + "' does not have");
+}
+
+std::vector<std::vector<int>> Space::group_members(const Choice& c) const {
+  std::vector<std::vector<int>> g;
+  for (size_t o = 0; o < c.group_of.size(); ++o) {
+    if (g.size() <= static_cast<size_t>(c.group_of[o])) g.resize(static_cast<size_t>(c.group_of[o]) + 1);
+    g[static_cast<size_t>(c.group_of[o])].push_back(static_cast<int>(o));
+  }
+  return g;
+}
+
+int Space::groups(const Choice& c) const { return c.group_of.empty() ? 0 : c.group_of.back() + 1; }
+
+// Dimensions a group may loop over outside its operators: those every op uses, minus a
+// producer's reductions and the output dimensions its consumers index differently. A lone op
+// loops over its output dimensions.
+std::vector<int> Space::outer_dims(const std::vector<int>& ops) const {
+  std::set<int> members(ops.begin(), ops.end());
+  std::vector<int> out;
+  for (size_t d = 0; d < w_.dims.size(); ++d) {
+    const int dim = static_cast<int>(d);
+    bool ok = true;
+    for (int o : ops) ok = ok && w_.ops[static_cast<size_t>(o)].uses_dim(dim);
+    for (int o : ops) {
+      const model::Op& op = w_.ops[static_cast<size_t>(o)];
+      bool feeds_group = false;
+      for (int c : w_.tensors[static_cast<size_t>(op.out.tensor)].consumers) feeds_group |= members.count(c) > 0;
+      const bool reduction = std::find(op.reduction_dims.begin(), op.reduction_dims.end(), dim) != op.reduction_dims.end();
+      if (reduction && (feeds_group || ops.size() == 1)) ok = false;
+      if (!feeds_group) continue;
+      for (size_t j = 0; j < op.out.index.size(); ++j) {
+        if (op.out.index[j].terms[0].dim != dim) continue;
+        for (int c : w_.tensors[static_cast<size_t>(op.out.tensor)].consumers) {
+          if (!members.count(c)) continue;
+          for (const auto& in : w_.ops[static_cast<size_t>(c)].inputs)
+            if (in.tensor == op.out.tensor &&
+                !(in.index[j].terms.size() == 1 && in.index[j].terms[0].dim == dim && in.index[j].terms[0].coef == 1 &&
+                  in.index[j].offset == 0))
+              ok = false;
+        }
+      }
+    }
+    if (ok) out.push_back(dim);
+  }
+  return out;
+}
+
+// Each op's extents inside its group's first outer tile (fusion may shrink producers).
+std::vector<int64_t> Space::op_extents(const Choice& c, size_t op) const {
+  const int g = c.group_of[op];
+  std::vector<int> members = group_members(c)[static_cast<size_t>(g)];
+  std::vector<bool> below(w_.ops.size(), false);
+  for (int o : members) below[static_cast<size_t>(o)] = true;
+  model::OpBoxes boxes = model::OpBoxes::whole(w_);
+  std::vector<int> dims = outer_dims(members);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t factor = c.outer[static_cast<size_t>(g)][i] * (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? cores_ : 1);
+    int64_t extent = model::extent_below(w_, below, dims[i], boxes);
+    int64_t chunk = (extent + factor - 1) / factor;
+    model::restrict_and_project(w_, below, dims[i], 0, chunk, boxes);
+  }
+  std::vector<int64_t> out;
+  for (int d : w_.ops[op].dims) out.push_back(boxes[op][d].second - boxes[op][d].first);
+  return out;
+}
+
+void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+                         std::mt19937_64& rng) const {
+  const model::Op& o = w_.ops[op];
+  std::vector<int64_t>& sp = c.spatial[op];
+  sp.assign(o.dims.size(), 1);
+  const int ways = o.unit == arch::UnitKind::Matrix ? 2 : 1;  // rows × cols, or lanes
+  std::vector<size_t> dims(o.dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
+  std::shuffle(dims.begin(), dims.end(), rng);
+  int64_t left = budget;
+  for (int k = 0; k < ways && k < static_cast<int>(dims.size()); ++k) {
+    const size_t i = dims[static_cast<size_t>(k)];
+    sp[i] = pick_divisor(extent[i], left, rng);
+    left /= sp[i];
+  }
+}
+
+void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
+  auto members = group_members(c);
+  c.outer.assign(members.size(), {});
+  c.core_dim.assign(members.size(), -1);
+  c.spatial.assign(w_.ops.size(), {});
+  c.order.assign(w_.ops.size(), 0);
+  for (size_t g = 0; g < members.size(); ++g) {
+    std::vector<int> dims = outer_dims(members[g]);
+    std::vector<int> core_ok;
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0) core_ok.push_back(static_cast<int>(i));
+    c.core_dim[g] = core_ok.empty() ? -1 : pick(core_ok, rng);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[g] == static_cast<int>(i) ? cores_ : 1);
+      c.outer[g].push_back(pick_divisor(extent, extent, rng));
+    }
+    for (int o : members[g]) {
+      const bool split = c.prim[g] == model::Prim::Para || c.prim[g] == model::Prim::Pipe;
+      int sharing = 0;
+      for (int x : members[g]) sharing += w_.ops[static_cast<size_t>(x)].unit == w_.ops[static_cast<size_t>(o)].unit;
+      int64_t budget = w_.ops[static_cast<size_t>(o)].unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_;
+      if (split) budget = std::max<int64_t>(1, budget / sharing);
+      pick_spatial(c, static_cast<size_t>(o), op_extents(c, static_cast<size_t>(o)), budget, rng);
+      c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
+    }
+  }
+}
+
+Choice Space::retile(const Choice& structure, std::mt19937_64& rng) const {
+  Choice c;
+  c.group_of = structure.group_of;
+  c.prim = structure.prim;
+  fill_tiling(c, rng);
+  return c;
+}
+
+Choice Space::random(std::mt19937_64& rng) const {
+  Choice c;
+  int g = 0;
+  for (size_t o = 0; o < w_.ops.size(); ++o) {
+    if (o > 0 && std::bernoulli_distribution(0.5)(rng)) ++g;
+    c.group_of.push_back(g);
+  }
+  const model::Prim prims[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
+  for (int i = 0; i <= g; ++i) c.prim.push_back(prims[std::uniform_int_distribution<int>(0, 2)(rng)]);
+  fill_tiling(c, rng);
+  return c;
+}
+
+Choice Space::layerwise(std::mt19937_64& rng) const {
+  Choice c;
+  for (size_t o = 0; o < w_.ops.size(); ++o) c.group_of.push_back(static_cast<int>(o)), c.prim.push_back(model::Prim::Seq);
+  fill_tiling(c, rng);
+  return c;
+}
+
+Choice Space::fused(std::mt19937_64& rng, model::Prim prim) const {
+  Choice c;
+  c.group_of.assign(w_.ops.size(), 0);
+  c.prim = {prim};
+  fill_tiling(c, rng);
+  return c;
+}
+
+Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) const {
+  Choice c = in;
+  const int gene = std::uniform_int_distribution<int>(structure ? 0 : 2, 5)(rng);
+  const size_t ops = w_.ops.size();
+  if (gene == 0 && ops > 1) {  // move a group boundary: regroup and retile
+    const size_t at = std::uniform_int_distribution<size_t>(1, ops - 1)(rng);
+    std::vector<bool> cut(ops, false);
+    for (size_t o = 1; o < ops; ++o) cut[o] = c.group_of[o] != c.group_of[o - 1];
+    cut[at] = !cut[at];
+    std::vector<model::Prim> prims;
+    c.group_of.assign(ops, 0);
+    for (size_t o = 1; o < ops; ++o) c.group_of[o] = c.group_of[o - 1] + (cut[o] ? 1 : 0);
+    for (int g = 0; g <= c.group_of.back(); ++g)
+      prims.push_back(g < static_cast<int>(in.prim.size()) ? in.prim[static_cast<size_t>(g)] : model::Prim::Seq);
+    c.prim = prims;
+    fill_tiling(c, rng);
+    return c;
+  }
+  const int g = std::uniform_int_distribution<int>(0, groups(c) - 1)(rng);
+  if (gene == 1) {
+    const model::Prim prims[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
+    c.prim[static_cast<size_t>(g)] = prims[std::uniform_int_distribution<int>(0, 2)(rng)];
+    Choice t = retile(c, rng);  // the PE split changes with the primitive
+    return t;
+  }
+  if ((gene == 2 || gene == 3) && !c.outer[static_cast<size_t>(g)].empty()) {
+    std::vector<int> dims = outer_dims(group_members(c)[static_cast<size_t>(g)]);
+    const size_t i = std::uniform_int_distribution<size_t>(0, dims.size() - 1)(rng);
+    if (gene == 3 && cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0) c.core_dim[static_cast<size_t>(g)] = static_cast<int>(i);
+    const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? cores_ : 1);
+    for (size_t k = 0; k < dims.size(); ++k) {
+      const int64_t e = w_.dims[static_cast<size_t>(dims[k])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(k) ? cores_ : 1);
+      if (e % c.outer[static_cast<size_t>(g)][k] != 0) c.outer[static_cast<size_t>(g)][k] = 1;
+    }
+    c.outer[static_cast<size_t>(g)][i] = pick_divisor(extent, extent, rng);
+  }
+  // Keep the group's spatial choices legal for its new extents; re-draw one op's.
+  const auto members = group_members(c)[static_cast<size_t>(g)];
+  const int redraw = pick(members, rng);
+  for (int o : members) {
+    std::vector<int64_t> ext = op_extents(c, static_cast<size_t>(o));
+    bool fits = true;
+    for (size_t i = 0; i < ext.size(); ++i) fits = fits && ext[i] % c.spatial[static_cast<size_t>(o)][i] == 0;
+    if (fits && !(o == redraw && gene >= 4)) continue;
+    const bool split = c.prim[static_cast<size_t>(g)] == model::Prim::Para || c.prim[static_cast<size_t>(g)] == model::Prim::Pipe;
+    int sharing = 0;
+    for (int x : members) sharing += w_.ops[static_cast<size_t>(x)].unit == w_.ops[static_cast<size_t>(o)].unit;
+    int64_t budget = w_.ops[static_cast<size_t>(o)].unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_;
+    if (split) budget = std::max<int64_t>(1, budget / sharing);
+    pick_spatial(c, static_cast<size_t>(o), ext, budget, rng);
+    if (gene == 5) c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
+  }
+  return c;
+}
+
+std::string Space::flow_yaml(const Choice& c, const std::string& name) const {
+  std::ostringstream os;
+  const std::string buf = a_.levels[static_cast<size_t>(buffer_)].name;
+  const std::string dram = a_.levels[0].name;
+  os << "name: " << name << "\nworkload: " << w_.name << "\ntree:\n  tile: " << dram << "\n  children:\n";
+  auto members = group_members(c);
+  auto loop = [&](int dim, int64_t factor, bool spatial) {
+    return "\"" + w_.dims[static_cast<size_t>(dim)].name + ":" + std::to_string(factor) + (spatial ? ":sp\"" : "\"");
+  };
+  for (size_t g = 0; g < members.size(); ++g) {
+    std::vector<int> dims = outer_dims(members[g]);
+    std::vector<std::string> outer;
+    if (c.core_dim[g] >= 0) outer.push_back(loop(dims[static_cast<size_t>(c.core_dim[g])], cores_, true));
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (c.outer[g][i] > 1) outer.push_back(loop(dims[i], c.outer[g][i], false));
+    os << "    - tile: " << dram << "\n      loops: [";
+    for (size_t i = 0; i < outer.size(); ++i) os << (i ? ", " : "") << outer[i];
+    os << "]\n      children:\n        - tile: " << buf << "\n          prim: " << prim_text(c.prim[g])
+       << "\n          children:\n";
+    for (int o : members[g]) {
+      const model::Op& op = w_.ops[static_cast<size_t>(o)];
+      std::vector<int64_t> ext = op_extents(c, static_cast<size_t>(o));
+      // Temporal loops cover what the spatial ones leave; reductions innermost (the output
+      // stays put), the others in an order the search rotates.
+      std::vector<size_t> keep, reduce;
+      for (size_t i = 0; i < op.dims.size(); ++i)
+        (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end() ? reduce : keep).push_back(i);
+      if (!keep.empty()) std::rotate(keep.begin(), keep.begin() + static_cast<long>(static_cast<size_t>(c.order[static_cast<size_t>(o)]) % keep.size()), keep.end());
+      keep.insert(keep.end(), reduce.begin(), reduce.end());
+      std::vector<std::string> loops;
+      for (size_t i : keep) {
+        const int64_t t = ext[i] / c.spatial[static_cast<size_t>(o)][i];
+        if (t > 1) loops.push_back(loop(op.dims[i], t, false));
+      }
+      for (size_t i = 0; i < op.dims.size(); ++i)
+        if (c.spatial[static_cast<size_t>(o)][i] > 1) loops.push_back(loop(op.dims[i], c.spatial[static_cast<size_t>(o)][i], true));
+      os << "            - tile: " << buf << "\n              loops: [";
+      for (size_t i = 0; i < loops.size(); ++i) os << (i ? ", " : "") << loops[i];
+      os << "]\n              children:\n";
+      if (op.unit == arch::UnitKind::Matrix && registers_ >= 0)
+        os << "                - tile: " << a_.levels[static_cast<size_t>(registers_)].name
+           << "\n                  children: [{op: " << op.name << "}]\n";
+      else
+        os << "                - {op: " << op.name << "}\n";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace dfx::mapper

@@ -1,0 +1,66 @@
+#pragma once
+// The design space the mapper searches, as one template of tile trees (docs/mapper.md):
+// operators are cut into fused groups (in topological order); each group gets a DRAM tile with
+// its outer loops (one of them spread over the cores), a buffer tile whose primitive the search
+// picks, and one tile per operator with its spatial loops on the PE array (or vector lanes) and
+// temporal loops over the rest. Intermediates inside a group stay in the buffer; between groups
+// they go through DRAM.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "model/dataflow.h"
+#include "model/workload.h"
+
+namespace dfx::mapper {
+
+// One point of the space (the genome).
+struct Choice {
+  std::vector<int> group_of;                  // per op: its group; groups are runs of ops
+  std::vector<model::Prim> prim;              // per group
+  std::vector<std::vector<int64_t>> outer;    // per group, per outer dim: temporal factor
+  std::vector<int> core_dim;                  // per group: outer dim spread over cores, -1 none
+  std::vector<std::vector<int64_t>> spatial;  // per op, per op dim: spatial factor (1 = none)
+  std::vector<int> order;                     // per op: rotation of its non-reduction loops
+  bool operator==(const Choice& o) const;
+};
+
+class Space {
+ public:
+  // Contract: throws InputError when the arch does not fit the template (no buffer level, no
+  // unit for an op).
+  Space(const arch::Arch& a, const model::Workload& w);
+
+  Choice random(std::mt19937_64& rng) const;
+  // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
+  // loop spread over cores, a spatial choice or a loop order.
+  Choice mutate(const Choice& c, std::mt19937_64& rng, bool structure = true) const;
+  // Fixed structures with random tiling: every op alone (Layerwise), or all in one group.
+  Choice layerwise(std::mt19937_64& rng) const;
+  Choice fused(std::mt19937_64& rng, model::Prim prim) const;
+  Choice retile(const Choice& structure, std::mt19937_64& rng) const;  // same groups and prims
+
+  std::string flow_yaml(const Choice& c, const std::string& name) const;
+  int groups(const Choice& c) const;
+
+ private:
+  const arch::Arch& a_;
+  const model::Workload& w_;
+  int buffer_ = -1;       // the on-chip level the template tiles into
+  int registers_ = -1;    // per-PE level, if any
+  int64_t cores_ = 1;
+  int64_t matrix_pes_per_core_ = 0, vector_lanes_per_core_ = 0;
+
+  std::vector<int> outer_dims(const std::vector<int>& group_ops) const;
+  std::vector<std::vector<int>> group_members(const Choice& c) const;
+  void fill_tiling(Choice& c, std::mt19937_64& rng) const;
+  void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+                    std::mt19937_64& rng) const;
+  std::vector<int64_t> op_extents(const Choice& c, size_t op) const;
+};
+
+std::vector<int64_t> divisors(int64_t n);
+
+}  // namespace dfx::mapper

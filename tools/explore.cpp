@@ -1,0 +1,93 @@
+// `dfx explore`: search, then a table of the best dataflows next to the baselines.
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include "mapper/search.h"
+#include "model/report_io.h"
+#include "tools/commands.h"
+
+namespace dfx::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_interrupt(int) { g_stop = true; }
+
+std::string human(double v) {
+  char buf[32];
+  const char* suffix[] = {"", "K", "M", "G", "T", "P"};
+  int i = 0;
+  while (v >= 1000 && i < 5) v /= 1000, ++i;
+  std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
+  return buf;
+}
+
+void print_table(const mapper::Outcome& out) {
+  double layerwise = 0;
+  for (const auto& b : out.baselines)
+    if (b.name == "Layerwise") layerwise = b.report.cycles;
+  std::printf("%-14s %10s %9s %10s %10s %7s %10s\n", "dataflow", "cycles", "speed-up", "DRAM B", "energy pJ", "util",
+              "buffer peak");
+  auto row = [&](const mapper::Candidate& c) {
+    int64_t peak = 0;
+    for (size_t l = 1; l < c.report.levels.size(); ++l) peak = std::max(peak, c.report.levels[l].peak_bytes);
+    std::printf("%-14s %10s %8.2fx %10s %10s %6.1f%% %10s\n", c.name.c_str(), human(c.report.cycles).c_str(),
+                layerwise > 0 ? layerwise / c.report.cycles : 0.0, human(static_cast<double>(c.report.dram_bytes)).c_str(),
+                human(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
+  };
+  for (const auto& b : out.baselines) row(b);
+  for (const auto& b : out.best) row(b);
+}
+
+}  // namespace
+
+int run_explore(const ExploreOptions& o) {
+  arch::Arch a = arch::load_arch(o.arch);
+  model::Workload w = model::load_workload(o.workload);
+  mapper::SearchOptions s;
+  if (o.objective == "cycles") s.objective = mapper::Objective::Cycles;
+  else if (o.objective == "energy") s.objective = mapper::Objective::Energy;
+  else if (o.objective == "edp") s.objective = mapper::Objective::Edp;
+  s.seed = o.seed;
+  s.evaluations = o.evals;
+  s.seconds = o.seconds;
+  s.top = o.top;
+  s.stop = &g_stop;
+  std::signal(SIGINT, on_interrupt);
+  const bool tty = !o.quiet && isatty(STDERR_FILENO);
+  if (tty)
+    s.on_progress = [](const mapper::Progress& p) {
+      std::fprintf(stderr, "\r  %lld evaluations, best %s, %.1f s   ", static_cast<long long>(p.evaluations),
+                   human(p.best_cost).c_str(), p.seconds);
+    };
+  mapper::Outcome out = mapper::explore(a, w, s);
+  if (tty) std::fprintf(stderr, "\n");
+  std::printf("dfx explore: %s on %s — %lld evaluations (%lld valid) in %.1f s, %.0f per second\n\n", w.name.c_str(),
+              a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid), out.seconds,
+              out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
+  print_table(out);
+  const mapper::Candidate& best = out.best.front();
+  std::printf("\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
+  if (!o.out.empty()) {
+    std::ofstream f(o.out);
+    if (!f) {
+      std::cerr << o.out << ": cannot write\n";
+      return 2;
+    }
+    f << "# found by: dfx explore " << o.arch << ' ' << o.workload << " --seed " << o.seed << " --evals " << o.evals
+      << "\n" << best.flow_yaml;
+    for (size_t i = 1; i < out.best.size(); ++i) {
+      std::ofstream g(o.out + "." + std::to_string(i + 1) + ".yaml");
+      g << out.best[i].flow_yaml;
+    }
+  }
+  if (!o.json.empty()) {
+    std::ofstream j(o.json);
+    j << model::to_json(best.report, o.arch, o.workload, o.out.empty() ? "(best)" : o.out);
+  }
+  return 0;
+}
+
+}  // namespace dfx::cli
