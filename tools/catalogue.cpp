@@ -46,6 +46,11 @@ const Entry kPrims[] = {
     {"Para", "children at once on split resources; no data dependence allowed between them"},
     {"Pipe", "children pipelined on split resources; latency is the slowest stage"},
 };
+const Entry kSearches[] = {
+    {"evolutionary", "dfx explore: mutation of tournament winners over groups, primitives, tiling (default)"},
+    {"baseline tiling", "random re-tiling plus mutation of a fixed structure (Layerwise, Fused Seq/Pipe)"},
+    {"--objective", "cycles (default), energy, edp"},
+};
 const Entry kTileKeys[] = {
     {"tile", "memory level(s) of the tile, e.g. L1 or [L0A, L0B, L0C]"},
     {"loops", "outermost first: 'dim:factor' temporal, 'dim:factor:sp' spatial"},
@@ -92,6 +97,7 @@ int run_list() {
   std::cout << "\n\n";
   section("Tile-tree node keys (flow.yaml)", kTileKeys);
   section("Inter-tile primitives", kPrims);
+  section("Searches (dfx explore)", kSearches);
   return 0;
 }
 
