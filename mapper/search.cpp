@@ -28,20 +28,13 @@ class Searcher {
       : a_(a), w_(w), o_(o), space_(a, w), rng_(o.seed), start_(std::chrono::steady_clock::now()) {}
 
   Outcome run() {
-    const int64_t per_baseline = std::max<int64_t>(1, o_.evaluations / 10);
-    struct Named {
-      const char* name;
-      std::function<Choice()> make;
-    };
-    const Named named[] = {
-        {"Layerwise", [&] { return space_.layerwise(rng_); }},
-        {"Fused (Seq)", [&] { return space_.fused(rng_, model::Prim::Seq); }},
-        {"Fused (Pipe)", [&] { return space_.fused(rng_, model::Prim::Pipe); }},
-    };
-    for (const Named& n : named) {
-      Entry best = tile_search(n.make(), per_baseline);
+    const std::vector<Baseline> named = space_.baselines();
+    // Baselines share a third of the budget; the open search gets the rest.
+    const int64_t per_baseline = std::max<int64_t>(1, o_.evaluations / 3 / static_cast<int64_t>(named.size()));
+    for (const Baseline& b : named) {
+      Entry best = tile_search(b.structure, per_baseline);
       if (best.valid) {
-        out_.baselines.push_back(candidate(best, n.name));
+        out_.baselines.push_back(candidate(best, b.name));
         population_.push_back(best);
       }
     }
@@ -115,7 +108,7 @@ class Searcher {
 
   // Tiling only: random retiles, then mutations of the best.
   Entry tile_search(const Choice& structure, int64_t budget) {
-    Entry best = evaluate(structure);
+    Entry best = evaluate(space_.retile(structure, rng_));
     for (int64_t i = 1; i < budget && !out_of_budget(); ++i) {
       Entry next = evaluate(i % 2 ? space_.retile(structure, rng_) : space_.mutate(best.choice, rng_, false));
       if (next.cost < best.cost) best = next;

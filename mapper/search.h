@@ -42,7 +42,7 @@ struct Candidate {
 
 struct Outcome {
   std::vector<Candidate> best;       // up to `top`, best first
-  std::vector<Candidate> baselines;  // Layerwise, Fused (Seq), Fused (Pipe): best tiling found
+  std::vector<Candidate> baselines;  // the named baselines that apply (Space::baselines), best tiling found
   int64_t evaluations = 0;
   int64_t valid = 0;
   double seconds = 0;

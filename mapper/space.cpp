@@ -1,6 +1,7 @@
 #include "mapper/space.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -38,7 +39,7 @@ std::vector<int64_t> divisors(int64_t n) {
 
 bool Choice::operator==(const Choice& o) const {
   return group_of == o.group_of && prim == o.prim && outer == o.outer && core_dim == o.core_dim &&
-         spatial == o.spatial && order == o.order;
+         spatial == o.spatial && order == o.order && may_tile == o.may_tile && may_spread == o.may_spread;
 }
 
 Space::Space(const arch::Arch& a, const model::Workload& w) : a_(a), w_(w) {
@@ -155,12 +156,14 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
   for (size_t g = 0; g < members.size(); ++g) {
     std::vector<int> dims = outer_dims(members[g]);
     std::vector<int> core_ok;
+    const bool spread = c.may_spread.empty() || c.may_spread[g];
     for (size_t i = 0; i < dims.size(); ++i)
-      if (cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0) core_ok.push_back(static_cast<int>(i));
+      if (spread && may_tile(c, g, i) && cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0)
+        core_ok.push_back(static_cast<int>(i));
     c.core_dim[g] = core_ok.empty() ? -1 : pick(core_ok, rng);
     for (size_t i = 0; i < dims.size(); ++i) {
       int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[g] == static_cast<int>(i) ? cores_ : 1);
-      c.outer[g].push_back(pick_divisor(extent, extent, rng));
+      c.outer[g].push_back(may_tile(c, g, i) ? pick_divisor(extent, extent, rng) : 1);
     }
     for (int o : members[g]) {
       const bool split = c.prim[g] == model::Prim::Para || c.prim[g] == model::Prim::Pipe;
@@ -174,12 +177,108 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
   }
 }
 
+bool Space::may_tile(const Choice& c, size_t g, size_t i) const {
+  return c.may_tile.empty() || c.may_tile[g].empty() || c.may_tile[g][i];
+}
+
 Choice Space::retile(const Choice& structure, std::mt19937_64& rng) const {
   Choice c;
   c.group_of = structure.group_of;
   c.prim = structure.prim;
+  c.may_tile = structure.may_tile;
+  c.may_spread = structure.may_spread;
   fill_tiling(c, rng);
   return c;
+}
+
+Choice Space::grouped(const std::vector<int>& group_of, model::Prim prim) const {
+  Choice c;
+  c.group_of = group_of;
+  c.prim.assign(static_cast<size_t>(group_of.back() + 1), prim);
+  return c;
+}
+
+std::vector<Baseline> Space::baselines() const {
+  const size_t n = w_.ops.size();
+  std::vector<size_t> matrix;
+  for (size_t o = 0; o < n; ++o)
+    if (w_.ops[o].unit == arch::UnitKind::Matrix) matrix.push_back(o);
+  std::vector<Baseline> out;
+  std::vector<int> alone(n);
+  for (size_t o = 0; o < n; ++o) alone[o] = static_cast<int>(o);
+  out.push_back({"Layerwise", grouped(alone, model::Prim::Seq)});
+
+  // Restrict a group's tiling to the outer dims that `keep` accepts.
+  auto restrict = [&](Choice& c, size_t g, const std::function<bool(int)>& keep, bool spread) {
+    auto members = group_members(c);
+    std::vector<int> dims = outer_dims(members[g]);
+    c.may_tile.resize(members.size());
+    c.may_spread.resize(members.size(), 1);
+    c.may_tile[g].clear();
+    for (int d : dims) c.may_tile[g].push_back(keep(d) ? 1 : 0);
+    c.may_spread[g] = spread ? 1 : 0;
+  };
+  // Dimensions that index every tensor of a group's ops (batch, heads) and the others (rows).
+  auto indexes_all = [&](const std::vector<int>& ops, int d) {
+    for (int o : ops) {
+      const model::Op& op = w_.ops[static_cast<size_t>(o)];
+      std::vector<const model::TensorAccess*> all = {&op.out};
+      for (const auto& in : op.inputs) all.push_back(&in);
+      for (const auto* acc : all) {
+        bool has = false;
+        for (const auto& ix : acc->index)
+          for (const auto& t : ix.terms) has |= t.dim == d;
+        if (!has) return false;
+      }
+    }
+    return true;
+  };
+
+  const bool attention = matrix.size() >= 2 && matrix[1] > matrix[0] + 1;  // vector ops between two GEMMs
+  if (attention) {
+    std::vector<int> flat(n);  // Q×K and the softmax fused, ×V after it
+    for (size_t o = 0; o < n; ++o) flat[o] = o < matrix[1] ? 0 : static_cast<int>(o - matrix[1]) + 1;
+    std::vector<int> first;
+    for (size_t o = 0; o < matrix[1]; ++o) first.push_back(static_cast<int>(o));
+    // Uni-pipe pipelines Q×K with the softmax without tiling heads or rows: only batch-like
+    // dims step in time, on one core.
+    Baseline uni{"Uni-pipe", grouped(flat, model::Prim::Pipe)};
+    restrict(uni.structure, 0, [&](int d) { return indexes_all(first, d); }, false);
+    Baseline hgran{"FLAT-HGran", grouped(flat, model::Prim::Seq)};
+    restrict(hgran.structure, 0, [&](int d) { return indexes_all(first, d); }, true);
+    Baseline rgran{"FLAT-RGran", grouped(flat, model::Prim::Seq)};
+    restrict(rgran.structure, 0, [](int) { return true; }, true);
+    out.push_back(uni), out.push_back(hgran), out.push_back(rgran);
+  }
+  if (matrix.size() >= 2) {
+    // A windowed read of the first product by the second: a convolution chain.
+    bool windowed = false;
+    std::vector<int> window_dims;  // the consumer's output rows/cols that slide a window
+    const model::Op& second = w_.ops[matrix[1]];
+    for (const auto& in : second.inputs) {
+      if (in.tensor != w_.ops[matrix[0]].out.tensor) continue;
+      for (const auto& ix : in.index)
+        if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms[0].coef != 1)) {
+          windowed = true;
+          for (const auto& t : ix.terms)
+            if (std::find(second.reduction_dims.begin(), second.reduction_dims.end(), t.dim) == second.reduction_dims.end())
+              window_dims.push_back(t.dim);
+        }
+    }
+    std::vector<int> together(n, 0);
+    if (windowed) {
+      Baseline fused{"Fused-Layer", grouped(together, model::Prim::Seq)};
+      restrict(fused.structure, 0, [&](int d) { return std::find(window_dims.begin(), window_dims.end(), d) != window_dims.end(); }, true);
+      Baseline isos{"ISOS", grouped(together, model::Prim::Seq)};
+      const int rows = window_dims.empty() ? -1 : window_dims.front();
+      restrict(isos.structure, 0, [&](int d) { return d == rows; }, true);
+      out.push_back(fused), out.push_back(isos);
+    } else {
+      out.push_back({"Chimera", grouped(together, model::Prim::Seq)});
+    }
+  }
+  out.push_back({"Fused (Pipe)", grouped(std::vector<int>(n, 0), model::Prim::Pipe)});
+  return out;
 }
 
 Choice Space::random(std::mt19937_64& rng) const {
@@ -191,21 +290,6 @@ Choice Space::random(std::mt19937_64& rng) const {
   }
   const model::Prim prims[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
   for (int i = 0; i <= g; ++i) c.prim.push_back(prims[std::uniform_int_distribution<int>(0, 2)(rng)]);
-  fill_tiling(c, rng);
-  return c;
-}
-
-Choice Space::layerwise(std::mt19937_64& rng) const {
-  Choice c;
-  for (size_t o = 0; o < w_.ops.size(); ++o) c.group_of.push_back(static_cast<int>(o)), c.prim.push_back(model::Prim::Seq);
-  fill_tiling(c, rng);
-  return c;
-}
-
-Choice Space::fused(std::mt19937_64& rng, model::Prim prim) const {
-  Choice c;
-  c.group_of.assign(w_.ops.size(), 0);
-  c.prim = {prim};
   fill_tiling(c, rng);
   return c;
 }
@@ -225,6 +309,8 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
     for (int g = 0; g <= c.group_of.back(); ++g)
       prims.push_back(g < static_cast<int>(in.prim.size()) ? in.prim[static_cast<size_t>(g)] : model::Prim::Seq);
     c.prim = prims;
+    c.may_tile.clear();
+    c.may_spread.clear();
     fill_tiling(c, rng);
     return c;
   }
@@ -238,7 +324,10 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
   if ((gene == 2 || gene == 3) && !c.outer[static_cast<size_t>(g)].empty()) {
     std::vector<int> dims = outer_dims(group_members(c)[static_cast<size_t>(g)]);
     const size_t i = std::uniform_int_distribution<size_t>(0, dims.size() - 1)(rng);
-    if (gene == 3 && cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0) c.core_dim[static_cast<size_t>(g)] = static_cast<int>(i);
+    if (!may_tile(c, static_cast<size_t>(g), i)) return c;
+    const bool spread = c.may_spread.empty() || c.may_spread[static_cast<size_t>(g)];
+    if (gene == 3 && spread && cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0)
+      c.core_dim[static_cast<size_t>(g)] = static_cast<int>(i);
     const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? cores_ : 1);
     for (size_t k = 0; k < dims.size(); ++k) {
       const int64_t e = w_.dims[static_cast<size_t>(dims[k])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(k) ? cores_ : 1);

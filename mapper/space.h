@@ -24,7 +24,17 @@ struct Choice {
   std::vector<int> core_dim;                  // per group: outer dim spread over cores, -1 none
   std::vector<std::vector<int64_t>> spatial;  // per op, per op dim: spatial factor (1 = none)
   std::vector<int> order;                     // per op: rotation of its non-reduction loops
+  // Restrictions a named baseline puts on its tiling (empty: none): per group, per outer dim,
+  // whether it may be tiled; per group, whether a loop may be spread over the cores.
+  std::vector<std::vector<char>> may_tile;
+  std::vector<char> may_spread;
   bool operator==(const Choice& o) const;
+};
+
+// A named dataflow family: fixed groups, primitives and tiling restrictions; its tiling is searched.
+struct Baseline {
+  std::string name;
+  Choice structure;  // group_of, prim, may_tile, may_spread
 };
 
 class Space {
@@ -37,10 +47,11 @@ class Space {
   // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
   // loop spread over cores, a spatial choice or a loop order.
   Choice mutate(const Choice& c, std::mt19937_64& rng, bool structure = true) const;
-  // Fixed structures with random tiling: every op alone (Layerwise), or all in one group.
-  Choice layerwise(std::mt19937_64& rng) const;
-  Choice fused(std::mt19937_64& rng, model::Prim prim) const;
-  Choice retile(const Choice& structure, std::mt19937_64& rng) const;  // same groups and prims
+  // The named baselines of REFERENCE.md §6 that apply to this workload (Layerwise always;
+  // Uni-pipe, FLAT-HGran, FLAT-RGran for attention; Chimera for operator chains; Fused-Layer and
+  // ISOS for convolution chains; Fused (Pipe) always).
+  std::vector<Baseline> baselines() const;
+  Choice retile(const Choice& structure, std::mt19937_64& rng) const;  // same structure, new tiling
 
   std::string flow_yaml(const Choice& c, const std::string& name) const;
   int groups(const Choice& c) const;
@@ -54,6 +65,8 @@ class Space {
   int64_t matrix_pes_per_core_ = 0, vector_lanes_per_core_ = 0;
 
   std::vector<int> outer_dims(const std::vector<int>& group_ops) const;
+  bool may_tile(const Choice& c, size_t g, size_t i) const;
+  Choice grouped(const std::vector<int>& group_of, model::Prim prim) const;
   std::vector<std::vector<int>> group_members(const Choice& c) const;
   void fill_tiling(Choice& c, std::mt19937_64& rng) const;
   void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,

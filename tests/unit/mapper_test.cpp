@@ -83,3 +83,42 @@ TEST(Space, Divisors) {
 
 }  // namespace
 }  // namespace dfx::mapper
+
+namespace dfx::mapper {
+namespace {
+
+std::vector<std::string> baseline_names(const char* arch, const char* workload) {
+  arch::Arch a = arch::load_arch(test::config(std::string("arch/") + arch + ".yaml"));
+  model::Workload w = model::load_workload(test::config(std::string("workloads/") + workload + ".yaml"));
+  std::vector<std::string> names;
+  for (const auto& b : Space(a, w).baselines()) names.push_back(b.name);
+  return names;
+}
+
+TEST(Baselines, EachWorkloadFamilyGetsItsNamedDataflows) {
+  EXPECT_EQ(baseline_names("edge", "attention_g1"),
+            (std::vector<std::string>{"Layerwise", "Uni-pipe", "FLAT-HGran", "FLAT-RGran", "Chimera", "Fused (Pipe)"}));
+  EXPECT_EQ(baseline_names("edge", "gemm_chain_g1"), (std::vector<std::string>{"Layerwise", "Chimera", "Fused (Pipe)"}));
+  EXPECT_EQ(baseline_names("cloud", "conv_chain_c3"),
+            (std::vector<std::string>{"Layerwise", "Fused-Layer", "ISOS", "Fused (Pipe)"}));
+}
+
+TEST(Baselines, FlatHGranTilesOnlyBatchAndHeads) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  Space space(a, w);
+  std::mt19937_64 rng(1);
+  for (const auto& b : space.baselines()) {
+    if (b.name != "FLAT-HGran") continue;
+    for (int i = 0; i < 20; ++i) {
+      Choice c = space.retile(b.structure, rng);
+      std::string yaml = space.flow_yaml(c, "x");
+      // The first group's DRAM tile loops over b only (m, the rows, stays whole).
+      std::string first = yaml.substr(yaml.find("loops:"), yaml.find('\n', yaml.find("loops:")) - yaml.find("loops:"));
+      EXPECT_EQ(first.find("\"m:"), std::string::npos) << first;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dfx::mapper
