@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "mapper/space.h"
 #include "model/analyze.h"
@@ -73,6 +74,7 @@ class Searcher {
   Outcome out_;
   std::vector<Entry> population_;
   double best_ = INFINITY;
+  static constexpr int64_t kBatch = 8;  // candidates drawn before any is scored: fixed, so --jobs never changes results
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -84,34 +86,62 @@ class Searcher {
     return o_.stop && o_.stop->load();
   }
 
-  Entry evaluate(const Choice& c) {
-    Entry e{c, {}, INFINITY, false};
-    ++out_.evaluations;
-    try {
-      model::Dataflow f = model::load_dataflow_from_string(space_.flow_yaml(c, "candidate"), "candidate", a_, w_);
-      e.report = model::analyze(a_, w_, f);
-      e.valid = e.report.valid;
-    } catch (const InputError&) {
-      e.valid = false;  // the template drew a tree the loader rejects: just not a candidate
-    }
-    if (e.valid) {
+  // Analyses a batch, on `jobs` threads; the analysis is a pure function of the choice.
+  std::vector<Entry> analyse(const std::vector<Choice>& batch) const {
+    std::vector<Entry> out(batch.size());
+    auto work = [&](size_t first, size_t step) {
+      for (size_t i = first; i < batch.size(); i += step) {
+        Entry& e = out[i];
+        e.choice = batch[i];
+        try {
+          model::Dataflow f = model::load_dataflow_from_string(space_.flow_yaml(batch[i], "candidate"), "candidate", a_, w_);
+          e.report = model::analyze(a_, w_, f);
+          e.valid = e.report.valid;
+        } catch (const InputError&) {
+          e.valid = false;  // the template drew a tree the loader rejects: just not a candidate
+        }
+        if (e.valid) e.cost = cost_of(e.report, o_.objective);
+      }
+    };
+    const size_t jobs = std::min<size_t>(static_cast<size_t>(std::max(1, o_.jobs)), batch.size());
+    std::vector<std::thread> threads;
+    for (size_t t = 1; t < jobs; ++t) threads.emplace_back(work, t, jobs);
+    work(0, jobs);
+    for (auto& t : threads) t.join();
+    return out;
+  }
+
+  // Counts a batch's results in order, so the outcome never depends on the thread count.
+  std::vector<Entry> evaluate(const std::vector<Choice>& batch) {
+    std::vector<Entry> done = analyse(batch);
+    for (const Entry& e : done) {
+      ++out_.evaluations;
+      if (!e.valid) continue;
       ++out_.valid;
-      e.cost = cost_of(e.report, o_.objective);
       if (e.cost < best_) {
         best_ = e.cost;
         out_.convergence.push_back({out_.evaluations, best_});
       }
     }
-    if (o_.on_progress && out_.evaluations % 64 == 0) o_.on_progress({out_.evaluations, best_, elapsed()});
-    return e;
+    if (o_.on_progress) o_.on_progress({out_.evaluations, best_, elapsed()});
+    return done;
   }
 
-  // Tiling only: random retiles, then mutations of the best.
+  size_t batch_size(int64_t budget_left) const {
+    return static_cast<size_t>(std::max<int64_t>(1, std::min<int64_t>(kBatch, budget_left)));
+  }
+
+  // Tiling only: random retiles, then mutations of the best, a batch at a time.
   Entry tile_search(const Choice& structure, int64_t budget) {
-    Entry best = evaluate(space_.retile(structure, rng_));
-    for (int64_t i = 1; i < budget && !out_of_budget(); ++i) {
-      Entry next = evaluate(i % 2 ? space_.retile(structure, rng_) : space_.mutate(best.choice, rng_, false));
-      if (next.cost < best.cost) best = next;
+    Entry best = evaluate({space_.retile(structure, rng_)}).front();
+    int64_t used = 1;
+    while (used < budget && !out_of_budget()) {
+      std::vector<Choice> batch;
+      for (size_t i = 0; i < batch_size(std::min(budget - used, o_.evaluations - out_.evaluations)); ++i)
+        batch.push_back((used + static_cast<int64_t>(i)) % 2 ? space_.retile(structure, rng_) : space_.mutate(best.choice, rng_, false));
+      used += static_cast<int64_t>(batch.size());
+      for (Entry& e : evaluate(batch))
+        if (e.cost < best.cost) best = std::move(e);
     }
     return best;
   }
@@ -119,17 +149,26 @@ class Searcher {
   // Order × resource × tiling: a small population, children by mutation of tournament winners.
   void evolve() {
     const size_t size = 24;
-    while (population_.size() < size && !out_of_budget()) population_.push_back(evaluate(space_.random(rng_)));
+    while (population_.size() < size && !out_of_budget()) {
+      std::vector<Choice> batch;
+      for (size_t i = 0; i < batch_size(o_.evaluations - out_.evaluations) && population_.size() + i < size; ++i)
+        batch.push_back(space_.random(rng_));
+      for (Entry& e : evaluate(batch)) population_.push_back(std::move(e));
+    }
     while (!out_of_budget()) {
       auto pick = [&]() -> const Entry& {
         const Entry& x = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng_)];
         const Entry& y = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng_)];
         return x.cost <= y.cost ? x : y;
       };
-      Entry child = evaluate(space_.mutate(pick().choice, rng_, std::bernoulli_distribution(0.2)(rng_)));
-      auto worst = std::max_element(population_.begin(), population_.end(),
-                                    [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
-      if (child.cost < worst->cost) *worst = child;
+      std::vector<Choice> batch;
+      for (size_t i = 0; i < batch_size(o_.evaluations - out_.evaluations); ++i)
+        batch.push_back(space_.mutate(pick().choice, rng_, std::bernoulli_distribution(0.2)(rng_)));
+      for (Entry& child : evaluate(batch)) {
+        auto worst = std::max_element(population_.begin(), population_.end(),
+                                      [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
+        if (child.cost < worst->cost) *worst = std::move(child);
+      }
     }
   }
 

@@ -29,6 +29,7 @@ struct SearchOptions {
   int64_t evaluations = 3000;   // budget of analyses, baselines included
   double seconds = 0;           // wall-clock budget; 0 = none
   int top = 1;
+  int jobs = 1;                 // threads analysing candidates; results do not depend on it
   std::function<void(const Progress&)> on_progress;  // called now and then
   const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
 };
@@ -50,6 +51,9 @@ struct Outcome {
 };
 
 double cost_of(const model::Report& r, Objective o);
+
+// The outcome as JSON (schema dfx.explore/1, docs/mapper.md).
+std::string to_json(const Outcome& out, const std::string& arch, const std::string& workload, const SearchOptions& o);
 
 // Contract: throws InputError when the arch or workload does not fit the search template, or no
 // valid dataflow was found within the budget.

@@ -24,6 +24,7 @@ struct ExploreOptions {
   int64_t evals = 3000;
   double seconds = 0;
   int top = 1;
+  int jobs = 1;
   bool quiet = false;
 };
 

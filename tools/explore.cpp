@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "mapper/search.h"
-#include "model/report_io.h"
 #include "tools/commands.h"
 
 namespace dfx::cli {
@@ -54,6 +53,7 @@ int run_explore(const ExploreOptions& o) {
   s.evaluations = o.evals;
   s.seconds = o.seconds;
   s.top = o.top;
+  s.jobs = o.jobs;
   s.stop = &g_stop;
   std::signal(SIGINT, on_interrupt);
   const bool tty = !o.quiet && isatty(STDERR_FILENO);
@@ -85,7 +85,11 @@ int run_explore(const ExploreOptions& o) {
   }
   if (!o.json.empty()) {
     std::ofstream j(o.json);
-    j << model::to_json(best.report, o.arch, o.workload, o.out.empty() ? "(best)" : o.out);
+    if (!j) {
+      std::cerr << o.json << ": cannot write\n";
+      return 2;
+    }
+    j << mapper::to_json(out, o.arch, o.workload, s);
   }
   return 0;
 }

@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
   x->add_option("--evals", ex.evals, "Budget of analyses (baselines included)")->check(CLI::Range(int64_t{10}, int64_t{100000000}));
   x->add_option("--time", ex.seconds, "Wall-clock budget in seconds (0 = none)")->check(CLI::NonNegativeNumber);
   x->add_option("--top", ex.top, "Keep the K best distinct dataflows")->check(CLI::Range(1, 100));
+  x->add_option("--jobs", ex.jobs, "Threads analysing candidates (the result does not depend on it)")->check(CLI::Range(1, 256));
   x->add_option("--out", ex.out, "Write the best dataflow as flow.yaml (the K-th best to FILE.K.yaml)");
-  x->add_option("--json", ex.json, "Write the best dataflow's report as JSON");
+  x->add_option("--json", ex.json, "Write baselines, best dataflows and convergence as JSON (dfx.explore/1)");
   x->add_flag("--quiet", ex.quiet, "No progress line on stderr");
 
   try {

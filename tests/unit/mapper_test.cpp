@@ -32,6 +32,16 @@ TEST_F(Explore, SameSeedSameResult) {
   EXPECT_EQ(x.convergence, y.convergence);
 }
 
+TEST_F(Explore, ThreadsDoNotChangeTheResult) {
+  SearchOptions one = options(9), two = options(9);
+  two.jobs = 2;
+  Outcome x = explore(a, w, one), y = explore(a, w, two);
+  ASSERT_EQ(x.best.size(), y.best.size());
+  for (size_t i = 0; i < x.best.size(); ++i) EXPECT_EQ(x.best[i].flow_yaml, y.best[i].flow_yaml);
+  EXPECT_EQ(x.convergence, y.convergence);
+  EXPECT_EQ(x.valid, y.valid);
+}
+
 TEST_F(Explore, BestFlowRoundTripsThroughEval) {
   Outcome out = explore(a, w, options(3));
   for (const Candidate& c : out.best) {
