@@ -19,7 +19,7 @@ int run_list();
 namespace dfx::cli {
 
 struct ExploreOptions {
-  std::string arch, workload, out, json, objective = "cycles";
+  std::string arch, workload, out, json, html, objective = "cycles";
   uint64_t seed = 1;
   int64_t evals = 3000;
   double seconds = 0;

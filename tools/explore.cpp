@@ -7,6 +7,7 @@
 
 #include "mapper/search.h"
 #include "tools/commands.h"
+#include "tools/html_report.h"
 
 namespace dfx::cli {
 namespace {
@@ -90,6 +91,14 @@ int run_explore(const ExploreOptions& o) {
       return 2;
     }
     j << mapper::to_json(out, o.arch, o.workload, s);
+  }
+  if (!o.html.empty()) {
+    std::ofstream h(o.html);
+    if (!h) {
+      std::cerr << o.html << ": cannot write\n";
+      return 2;
+    }
+    h << html_report(a, w, out);
   }
   return 0;
 }

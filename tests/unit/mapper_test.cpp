@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "mapper/search.h"
+#include "tools/html_report.h"
 #include "mapper/space.h"
 #include "model/analyze.h"
 #include "tests/unit/test_util.h"
@@ -70,6 +71,16 @@ TEST_F(Explore, BestIsNoWorseThanAnyBaselineAndSortedByCost) {
       EXPECT_EQ(c_at_dram, 0) << b.name;
     }
   }
+}
+
+TEST_F(Explore, HtmlReportIsSelfContainedAndComplete) {
+  Outcome out = explore(a, w, options(2));
+  std::string html = cli::html_report(a, w, out);
+  for (const char* part : {"Baselines and best", "The best tree", "Traffic per level", "Roofline", "Search convergence",
+                           "<svg", "Layerwise", "gemm1"})
+    EXPECT_NE(html.find(part), std::string::npos) << part;
+  EXPECT_EQ(html.find("http"), std::string::npos) << "the report must open offline";
+  EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
 TEST_F(Explore, ObjectivesChangeWhatIsMinimised) {

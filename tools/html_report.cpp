@@ -1,0 +1,197 @@
+#include "tools/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "model/dataflow.h"
+
+namespace dfx::cli {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+std::string num(double v) {
+  char buf[32];
+  const char* suffix[] = {"", "K", "M", "G", "T", "P"};
+  int i = 0;
+  while (std::fabs(v) >= 1000 && i < 5) v /= 1000, ++i;
+  std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
+  return buf;
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// The tree as nested boxes: a tile's level, loops and primitive on its header.
+void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workload& w, int id, std::ostringstream& os) {
+  const model::TreeNode& n = f.nodes[static_cast<size_t>(id)];
+  if (n.is_leaf) {
+    const model::Op& op = w.ops[static_cast<size_t>(n.op)];
+    os << "<div class='leaf " << (op.unit == arch::UnitKind::Matrix ? "mat" : "vec") << "'><b>" << esc(op.name)
+       << "</b><br><code>" << esc(op.expr) << "</code></div>";
+    return;
+  }
+  std::string levels;
+  for (int l : n.levels) levels += (levels.empty() ? "" : ",") + a.levels[static_cast<size_t>(l)].name;
+  os << "<div class='tile'><div class='head'><span class='lvl'>" << esc(levels) << "</span> ";
+  for (const auto& l : n.loops)
+    os << "<span class='" << (l.spatial ? "sp" : "tp") << "'>" << esc(w.dims[static_cast<size_t>(l.dim)].name) << ':'
+       << l.factor << "</span> ";
+  if (n.children.size() > 1) os << "<span class='prim'>" << model::prim_name(n.prim) << "</span>";
+  os << "</div><div class='kids " << (n.prim == model::Prim::Pipe || n.prim == model::Prim::Para ? "row" : "col") << "'>";
+  for (int c : n.children) tree_html(f, a, w, c, os);
+  os << "</div></div>";
+}
+
+// Horizontal bars of fill / read / update per level for a few candidates.
+std::string traffic_svg(const std::vector<const mapper::Candidate*>& cands) {
+  double most = 1;
+  for (const auto* c : cands)
+    for (const auto& l : c->report.levels)
+      most = std::max({most, static_cast<double>(l.traffic.fill), static_cast<double>(l.traffic.read),
+                       static_cast<double>(l.traffic.update)});
+  const char* colors[] = {"#4e79a7", "#f28e2b", "#59a14f"};
+  const char* kinds[] = {"fill", "read", "update"};
+  std::ostringstream os;
+  const size_t levels = cands.front()->report.levels.size();
+  const int row = 14, group = static_cast<int>(cands.size()) * 3 * row + 18;
+  os << "<svg width='760' height='" << static_cast<int>(levels) * group + 30 << "' font-size='11'>";
+  for (int k = 0; k < 3; ++k)
+    os << "<rect x='" << 160 + k * 90 << "' y='2' width='10' height='10' fill='" << colors[k] << "'/><text x='"
+       << 174 + k * 90 << "' y='11'>" << kinds[k] << "</text>";
+  for (size_t l = 0; l < levels; ++l) {
+    const int y0 = 24 + static_cast<int>(l) * group;
+    os << "<text x='0' y='" << y0 + 12 << "' font-weight='bold'>" << esc(cands.front()->report.levels[l].name) << "</text>";
+    for (size_t ci = 0; ci < cands.size(); ++ci) {
+      const auto& t = cands[ci]->report.levels[l].traffic;
+      const double v[3] = {static_cast<double>(t.fill), static_cast<double>(t.read), static_cast<double>(t.update)};
+      for (int k = 0; k < 3; ++k) {
+        const int y = y0 + 16 + (static_cast<int>(ci) * 3 + k) * row;
+        const double wpx = 440.0 * std::log10(1 + v[k]) / std::log10(1 + most);
+        if (k == 0) os << "<text x='10' y='" << y + 10 << "'>" << esc(cands[ci]->name) << "</text>";
+        os << "<rect x='160' y='" << y << "' width='" << fmt("%.1f", wpx) << "' height='" << row - 3 << "' fill='"
+           << colors[k] << "'/><text x='" << fmt("%.1f", 165 + wpx) << "' y='" << y + 10 << "'>" << num(v[k]) << "</text>";
+      }
+    }
+  }
+  os << "</svg><p class='note'>Elements moved, log scale.</p>";
+  return os.str();
+}
+
+// Roofline: performance (ops per cycle) against arithmetic intensity (ops per DRAM byte).
+std::string roofline_svg(const arch::Arch& a, const std::vector<const mapper::Candidate*>& cands) {
+  double peak = 0;
+  for (const auto& u : a.units) peak += static_cast<double>(u.total_pes());
+  const double bw = std::max(a.levels[0].read_bw, a.levels[0].write_bw) * static_cast<double>(a.levels[0].instances);
+  auto lx = [](double v) { return 60 + 120 * std::log10(std::max(v, 1e-3) / 1e-2); };  // 0.01 .. 1e4
+  const double top = std::log10(peak * 2);
+  auto ly = [&](double v) { return 20 + 260 * (top - std::log10(std::max(v, 1e-3))) / (top + 1); };
+  std::ostringstream os;
+  os << "<svg width='820' height='320' font-size='11'><rect x='60' y='20' width='720' height='260' fill='none' stroke='#999'/>";
+  // The roof: min(peak, intensity × bandwidth).
+  os << "<polyline fill='none' stroke='#333' stroke-width='2' points='";
+  for (double i = 1e-2; i <= 1e4; i *= 1.25) os << fmt("%.1f", lx(i)) << ',' << fmt("%.1f", ly(std::min(peak, i * bw))) << ' ';
+  os << "'/><text x='64' y='34'>peak " << num(peak) << " ops/cycle, DRAM " << num(bw) << " B/cycle</text>";
+  for (double i = 1e-2; i <= 1e4; i *= 10) os << "<text x='" << fmt("%.0f", lx(i) - 8) << "' y='296'>" << fmt("%g", i) << "</text>";
+  os << "<text x='360' y='314'>ops per DRAM byte</text><text x='4' y='150' transform='rotate(-90 10,150)'>ops per cycle</text>";
+  const char* colors[] = {"#e15759", "#4e79a7", "#76b7b2", "#f28e2b", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"};
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const auto& r = cands[i]->report;
+    const double ops = static_cast<double>(r.macs + r.vector_ops);
+    const double x = lx(ops / std::max<double>(1, static_cast<double>(r.dram_bytes))), y = ly(ops / r.cycles);
+    os << "<circle cx='" << fmt("%.1f", x) << "' cy='" << fmt("%.1f", y) << "' r='5' fill='" << colors[i % 9]
+       << "'/><text x='" << fmt("%.1f", x + 7) << "' y='" << fmt("%.1f", y + 4 + 11.0 * static_cast<double>(i % 3) - 11) << "'>"
+       << esc(cands[i]->name) << "</text>";
+  }
+  os << "</svg>";
+  return os.str();
+}
+
+std::string convergence_svg(const mapper::Outcome& out) {
+  if (out.convergence.empty()) return "<p>No valid candidate.</p>";
+  const double first = out.convergence.front().second, last = out.convergence.back().second;
+  const double n = static_cast<double>(std::max<int64_t>(1, out.evaluations));
+  auto x = [&](double e) { return 60 + 700 * e / n; };
+  // Log scale: the first valid candidates are often orders of magnitude worse than the last.
+  const double span = std::max(1e-9, std::log(first) - std::log(last));
+  auto y = [&](double c) { return 20 + 200 * (std::log(first) - std::log(c)) / span; };
+  std::ostringstream os;
+  os << "<svg width='800' height='250' font-size='11'><rect x='60' y='10' width='700' height='220' fill='none' stroke='#999'/>"
+     << "<polyline fill='none' stroke='#e15759' stroke-width='2' points='";
+  double prev = first;
+  for (const auto& [e, c] : out.convergence) {
+    os << fmt("%.1f", x(static_cast<double>(e))) << ',' << fmt("%.1f", 230 - (y(prev) - 20)) << ' ';
+    os << fmt("%.1f", x(static_cast<double>(e))) << ',' << fmt("%.1f", 230 - (y(c) - 20)) << ' ';
+    prev = c;
+  }
+  os << fmt("%.1f", x(n)) << ',' << fmt("%.1f", 230 - (y(last) - 20)) << "'/>"
+     << "<text x='64' y='24'>best cost " << num(first) << " → " << num(last) << " (log scale)</text>"
+     << "<text x='380' y='246'>evaluations (" << num(n) << ")</text></svg>";
+  return os.str();
+}
+
+}  // namespace
+
+std::string html_report(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out) {
+  std::ostringstream os;
+  const mapper::Candidate& best = out.best.front();
+  os << "<!doctype html><html><head><meta charset='utf-8'><title>dfx explore: " << esc(w.name) << " on " << esc(a.name)
+     << "</title><style>"
+        "body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+        "th{background:#f3f3f3}td:first-child{text-align:left}.best td{font-weight:bold;background:#fff7e6}"
+        ".tile{border:1px solid #888;border-radius:6px;margin:4px;padding:4px;background:rgba(78,121,167,.05)}"
+        ".head{font-size:12px;margin-bottom:3px}.lvl{font-weight:bold;color:#4e79a7}"
+        ".tp{background:#eee;border-radius:3px;padding:0 3px}.sp{background:#d4ecd4;border-radius:3px;padding:0 3px}"
+        ".prim{background:#f9d9b0;border-radius:3px;padding:0 4px;font-weight:bold}"
+        ".kids.row{display:flex;flex-wrap:wrap}.leaf{border:1px solid #aaa;border-radius:4px;margin:3px;padding:3px 6px;font-size:12px}"
+        ".leaf.mat{background:#e8f0fa}.leaf.vec{background:#fdf0e3}.note{color:#777;font-size:12px}"
+        "</style></head><body>";
+  os << "<h1>dfx explore: " << esc(w.name) << " on " << esc(a.name) << "</h1><p>" << out.evaluations
+     << " evaluations (" << out.valid << " valid) in " << fmt("%.1f", out.seconds) << " s. Best: <b>" << num(best.report.cycles)
+     << " cycles</b>, " << num(best.report.energy_pj) << " pJ, utilisation " << fmt("%.1f", 100 * best.report.utilization)
+     << "%, bottleneck " << esc(best.report.bottleneck) << ".</p>";
+  double layerwise = 0;
+  for (const auto& b : out.baselines)
+    if (b.name == "Layerwise") layerwise = b.report.cycles;
+  os << "<h2>Baselines and best</h2><table><tr><th>dataflow</th><th>cycles</th><th>speed-up</th><th>DRAM bytes</th>"
+        "<th>energy pJ</th><th>utilisation</th><th>bottleneck</th></tr>";
+  std::vector<const mapper::Candidate*> all;
+  for (const auto& b : out.baselines) all.push_back(&b);
+  for (const auto& b : out.best) all.push_back(&b);
+  for (const auto* c : all)
+    os << "<tr" << (c == &best ? " class='best'" : "") << "><td>" << esc(c->name) << "</td><td>" << num(c->report.cycles)
+       << "</td><td>" << (layerwise > 0 ? fmt("%.2fx", layerwise / c->report.cycles) : "") << "</td><td>"
+       << num(static_cast<double>(c->report.dram_bytes)) << "</td><td>" << num(c->report.energy_pj) << "</td><td>"
+       << fmt("%.1f%%", 100 * c->report.utilization) << "</td><td>" << esc(c->report.bottleneck) << "</td></tr>";
+  os << "</table>";
+  os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
+        "primitive between children. Pipe and Para children are drawn side by side.</p>";
+  model::Dataflow f = model::load_dataflow_from_string(best.flow_yaml, "best", a, w);
+  tree_html(f, a, w, 0, os);
+  std::vector<const mapper::Candidate*> pair = {&best};
+  for (const auto& b : out.baselines)
+    if (b.name == "Layerwise") pair.push_back(&b);
+  os << "<h2>Traffic per level</h2>" << traffic_svg(pair);
+  os << "<h2>Roofline</h2>" << roofline_svg(a, all);
+  os << "<h2>Search convergence</h2>" << convergence_svg(out);
+  os << "<h2>flow.yaml</h2><pre>" << esc(best.flow_yaml) << "</pre></body></html>\n";
+  return os.str();
+}
+
+}  // namespace dfx::cli

@@ -1,0 +1,14 @@
+#pragma once
+// One self-contained HTML page for a `dfx explore` run: the best tree, traffic per level, a
+// roofline chart, search convergence and the baseline table. No scripts, no network.
+#include <string>
+
+#include "arch/arch.h"
+#include "mapper/search.h"
+#include "model/workload.h"
+
+namespace dfx::cli {
+
+std::string html_report(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out);
+
+}  // namespace dfx::cli
