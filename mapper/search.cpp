@@ -94,7 +94,8 @@ class Searcher {
         Entry& e = out[i];
         e.choice = batch[i];
         try {
-          model::Dataflow f = model::load_dataflow_from_string(space_.flow_yaml(batch[i], "candidate"), "candidate", a_, w_);
+          model::Dataflow f = space_.build(batch[i], "candidate");
+          model::check_dataflow(f, a_, w_);
           e.report = model::analyze(a_, w_, f);
           e.valid = e.report.valid;
         } catch (const InputError&) {

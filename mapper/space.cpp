@@ -22,7 +22,6 @@ int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng) {
   return ok.empty() ? 1 : pick(ok, rng);
 }
 
-const char* prim_text(model::Prim p) { return model::prim_name(p); }
 
 }  // namespace
 
@@ -354,53 +353,67 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
   return c;
 }
 
-std::string Space::flow_yaml(const Choice& c, const std::string& name) const {
-  std::ostringstream os;
-  const std::string buf = a_.levels[static_cast<size_t>(buffer_)].name;
-  const std::string dram = a_.levels[0].name;
-  os << "name: " << name << "\nworkload: " << w_.name << "\ntree:\n  tile: " << dram << "\n  children:\n";
-  auto members = group_members(c);
-  auto loop = [&](int dim, int64_t factor, bool spatial) {
-    return "\"" + w_.dims[static_cast<size_t>(dim)].name + ":" + std::to_string(factor) + (spatial ? ":sp\"" : "\"");
+// The tree of a choice (see space.h); nodes in pre-order, as the loader builds them.
+model::Dataflow Space::build(const Choice& c, const std::string& name) const {
+  model::Dataflow f;
+  f.name = name;
+  auto add = [&f](int parent, model::TreeNode node) {
+    node.parent = parent;
+    f.nodes.push_back(std::move(node));
+    const int id = static_cast<int>(f.nodes.size()) - 1;
+    if (parent >= 0) f.nodes[static_cast<size_t>(parent)].children.push_back(id);
+    return id;
   };
+  auto tile = [](int level, model::Prim prim = model::Prim::Seq) {
+    model::TreeNode n;
+    n.levels = {level};
+    n.prim = prim;
+    return n;
+  };
+  auto loop = [](int dim, int64_t factor, bool spatial) {
+    model::Loop l;
+    l.dim = dim, l.factor = factor, l.spatial = spatial;
+    return l;
+  };
+  const int root = add(-1, tile(0));
+  auto members = group_members(c);
   for (size_t g = 0; g < members.size(); ++g) {
     std::vector<int> dims = outer_dims(members[g]);
-    std::vector<std::string> outer;
-    if (c.core_dim[g] >= 0) outer.push_back(loop(dims[static_cast<size_t>(c.core_dim[g])], cores_, true));
+    model::TreeNode outer = tile(0);
+    if (c.core_dim[g] >= 0) outer.loops.push_back(loop(dims[static_cast<size_t>(c.core_dim[g])], cores_, true));
     for (size_t i = 0; i < dims.size(); ++i)
-      if (c.outer[g][i] > 1) outer.push_back(loop(dims[i], c.outer[g][i], false));
-    os << "    - tile: " << dram << "\n      loops: [";
-    for (size_t i = 0; i < outer.size(); ++i) os << (i ? ", " : "") << outer[i];
-    os << "]\n      children:\n        - tile: " << buf << "\n          prim: " << prim_text(c.prim[g])
-       << "\n          children:\n";
+      if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
+    const int group_tile = add(add(root, outer), tile(buffer_, c.prim[g]));
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
-      std::vector<int64_t> ext = op_extents(c, static_cast<size_t>(o));
+      const std::vector<int64_t> ext = op_extents(c, static_cast<size_t>(o));
+      const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
       // stays put), the others in an order the search rotates.
       std::vector<size_t> keep, reduce;
       for (size_t i = 0; i < op.dims.size(); ++i)
         (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end() ? reduce : keep).push_back(i);
-      if (!keep.empty()) std::rotate(keep.begin(), keep.begin() + static_cast<long>(static_cast<size_t>(c.order[static_cast<size_t>(o)]) % keep.size()), keep.end());
+      if (!keep.empty())
+        std::rotate(keep.begin(), keep.begin() + static_cast<long>(static_cast<size_t>(c.order[static_cast<size_t>(o)]) % keep.size()), keep.end());
       keep.insert(keep.end(), reduce.begin(), reduce.end());
-      std::vector<std::string> loops;
-      for (size_t i : keep) {
-        const int64_t t = ext[i] / c.spatial[static_cast<size_t>(o)][i];
-        if (t > 1) loops.push_back(loop(op.dims[i], t, false));
-      }
+      model::TreeNode op_tile = tile(buffer_);
+      for (size_t i : keep)
+        if (ext[i] / sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], ext[i] / sp[i], false));
       for (size_t i = 0; i < op.dims.size(); ++i)
-        if (c.spatial[static_cast<size_t>(o)][i] > 1) loops.push_back(loop(op.dims[i], c.spatial[static_cast<size_t>(o)][i], true));
-      os << "            - tile: " << buf << "\n              loops: [";
-      for (size_t i = 0; i < loops.size(); ++i) os << (i ? ", " : "") << loops[i];
-      os << "]\n              children:\n";
-      if (op.unit == arch::UnitKind::Matrix && registers_ >= 0)
-        os << "                - tile: " << a_.levels[static_cast<size_t>(registers_)].name
-           << "\n                  children: [{op: " << op.name << "}]\n";
-      else
-        os << "                - {op: " << op.name << "}\n";
+        if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
+      int parent = add(group_tile, op_tile);
+      if (op.unit == arch::UnitKind::Matrix && registers_ >= 0) parent = add(parent, tile(registers_));
+      model::TreeNode leaf;
+      leaf.is_leaf = true;
+      leaf.op = o;
+      add(parent, leaf);
     }
   }
-  return os.str();
+  return f;
+}
+
+std::string Space::flow_yaml(const Choice& c, const std::string& name) const {
+  return model::to_yaml(build(c, name), a_, w_);
 }
 
 }  // namespace dfx::mapper

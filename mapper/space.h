@@ -53,7 +53,9 @@ class Space {
   std::vector<Baseline> baselines() const;
   Choice retile(const Choice& structure, std::mt19937_64& rng) const;  // same structure, new tiling
 
-  std::string flow_yaml(const Choice& c, const std::string& name) const;
+  // The tree of a choice, built directly (not checked: run model::check_dataflow on it).
+  model::Dataflow build(const Choice& c, const std::string& name) const;
+  std::string flow_yaml(const Choice& c, const std::string& name) const;  // the same tree as text
   int groups(const Choice& c) const;
 
  private:

@@ -48,6 +48,10 @@ Dataflow load_dataflow(const std::string& path, const arch::Arch& a, const Workl
 Dataflow load_dataflow_from_string(const std::string& text, const std::string& name,
                                    const arch::Arch& a, const Workload& w);
 
+// The structural checks of load_dataflow, for trees built in code (the mapper): throws
+// InputError listing every problem.
+void check_dataflow(const Dataflow& f, const arch::Arch& a, const Workload& w);
+
 // The tree in the paper's notation, every implicit factor made explicit.
 std::string explain(const Dataflow& f, const arch::Arch& a, const Workload& w);
 // The tree back to flow.yaml text (round-trips through load_dataflow).

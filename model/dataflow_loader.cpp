@@ -316,10 +316,7 @@ Dataflow build(const ConfigNode& root, const arch::Arch& a, const Workload& w) {
   r.finish();
   if (tree.valid()) TreeReader(a, w, diag).read(tree, -1, f);
   diag.throw_if_any();
-  check_structure(f, a, w, diag);
-  check_fusion_points(f, w, diag);
-  check_keeps(f, a, w, diag);
-  diag.throw_if_any();
+  check_dataflow(f, a, w);
   return f;
 }
 
@@ -333,6 +330,14 @@ const char* prim_name(Prim p) {
     case Prim::Pipe: return "Pipe";
   }
   return "?";
+}
+
+void check_dataflow(const Dataflow& f, const arch::Arch& a, const Workload& w) {
+  Diagnostics diag;
+  check_structure(f, a, w, diag);
+  check_fusion_points(f, w, diag);
+  check_keeps(f, a, w, diag);
+  diag.throw_if_any();
 }
 
 Dataflow load_dataflow(const std::string& path, const arch::Arch& a, const Workload& w) {
