@@ -74,7 +74,7 @@ class Searcher {
   Outcome out_;
   std::vector<Entry> population_;
   double best_ = INFINITY;
-  static constexpr int64_t kBatch = 8;  // candidates drawn before any is scored: fixed, so --jobs never changes results
+  static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -89,8 +89,9 @@ class Searcher {
   // Analyses a batch, on `jobs` threads; the analysis is a pure function of the choice.
   std::vector<Entry> analyse(const std::vector<Choice>& batch) const {
     std::vector<Entry> out(batch.size());
-    auto work = [&](size_t first, size_t step) {
-      for (size_t i = first; i < batch.size(); i += step) {
+    std::atomic<size_t> next{0};  // candidates differ in cost: hand them out one at a time
+    auto work = [&]() {
+      for (size_t i = next++; i < batch.size(); i = next++) {
         Entry& e = out[i];
         e.choice = batch[i];
         try {
@@ -106,8 +107,8 @@ class Searcher {
     };
     const size_t jobs = std::min<size_t>(static_cast<size_t>(std::max(1, o_.jobs)), batch.size());
     std::vector<std::thread> threads;
-    for (size_t t = 1; t < jobs; ++t) threads.emplace_back(work, t, jobs);
-    work(0, jobs);
+    for (size_t t = 1; t < jobs; ++t) threads.emplace_back(work);
+    work();
     for (auto& t : threads) t.join();
     return out;
   }
