@@ -30,8 +30,9 @@ class Searcher {
 
   Outcome run() {
     const std::vector<Baseline> named = space_.baselines();
-    // Baselines share a third of the budget; the open search gets the rest.
-    const int64_t per_baseline = std::max<int64_t>(1, o_.evaluations / 3 / static_cast<int64_t>(named.size()));
+    // Baselines share a third of the budget, the open search gets the rest; an exhaustive search
+    // covers them anyway, so they only get a glance then.
+    const int64_t per_baseline = o_.exhaustive ? 32 : std::max<int64_t>(1, o_.evaluations / 3 / static_cast<int64_t>(named.size()));
     for (const Baseline& b : named) {
       Entry best = tile_search(b.structure, per_baseline);
       if (best.valid) {
@@ -39,7 +40,8 @@ class Searcher {
         population_.push_back(best);
       }
     }
-    evolve();
+    if (o_.exhaustive) everything();
+    else evolve();
     std::sort(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
     std::vector<const Choice*> taken;
     for (const Entry& e : population_) {
@@ -146,6 +148,28 @@ class Searcher {
         if (e.cost < best.cost) best = std::move(e);
     }
     return best;
+  }
+
+  // Every point of the space, a batch at a time; the population keeps the best `top`.
+  void everything() {
+    int64_t size = 0;
+    space_.enumerate([&](const Choice&) { return ++size <= o_.evaluations; });
+    if (size > o_.evaluations - out_.evaluations)
+      throw InputError(SourceLoc{}, "the space has more than " + std::to_string(o_.evaluations - out_.evaluations) +
+                                        " points left in the budget: raise --evals or drop --exhaustive");
+    std::vector<Choice> batch;
+    auto flush = [&] {
+      for (Entry& e : evaluate(batch)) population_.push_back(std::move(e));
+      std::sort(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
+      if (population_.size() > static_cast<size_t>(o_.top) + 8) population_.resize(static_cast<size_t>(o_.top) + 8);
+      batch.clear();
+    };
+    space_.enumerate([&](const Choice& c) {
+      batch.push_back(c);
+      if (batch.size() == static_cast<size_t>(kBatch)) flush();
+      return true;
+    });
+    if (!batch.empty()) flush();
   }
 
   // Order × resource × tiling: a small population, children by mutation of tournament winners.

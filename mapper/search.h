@@ -30,6 +30,7 @@ struct SearchOptions {
   double seconds = 0;           // wall-clock budget; 0 = none
   int top = 1;
   int jobs = 1;                 // threads analysing candidates; results do not depend on it
+  bool exhaustive = false;      // analyse every point of the space instead of evolving (small spaces)
   std::function<void(const Progress&)> on_progress;  // called now and then
   const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
 };
@@ -55,8 +56,9 @@ double cost_of(const model::Report& r, Objective o);
 // The outcome as JSON (schema dfx.explore/1, docs/mapper.md).
 std::string to_json(const Outcome& out, const std::string& arch, const std::string& workload, const SearchOptions& o);
 
-// Contract: throws InputError when the arch or workload does not fit the search template, or no
-// valid dataflow was found within the budget.
+// Contract: throws InputError when the arch or workload does not fit the search template, when
+// no valid dataflow was found within the budget, or when an exhaustive search's space is larger
+// than the budget.
 Outcome explore(const arch::Arch& a, const model::Workload& w, const SearchOptions& options);
 
 }  // namespace dfx::mapper

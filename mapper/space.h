@@ -6,6 +6,7 @@
 // temporal loops over the rest. Intermediates inside a group stay in the buffer; between groups
 // they go through DRAM.
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -56,6 +57,8 @@ class Space {
   // The tree of a choice, built directly (not checked: run model::check_dataflow on it).
   model::Dataflow build(const Choice& c, const std::string& name) const;
   std::string flow_yaml(const Choice& c, const std::string& name) const;  // the same tree as text
+  // Every point of the space in a fixed order, until `visit` returns false (then returns false).
+  bool enumerate(const std::function<bool(const Choice&)>& visit) const;
   int groups(const Choice& c) const;
 
  private:
@@ -71,6 +74,8 @@ class Space {
   Choice grouped(const std::vector<int>& group_of, model::Prim prim) const;
   std::vector<std::vector<int>> group_members(const Choice& c) const;
   void fill_tiling(Choice& c, std::mt19937_64& rng) const;
+  int64_t op_budget(const Choice& c, const std::vector<int>& members, int op) const;
+  std::vector<std::vector<int64_t>> spatial_options(size_t op, const std::vector<int64_t>& extent, int64_t budget) const;
   void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
                     std::mt19937_64& rng) const;
   std::vector<int64_t> op_extents(const Choice& c, size_t op) const;

@@ -26,6 +26,7 @@ struct ExploreOptions {
   int top = 1;
   int jobs = 1;
   bool quiet = false;
+  bool exhaustive = false;
 };
 
 int run_explore(const ExploreOptions& o);

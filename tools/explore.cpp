@@ -55,6 +55,7 @@ int run_explore(const ExploreOptions& o) {
   s.seconds = o.seconds;
   s.top = o.top;
   s.jobs = o.jobs;
+  s.exhaustive = o.exhaustive;
   s.stop = &g_stop;
   std::signal(SIGINT, on_interrupt);
   const bool tty = !o.quiet && isatty(STDERR_FILENO);

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   x->add_option("--json", ex.json, "Write baselines, best dataflows and convergence as JSON (dfx.explore/1)");
   x->add_option("--html", ex.html, "Write a self-contained HTML report (tree, traffic, roofline, convergence)");
   x->add_flag("--quiet", ex.quiet, "No progress line on stderr");
+  x->add_flag("--exhaustive", ex.exhaustive, "Analyse every point of the space (small spaces; --evals bounds it)");
 
   try {
     app.parse(argc, argv);

@@ -143,3 +143,57 @@ TEST(Baselines, FlatHGranTilesOnlyBatchAndHeads) {
 
 }  // namespace
 }  // namespace dfx::mapper
+
+namespace dfx::mapper {
+namespace {
+
+const char* kTinyArch = R"(name: tiny
+compute: {matrix: {rows: 2, cols: 2}, vector: {lanes: 2}}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 2, write_bw: 2}
+  - {name: Buf, capacity: 256 B, read_bw: 8, write_bw: 8}
+  - {name: Reg, capacity: 6 B, read_bw: 2, write_bw: 2, per: pe}
+)";
+
+struct Tiny {
+  const char* name;
+  const char* workload;
+};
+
+class ReachesTheOptimum : public ::testing::TestWithParam<Tiny> {};
+
+// The evolutionary search, with a budget of a fraction of the space, finds the exhaustive optimum.
+TEST_P(ReachesTheOptimum, EvolutionMatchesExhaustiveSearch) {
+  arch::Arch a = arch::load_arch_from_string(kTinyArch, "tiny");
+  model::Workload w = model::load_workload_from_string(GetParam().workload, "w");
+  int64_t space = 0;
+  Space(a, w).enumerate([&](const Choice&) { return ++space > 0; });
+  SearchOptions all;
+  all.exhaustive = true;
+  all.evaluations = space + 1000;
+  Outcome optimum = explore(a, w, all);
+  EXPECT_EQ(optimum.evaluations, space + static_cast<int64_t>(optimum.baselines.size()) * 32);
+  for (uint64_t seed : {1, 2, 3}) {
+    SearchOptions some;
+    some.seed = seed;
+    some.evaluations = std::max<int64_t>(300, space / 3);
+    Outcome found = explore(a, w, some);
+    EXPECT_EQ(found.best.front().cost, optimum.best.front().cost)
+        << GetParam().name << ", seed " << seed << ", space " << space << ", budget " << some.evaluations;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tiny, ReachesTheOptimum,
+    ::testing::Values(Tiny{"row_softmax", "name: r\ndims: {i: 4, j: 4}\nops:\n  - {name: ex, expr: \"B[i,j] = exp(A[i,j])\"}\n"
+                                          "  - {name: rs, expr: \"C[i] += B[i,j]\"}\n"},
+                      Tiny{"gemm_chain", "name: g\ndims: {m: 2, k: 2, l: 2, n: 2}\nops:\n"
+                                         "  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
+                                         "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n"},
+                      Tiny{"gemm_chain_wide", "name: g\ndims: {m: 2, k: 2, l: 4, n: 2}\nops:\n"
+                                              "  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
+                                              "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n"}),
+    [](const ::testing::TestParamInfo<Tiny>& param) { return std::string(param.param.name); });
+
+}  // namespace
+}  // namespace dfx::mapper
