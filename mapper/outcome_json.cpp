@@ -36,6 +36,8 @@ std::string to_json(const Outcome& out, const std::string& arch, const std::stri
   for (const auto& b : out.baselines) j["baselines"].push_back(summary(b));
   j["best"] = nlohmann::json::array();
   for (const auto& b : out.best) j["best"].push_back(summary(b));
+  j["pareto"] = nlohmann::json::array();
+  for (const auto& b : out.pareto) j["pareto"].push_back(summary(b));
   j["convergence"] = nlohmann::json::array();
   for (const auto& [evals, cost] : out.convergence) j["convergence"].push_back({evals, cost});
   return j.dump(2) + "\n";

@@ -55,6 +55,8 @@ class Searcher {
     if (out_.best.empty())
       throw InputError(SourceLoc{}, "no valid dataflow found in " + std::to_string(out_.evaluations) +
                                         " evaluations: raise --evals, or check capacities and PE counts");
+    std::sort(front_.begin(), front_.end(), [](const Entry& x, const Entry& y) { return x.report.cycles < y.report.cycles; });
+    for (size_t i = 0; i < front_.size(); ++i) out_.pareto.push_back(candidate(front_[i], "pareto" + std::to_string(i + 1)));
     out_.seconds = elapsed();
     return out_;
   }
@@ -75,6 +77,7 @@ class Searcher {
   std::chrono::steady_clock::time_point start_;
   Outcome out_;
   std::vector<Entry> population_;
+  std::vector<Entry> front_;
   double best_ = INFINITY;
   static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
 
@@ -122,6 +125,7 @@ class Searcher {
       ++out_.evaluations;
       if (!e.valid) continue;
       ++out_.valid;
+      if (o_.pareto) add_to_front(e);
       if (e.cost < best_) {
         best_ = e.cost;
         out_.convergence.push_back({out_.evaluations, best_});
@@ -129,6 +133,17 @@ class Searcher {
     }
     if (o_.on_progress) o_.on_progress({out_.evaluations, best_, elapsed()});
     return done;
+  }
+
+  // The cycles/energy front: a new point enters unless one there is at least as good on both.
+  void add_to_front(const Entry& e) {
+    auto dominates = [](const Entry& x, const Entry& y) {
+      return x.report.cycles <= y.report.cycles && x.report.energy_pj <= y.report.energy_pj;
+    };
+    for (const Entry& f : front_)
+      if (dominates(f, e)) return;
+    front_.erase(std::remove_if(front_.begin(), front_.end(), [&](const Entry& f) { return dominates(e, f); }), front_.end());
+    front_.push_back(e);
   }
 
   size_t batch_size(int64_t budget_left) const {

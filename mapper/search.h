@@ -31,6 +31,7 @@ struct SearchOptions {
   int top = 1;
   int jobs = 1;                 // threads analysing candidates; results do not depend on it
   bool exhaustive = false;      // analyse every point of the space instead of evolving (small spaces)
+  bool pareto = false;          // also keep the cycles/energy front of everything analysed
   std::function<void(const Progress&)> on_progress;  // called now and then
   const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
 };
@@ -45,6 +46,7 @@ struct Candidate {
 struct Outcome {
   std::vector<Candidate> best;       // up to `top`, best first
   std::vector<Candidate> baselines;  // the named baselines that apply (Space::baselines), best tiling found
+  std::vector<Candidate> pareto;     // with SearchOptions::pareto: no other is both faster and cheaper; by cycles
   int64_t evaluations = 0;
   int64_t valid = 0;
   double seconds = 0;

@@ -23,6 +23,13 @@ int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng) {
 }
 
 
+int64_t largest_divisor(int64_t n, int64_t at_most) {
+  int64_t best = 1;
+  for (int64_t d : divisors(n))
+    if (d <= at_most) best = d;
+  return best;
+}
+
 }  // namespace
 
 std::vector<int64_t> divisors(int64_t n) {
@@ -154,7 +161,8 @@ void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& exten
   int64_t left = budget;
   for (int k = 0; k < ways && k < static_cast<int>(dims.size()); ++k) {
     const size_t i = dims[static_cast<size_t>(k)];
-    sp[i] = pick_divisor(extent[i], left, rng);
+    // Half the time the widest spread that fits: a big array is rarely best left idle.
+    sp[i] = std::bernoulli_distribution(0.5)(rng) ? largest_divisor(extent[i], left) : pick_divisor(extent[i], left, rng);
     left /= sp[i];
   }
 }

@@ -27,6 +27,8 @@ struct ExploreOptions {
   int jobs = 1;
   bool quiet = false;
   bool exhaustive = false;
+  bool pareto = false;
+  bool log_json = false;
 };
 
 int run_explore(const ExploreOptions& o);

@@ -1,4 +1,5 @@
 // `dfx explore`: search, then a table of the best dataflows next to the baselines.
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -39,6 +40,7 @@ void print_table(const mapper::Outcome& out) {
   };
   for (const auto& b : out.baselines) row(b);
   for (const auto& b : out.best) row(b);
+  for (const auto& b : out.pareto) row(b);
 }
 
 }  // namespace
@@ -56,10 +58,16 @@ int run_explore(const ExploreOptions& o) {
   s.top = o.top;
   s.jobs = o.jobs;
   s.exhaustive = o.exhaustive;
+  s.pareto = o.pareto;
   s.stop = &g_stop;
   std::signal(SIGINT, on_interrupt);
-  const bool tty = !o.quiet && isatty(STDERR_FILENO);
-  if (tty)
+  const bool tty = !o.quiet && !o.log_json && isatty(STDERR_FILENO);
+  if (o.log_json)
+    s.on_progress = [](const mapper::Progress& p) {
+      std::fprintf(stderr, "{\"evaluations\": %lld, \"best_cost\": %.17g, \"seconds\": %.3f}\n",
+                   static_cast<long long>(p.evaluations), std::isfinite(p.best_cost) ? p.best_cost : -1.0, p.seconds);
+    };
+  else if (tty)
     s.on_progress = [](const mapper::Progress& p) {
       std::fprintf(stderr, "\r  %lld evaluations, best %s, %.1f s   ", static_cast<long long>(p.evaluations),
                    human(p.best_cost).c_str(), p.seconds);

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   x->add_option("--html", ex.html, "Write a self-contained HTML report (tree, traffic, roofline, convergence)");
   x->add_flag("--quiet", ex.quiet, "No progress line on stderr");
   x->add_flag("--exhaustive", ex.exhaustive, "Analyse every point of the space (small spaces; --evals bounds it)");
+  x->add_flag("--pareto", ex.pareto, "Also report the cycles/energy Pareto front of everything analysed");
+  x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");
 
   try {
     app.parse(argc, argv);

@@ -83,6 +83,20 @@ TEST_F(Explore, HtmlReportIsSelfContainedAndComplete) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
+TEST_F(Explore, ParetoFrontHasNoDominatedPoint) {
+  SearchOptions o = options(4);
+  o.pareto = true;
+  Outcome out = explore(a, w, o);
+  ASSERT_FALSE(out.pareto.empty());
+  for (size_t i = 0; i < out.pareto.size(); ++i) {
+    if (i) EXPECT_LT(out.pareto[i - 1].report.cycles, out.pareto[i].report.cycles);
+    if (i) EXPECT_GT(out.pareto[i - 1].report.energy_pj, out.pareto[i].report.energy_pj);
+    for (const Candidate& c : out.best)  // nothing found is better on both counts
+      EXPECT_FALSE(c.report.cycles < out.pareto[i].report.cycles && c.report.energy_pj < out.pareto[i].report.energy_pj);
+  }
+  EXPECT_LE(out.pareto.front().report.cycles, out.best.front().report.cycles);
+}
+
 TEST_F(Explore, ObjectivesChangeWhatIsMinimised) {
   SearchOptions o = options(5);
   o.objective = Objective::Energy;
