@@ -89,8 +89,10 @@ TEST_F(Explore, ParetoFrontHasNoDominatedPoint) {
   Outcome out = explore(a, w, o);
   ASSERT_FALSE(out.pareto.empty());
   for (size_t i = 0; i < out.pareto.size(); ++i) {
-    if (i) EXPECT_LT(out.pareto[i - 1].report.cycles, out.pareto[i].report.cycles);
-    if (i) EXPECT_GT(out.pareto[i - 1].report.energy_pj, out.pareto[i].report.energy_pj);
+    if (i > 0) {
+      EXPECT_LT(out.pareto[i - 1].report.cycles, out.pareto[i].report.cycles);
+      EXPECT_GT(out.pareto[i - 1].report.energy_pj, out.pareto[i].report.energy_pj);
+    }
     for (const Candidate& c : out.best)  // nothing found is better on both counts
       EXPECT_FALSE(c.report.cycles < out.pareto[i].report.cycles && c.report.energy_pj < out.pareto[i].report.energy_pj);
   }
