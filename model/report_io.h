@@ -9,5 +9,7 @@ namespace dfx::model {
 std::string to_json(const Report& r, const std::string& arch, const std::string& workload,
                     const std::string& dataflow);
 std::string to_table(const Report& r);
+// 1234567 → "1.23M": numbers as a reader scans them in tables.
+std::string human(double v);
 
 }  // namespace dfx::model

@@ -4,16 +4,17 @@
 #include "model/report_io.h"
 
 namespace dfx::model {
-namespace {
 
 std::string human(double v) {
   char buf[32];
   const char* suffix[] = {"", "K", "M", "G", "T", "P"};
   int i = 0;
-  while (v >= 1000 && i < 5) v /= 1000, ++i;
+  while ((v >= 1000 || v <= -1000) && i < 5) v /= 1000, ++i;
   std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
   return buf;
 }
+
+namespace {
 
 std::string bytes(double b) {
   if (b < 0) return "unlimited";

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "mapper/search.h"
+#include "model/report_io.h"
 #include "tools/commands.h"
 #include "tools/html_report.h"
 
@@ -16,14 +17,7 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_interrupt(int) { g_stop = true; }
 
-std::string human(double v) {
-  char buf[32];
-  const char* suffix[] = {"", "K", "M", "G", "T", "P"};
-  int i = 0;
-  while (v >= 1000 && i < 5) v /= 1000, ++i;
-  std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
-  return buf;
-}
+using model::human;
 
 void print_table(const mapper::Outcome& out) {
   double layerwise = 0;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "model/dataflow.h"
+#include "model/report_io.h"
 
 namespace dfx::cli {
 namespace {
@@ -22,14 +23,7 @@ std::string esc(const std::string& s) {
   return o;
 }
 
-std::string num(double v) {
-  char buf[32];
-  const char* suffix[] = {"", "K", "M", "G", "T", "P"};
-  int i = 0;
-  while (std::fabs(v) >= 1000 && i < 5) v /= 1000, ++i;
-  std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
-  return buf;
-}
+std::string num(double v) { return model::human(v); }
 
 std::string fmt(const char* f, double v) {
   char buf[64];
