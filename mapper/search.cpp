@@ -26,7 +26,13 @@ namespace {
 class Searcher {
  public:
   Searcher(const arch::Arch& a, const model::Workload& w, const SearchOptions& o)
-      : a_(a), w_(w), o_(o), space_(a, w), rng_(o.seed), start_(std::chrono::steady_clock::now()) {}
+      : a_(a), w_(w), o_(o), space_(a, w, o.prims), rng_(o.seed), start_(std::chrono::steady_clock::now()) {
+    for (const auto& [level, bytes] : o.max_footprint) {
+      const int l = a.level_index(level);
+      if (l < 0) throw InputError(SourceLoc{}, "--max-footprint: unknown level '" + level + "'");
+      limits_.push_back({l, bytes});
+    }
+  }
 
   Outcome run() {
     const std::vector<Baseline> named = space_.baselines();
@@ -78,6 +84,7 @@ class Searcher {
   Outcome out_;
   std::vector<Entry> population_;
   std::vector<Entry> front_;
+  std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   double best_ = INFINITY;
   static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
 
@@ -107,6 +114,8 @@ class Searcher {
         } catch (const InputError&) {
           e.valid = false;  // the template drew a tree the loader rejects: just not a candidate
         }
+        for (const auto& [level, bytes] : limits_)
+          if (e.valid && static_cast<double>(e.report.levels[static_cast<size_t>(level)].peak_bytes) > bytes) e.valid = false;
         if (e.valid) e.cost = cost_of(e.report, o_.objective);
       }
     };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "model/dataflow.h"
 #include "model/report.h"
 #include "model/workload.h"
 
@@ -32,6 +33,10 @@ struct SearchOptions {
   int jobs = 1;                 // threads analysing candidates; results do not depend on it
   bool exhaustive = false;      // analyse every point of the space instead of evolving (small spaces)
   bool pareto = false;          // also keep the cycles/energy front of everything analysed
+  // Constraints: the primitives fused groups may use (empty: Seq, Shar, Pipe), and the most
+  // bytes a level may hold per instance (by level name); violating candidates count as invalid.
+  std::vector<model::Prim> prims;
+  std::vector<std::pair<std::string, double>> max_footprint;
   std::function<void(const Progress&)> on_progress;  // called now and then
   const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
 };

@@ -48,7 +48,9 @@ bool Choice::operator==(const Choice& o) const {
          spatial == o.spatial && order == o.order && may_tile == o.may_tile && may_spread == o.may_spread;
 }
 
-Space::Space(const arch::Arch& a, const model::Workload& w) : a_(a), w_(w) {
+Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::Prim> prims)
+    : a_(a), w_(w), prims_(std::move(prims)) {
+  if (prims_.empty()) prims_ = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
   cores_ = a.cores;
   const int64_t per_core = a.cores * a.sub_cores;
   for (size_t l = 1; l < a.levels.size(); ++l)
@@ -293,6 +295,14 @@ std::vector<Baseline> Space::baselines() const {
     }
   }
   out.push_back({"Fused (Pipe)", grouped(std::vector<int>(n, 0), model::Prim::Pipe)});
+  // Only what the allowed primitives can build (a lone op's Seq is always allowed).
+  auto allowed = [&](const Baseline& b) {
+    auto members = group_members(b.structure);
+    for (size_t g = 0; g < members.size(); ++g)
+      if (members[g].size() > 1 && std::find(prims_.begin(), prims_.end(), b.structure.prim[g]) == prims_.end()) return false;
+    return true;
+  };
+  out.erase(std::remove_if(out.begin(), out.end(), [&](const Baseline& b) { return !allowed(b); }), out.end());
   return out;
 }
 
@@ -303,8 +313,7 @@ Choice Space::random(std::mt19937_64& rng) const {
     if (o > 0 && std::bernoulli_distribution(0.5)(rng)) ++g;
     c.group_of.push_back(g);
   }
-  const model::Prim prims[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
-  for (int i = 0; i <= g; ++i) c.prim.push_back(prims[std::uniform_int_distribution<int>(0, 2)(rng)]);
+  for (int i = 0; i <= g; ++i) c.prim.push_back(pick(prims_, rng));
   fill_tiling(c, rng);
   return c;
 }
@@ -322,7 +331,7 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
     c.group_of.assign(ops, 0);
     for (size_t o = 1; o < ops; ++o) c.group_of[o] = c.group_of[o - 1] + (cut[o] ? 1 : 0);
     for (int g = 0; g <= c.group_of.back(); ++g)
-      prims.push_back(g < static_cast<int>(in.prim.size()) ? in.prim[static_cast<size_t>(g)] : model::Prim::Seq);
+      prims.push_back(g < static_cast<int>(in.prim.size()) ? in.prim[static_cast<size_t>(g)] : prims_.front());
     c.prim = prims;
     c.may_tile.clear();
     c.may_spread.clear();
@@ -331,8 +340,7 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
   }
   const int g = std::uniform_int_distribution<int>(0, groups(c) - 1)(rng);
   if (gene == 1) {
-    const model::Prim prims[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
-    c.prim[static_cast<size_t>(g)] = prims[std::uniform_int_distribution<int>(0, 2)(rng)];
+    c.prim[static_cast<size_t>(g)] = pick(prims_, rng);
     Choice t = retile(c, rng);  // the PE split changes with the primitive
     return t;
   }
@@ -399,7 +407,6 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
     c.core_dim.assign(groups, -1);
     c.spatial.assign(n, {});
     c.order.assign(n, 0);
-    const model::Prim prims[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
     // Per op: spatial and order; then the next op.
     std::function<bool(size_t)> ops = [&](size_t o) -> bool {
       if (o == n) return visit(c);
@@ -423,10 +430,10 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
       std::vector<int> cores = {-1};
       for (size_t i = 0; i < dims.size(); ++i)
         if (cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0) cores.push_back(static_cast<int>(i));
-      const size_t prim_count = members[g].size() > 1 ? 3 : 1;
+      const size_t prim_count = members[g].size() > 1 ? prims_.size() : 1;
       for (size_t p = 0; p < prim_count; ++p)
         for (int core : cores) {
-          c.prim[g] = prims[p];
+          c.prim[g] = members[g].size() > 1 ? prims_[p] : model::Prim::Seq;
           c.core_dim[g] = core;
           c.outer[g].assign(dims.size(), 1);
           std::function<bool(size_t)> factors = [&](size_t i) -> bool {

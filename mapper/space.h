@@ -42,7 +42,8 @@ class Space {
  public:
   // Contract: throws InputError when the arch does not fit the template (no buffer level, no
   // unit for an op).
-  Space(const arch::Arch& a, const model::Workload& w);
+  Space(const arch::Arch& a, const model::Workload& w,
+        std::vector<model::Prim> prims = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe});
 
   Choice random(std::mt19937_64& rng) const;
   // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
@@ -64,6 +65,7 @@ class Space {
  private:
   const arch::Arch& a_;
   const model::Workload& w_;
+  std::vector<model::Prim> prims_;  // what fused groups may use
   int buffer_ = -1;       // the on-chip level the template tiles into
   int registers_ = -1;    // per-PE level, if any
   int64_t cores_ = 1;

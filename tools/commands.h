@@ -29,6 +29,7 @@ struct ExploreOptions {
   bool exhaustive = false;
   bool pareto = false;
   bool log_json = false;
+  std::vector<std::string> prims, max_footprint;
 };
 
 int run_explore(const ExploreOptions& o);

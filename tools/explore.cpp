@@ -6,6 +6,8 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "arch/config.h"
+#include "arch/units.h"
 #include "mapper/search.h"
 #include "model/report_io.h"
 #include "tools/commands.h"
@@ -53,6 +55,24 @@ int run_explore(const ExploreOptions& o) {
   s.jobs = o.jobs;
   s.exhaustive = o.exhaustive;
   s.pareto = o.pareto;
+  for (const auto& p : o.prims) {
+    const model::Prim all[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Para, model::Prim::Pipe};
+    bool known = false;
+    for (auto prim : all)
+      if (p == model::prim_name(prim)) s.prims.push_back(prim), known = true;
+    if (!known || p == "Para")
+      throw InputError(SourceLoc{"--prims", 0, 0, ""}, "'" + p + "': fused groups may use Seq, Shar or Pipe (Para needs independent ops)");
+  }
+  for (const auto& limit : o.max_footprint) {
+    const size_t eq = limit.find('=');
+    Diagnostics diag;
+    std::optional<double> bytes;
+    if (eq != std::string::npos)
+      bytes = parse_bytes(ConfigNode::load_string(limit.substr(eq + 1), "--max-footprint"), diag);
+    if (eq == std::string::npos || !bytes || *bytes < 0)
+      throw InputError(SourceLoc{"--max-footprint", 0, 0, ""}, "expected LEVEL=SIZE such as L1=2MiB, found '" + limit + "'");
+    s.max_footprint.push_back({limit.substr(0, eq), *bytes});
+  }
   s.stop = &g_stop;
   std::signal(SIGINT, on_interrupt);
   const bool tty = !o.quiet && !o.log_json && isatty(STDERR_FILENO);

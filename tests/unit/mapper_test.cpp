@@ -99,6 +99,19 @@ TEST_F(Explore, ParetoFrontHasNoDominatedPoint) {
   EXPECT_LE(out.pareto.front().report.cycles, out.best.front().report.cycles);
 }
 
+TEST_F(Explore, ConstraintsAreRespected) {
+  SearchOptions o = options(6);
+  o.prims = {model::Prim::Seq};
+  o.max_footprint = {{"L1", 256.0 * 1024}};
+  Outcome out = explore(a, w, o);
+  for (const auto* list : {&out.best, &out.baselines})
+    for (const Candidate& c : *list) {
+      EXPECT_LE(c.report.levels[1].peak_bytes, 256 * 1024) << c.name;
+      EXPECT_EQ(c.flow_yaml.find("Pipe"), std::string::npos) << c.name;
+      EXPECT_EQ(c.flow_yaml.find("Shar"), std::string::npos) << c.name;
+    }
+}
+
 TEST_F(Explore, ObjectivesChangeWhatIsMinimised) {
   SearchOptions o = options(5);
   o.objective = Objective::Energy;
