@@ -49,6 +49,8 @@ const Entry kPrims[] = {
 const Entry kSearches[] = {
     {"evolutionary", "dfx explore: mutation of tournament winners over groups, primitives, tiling (default)"},
     {"baseline tiling", "random re-tiling plus mutation of a fixed structure (Layerwise, Fused Seq/Pipe)"},
+    {"exhaustive", "dfx explore --exhaustive: every point of the template space (small spaces)"},
+    {"chain solver", "closed-form Chimera tiles for two-GEMM chains (REFERENCE.md §3), a baseline"},
     {"--objective", "cycles (default), energy, edp"},
 };
 const Entry kTileKeys[] = {

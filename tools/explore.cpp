@@ -25,12 +25,12 @@ void print_table(const mapper::Outcome& out) {
   double layerwise = 0;
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") layerwise = b.report.cycles;
-  std::printf("%-14s %10s %9s %10s %10s %7s %10s\n", "dataflow", "cycles", "speed-up", "DRAM B", "energy pJ", "util",
+  std::printf("%-22s %10s %9s %10s %10s %7s %10s\n", "dataflow", "cycles", "speed-up", "DRAM B", "energy pJ", "util",
               "buffer peak");
   auto row = [&](const mapper::Candidate& c) {
     int64_t peak = 0;
     for (size_t l = 1; l < c.report.levels.size(); ++l) peak = std::max(peak, c.report.levels[l].peak_bytes);
-    std::printf("%-14s %10s %8.2fx %10s %10s %6.1f%% %10s\n", c.name.c_str(), human(c.report.cycles).c_str(),
+    std::printf("%-22s %10s %8.2fx %10s %10s %6.1f%% %10s\n", c.name.c_str(), human(c.report.cycles).c_str(),
                 layerwise > 0 ? layerwise / c.report.cycles : 0.0, human(static_cast<double>(c.report.dram_bytes)).c_str(),
                 human(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
   };

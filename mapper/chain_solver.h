@@ -1,0 +1,26 @@
+#pragma once
+// The analytical chain solver of REFERENCE.md §3 (Chimera): for a two-GEMM chain
+// C[m,l] += A[m,k]·B[k,l], E[m,n] += C[m,l]·D[l,n] (with any batch dimensions), loop order
+// m, l, k, n, and a buffer of MC elements, the tiles T_M = T_L = −α + sqrt(α² + MC),
+// T_K = T_N = α minimise DRAM traffic; α is the smallest legal tile (the matrix unit's width).
+#include <optional>
+#include <string>
+
+#include "arch/arch.h"
+#include "model/workload.h"
+
+namespace dfx::mapper {
+
+struct ChainSolution {
+  int64_t tm = 1, tl = 1, tk = 1, tn = 1;  // tiles after rounding to divisors
+  double ideal_tile = 0;                   // T_M* = T_L* before rounding
+  double predicted_dram_elems = 0;         // A, B and D read, E written, as §3 counts them
+  double footprint_elems = 0;              // MU of the rounded tiles
+  std::string flow_yaml;                   // the tree, order m, l, k, n (C kept in the buffer)
+};
+
+// Contract: nullopt when the workload is not a two-GEMM chain or the arch has no buffer or
+// matrix unit the template can use.
+std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w);
+
+}  // namespace dfx::mapper
