@@ -248,8 +248,12 @@ class Searcher {
         return x.cost <= y.cost ? x : y;
       };
       std::vector<Choice> batch;
-      for (size_t i = 0; i < batch_size(o_.evaluations - out_.evaluations); ++i)
-        batch.push_back(space_.mutate(pick().choice, rng_, std::bernoulli_distribution(0.2)(rng_)));
+      for (size_t i = 0; i < batch_size(o_.evaluations - out_.evaluations); ++i) {
+        // Genetic: a third of the children cross two winners (then mutate), the rest mutate one.
+        Choice child = pick().choice;
+        if (std::bernoulli_distribution(1.0 / 3)(rng_)) child = space_.crossover(child, pick().choice, rng_);
+        batch.push_back(space_.mutate(child, rng_, std::bernoulli_distribution(0.2)(rng_)));
+      }
       for (Entry& child : evaluate(batch)) {
         auto worst = std::max_element(population_.begin(), population_.end(),
                                       [](const Entry& x, const Entry& y) { return x.cost < y.cost; });

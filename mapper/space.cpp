@@ -318,6 +318,23 @@ Choice Space::random(std::mt19937_64& rng) const {
   return c;
 }
 
+Choice Space::crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) const {
+  if (x.group_of != y.group_of || x.may_tile != y.may_tile || x.may_spread != y.may_spread) return x;
+  Choice c = x;
+  const auto members = group_members(x);
+  for (size_t g = 0; g < members.size(); ++g) {
+    if (!std::bernoulli_distribution(0.5)(rng)) continue;
+    c.prim[g] = y.prim[g];
+    c.outer[g] = y.outer[g];
+    c.core_dim[g] = y.core_dim[g];
+    for (int o : members[g]) {
+      c.spatial[static_cast<size_t>(o)] = y.spatial[static_cast<size_t>(o)];
+      c.order[static_cast<size_t>(o)] = y.order[static_cast<size_t>(o)];
+    }
+  }
+  return c;
+}
+
 Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) const {
   Choice c = in;
   const int gene = std::uniform_int_distribution<int>(structure ? 0 : 2, 5)(rng);

@@ -49,6 +49,9 @@ class Space {
   // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
   // loop spread over cores, a spatial choice or a loop order.
   Choice mutate(const Choice& c, std::mt19937_64& rng, bool structure = true) const;
+  // A child taking each group's genes (primitive, outer tiling, its ops' spatial choices and
+  // orders) from one parent or the other; parents grouped differently give a copy of `x`.
+  Choice crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) const;
   // The named baselines of REFERENCE.md §6 that apply to this workload (Layerwise always;
   // Uni-pipe, FLAT-HGran, FLAT-RGran for attention; Chimera for operator chains; Fused-Layer and
   // ISOS for convolution chains; Fused (Pipe) always).
