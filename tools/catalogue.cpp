@@ -47,7 +47,7 @@ const Entry kPrims[] = {
     {"Pipe", "children pipelined on split resources; latency is the slowest stage"},
 };
 const Entry kSearches[] = {
-    {"evolutionary", "dfx explore: mutation of tournament winners over groups, primitives, tiling (default)"},
+    {"genetic", "dfx explore: crossover and mutation of tournament winners over groups, primitives, tiling (default)"},
     {"baseline tiling", "random re-tiling plus mutation of a fixed structure (Layerwise, Fused Seq/Pipe)"},
     {"exhaustive", "dfx explore --exhaustive: every point of the template space (small spaces)"},
     {"chain solver", "closed-form Chimera tiles for two-GEMM chains (REFERENCE.md §3), a baseline"},
