@@ -126,8 +126,7 @@ class Searcher {
         } catch (const InputError&) {
           e.valid = false;  // the template drew a tree the loader rejects: just not a candidate
         }
-        for (const auto& [level, bytes] : limits_)
-          if (e.valid && static_cast<double>(e.report.levels[static_cast<size_t>(level)].peak_bytes) > bytes) e.valid = false;
+        e.valid = e.valid && within_limits(e.report);
         if (e.valid) e.cost = cost_of(e.report, o_.objective);
       }
     };
@@ -186,15 +185,22 @@ class Searcher {
     return best;
   }
 
+  bool within_limits(const model::Report& r) const {
+    for (const auto& [level, bytes] : limits_)
+      if (static_cast<double>(r.levels[static_cast<size_t>(level)].peak_bytes) > bytes) return false;
+    return true;
+  }
+
   // REFERENCE.md §3's closed form for two-GEMM chains: one more baseline, outside the template.
   void chain_solver() {
     auto solved = solve_gemm_chain(a_, w_);
-    if (!solved || out_of_budget()) return;
+    const bool seq_allowed = o_.prims.empty() || std::find(o_.prims.begin(), o_.prims.end(), model::Prim::Seq) != o_.prims.end();
+    if (!solved || !seq_allowed || out_of_budget()) return;
     ++out_.evaluations;
     try {
       model::Dataflow f = model::load_dataflow_from_string(solved->flow_yaml, "chain_solver", a_, w_);
       model::Report r = model::analyze(a_, w_, f);
-      if (!r.valid) return;
+      if (!r.valid || !within_limits(r)) return;
       ++out_.valid;
       out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective)});
       extra_ = out_.baselines.back();  // outside the template: it competes for `best` at the end
