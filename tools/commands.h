@@ -11,6 +11,8 @@ struct EvalOptions {
 };
 
 int run_eval(const EvalOptions& o);
+int run_asm(const std::string& arch, const std::string& in, const std::string& out);
+int run_disasm(const std::string& arch, const std::string& in);
 int run_validate(const std::vector<std::string>& files);
 int run_list();
 

@@ -25,6 +25,15 @@ int main(int argc, char** argv) {
 
   auto* l = app.add_subcommand("list", "Print presets, workload operators, memory-level attributes and primitives");
 
+  std::string prog_arch, prog_in, prog_out;
+  auto* as = app.add_subcommand("asm", "Check a program (text assembly) against an arch and write its binary form");
+  as->add_option("arch", prog_arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
+  as->add_option("program", prog_in, "Program in text assembly (docs/isa.md)")->required()->check(CLI::ExistingFile);
+  as->add_option("-o,--out", prog_out, "Binary program to write")->required();
+  auto* ds = app.add_subcommand("disasm", "Check a binary program against an arch and print its text assembly");
+  ds->add_option("arch", prog_arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
+  ds->add_option("program", prog_in, "Binary program")->required()->check(CLI::ExistingFile);
+
   dfx::cli::ExploreOptions ex;
   auto* x = app.add_subcommand("explore", "Search order × resource × tiling for the best dataflows; compare with baselines");
   x->add_option("arch", ex.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
@@ -57,6 +66,8 @@ int main(int argc, char** argv) {
     if (v->parsed()) return dfx::cli::run_validate(files);
     if (l->parsed()) return dfx::cli::run_list();
     if (x->parsed()) return dfx::cli::run_explore(ex);
+    if (as->parsed()) return dfx::cli::run_asm(prog_arch, prog_in, prog_out);
+    if (ds->parsed()) return dfx::cli::run_disasm(prog_arch, prog_in);
   } catch (const dfx::InputError& err) {
     std::cerr << err.what() << '\n';
     return 2;

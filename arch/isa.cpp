@@ -1,0 +1,46 @@
+// ISA basics shared by the text and binary forms.
+#include "arch/isa.h"
+
+namespace dfx::arch {
+
+int64_t MemRef::elements() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+bool MemRef::operator==(const MemRef& o) const {
+  return level == o.level && base == o.base && loop_steps == o.loop_steps && sizes == o.sizes && strides == o.strides;
+}
+
+bool Instruction::operator==(const Instruction& o) const {
+  return op == o.op && dst == o.dst && a == o.a && b == o.b && m == o.m && n == o.n && k == o.k &&
+         accumulate == o.accumulate && vop == o.vop && imm == o.imm && from == o.from && to == o.to &&
+         event == o.event && count == o.count;
+}
+
+const char* pipe_name(Pipe p) {
+  switch (p) {
+    case Pipe::Dma: return "dma";
+    case Pipe::Matrix: return "matrix";
+    case Pipe::Vector: return "vector";
+    case Pipe::Scalar: return "scalar";
+  }
+  return "?";
+}
+
+const char* vecop_name(VecOp v) {
+  static const char* names[] = {"add", "sub", "mul", "div", "max", "min", "exp", "scale", "copy", "rowsum", "rowmax", "cast"};
+  return names[static_cast<int>(v)];
+}
+
+Pipe pipe_of(const Instruction& i) {
+  switch (i.op) {
+    case Opcode::Dma: return Pipe::Dma;
+    case Opcode::Mma: return Pipe::Matrix;
+    case Opcode::Vec: return Pipe::Vector;
+    default: return Pipe::Scalar;
+  }
+}
+
+}  // namespace dfx::arch

@@ -1,0 +1,72 @@
+#pragma once
+// The instruction set shared by the SystemC model and the RTL: one definition, a text assembly
+// and a binary encoding that round-trip (docs/isa.md). Programs move data between declared
+// levels with strided multi-dimensional transfers, multiply tiles on the matrix unit, run vector
+// operations, synchronise pipes with flags, and loop without being unrolled.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "arch/errors.h"
+
+namespace dfx::arch {
+
+enum class Opcode : uint8_t { Dma = 1, Mma, Vec, SetFlag, WaitFlag, Loop, EndLoop, Halt };
+
+// The units that run instructions side by side; flags order them.
+enum class Pipe : uint8_t { Dma, Matrix, Vector, Scalar };
+
+enum class VecOp : uint8_t { Add, Sub, Mul, Div, Max, Min, Exp, Scale, Copy, RowSum, RowMax, Cast };
+
+constexpr int kMaxDims = 4;
+
+// A strided block in one level: address (elements) plus, per enclosing loop, an address step;
+// sizes and strides per dimension, outermost first.
+struct MemRef {
+  int level = -1;
+  int64_t base = 0;
+  std::vector<int64_t> loop_steps;  // address step per enclosing loop, outermost first
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  int64_t elements() const;
+  bool operator==(const MemRef& o) const;
+};
+
+struct Instruction {
+  Opcode op = Opcode::Halt;
+  // Dma: dst ← src. Mma: dst (acc) += a·b with (m, n, k); accumulate=false overwrites.
+  // Vec: dst ← vop(a[, b]) over the operands' shape; Scale multiplies by imm/65536.
+  MemRef dst, a, b;
+  int64_t m = 0, n = 0, k = 0;
+  bool accumulate = true;
+  VecOp vop = VecOp::Copy;
+  int64_t imm = 0;
+  Pipe from = Pipe::Dma, to = Pipe::Dma;  // SetFlag / WaitFlag
+  int event = 0;
+  int64_t count = 0;                      // Loop
+  int line = 0;                           // source line, for messages
+  bool operator==(const Instruction& o) const;
+};
+
+struct Program {
+  std::vector<Instruction> code;
+};
+
+const char* pipe_name(Pipe p);
+const char* vecop_name(VecOp v);
+Pipe pipe_of(const Instruction& i);  // which unit runs it
+
+// Contract: parse_program throws InputError (file:line:col) for syntax errors; check_program
+// throws InputError listing every problem against the arch (unknown level, no path, a level that
+// cannot hold the operand's role, an address out of range, unbalanced loops, a wait never set).
+Program parse_program(const std::string& text, const std::string& name, const Arch& a);
+std::string print_program(const Program& p, const Arch& a);
+void check_program(const Program& p, const Arch& a, const std::string& name);
+
+// Binary: a 16-byte header ("DFXPROG1", count) then one record per instruction, little-endian.
+std::vector<uint8_t> encode_program(const Program& p);
+// Contract: throws InputError on a truncated file, a bad header or an unknown opcode.
+Program decode_program(const std::vector<uint8_t>& bytes, const std::string& name);
+
+}  // namespace dfx::arch

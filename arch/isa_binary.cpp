@@ -1,0 +1,114 @@
+// The binary form: "DFXPROG1", the instruction count, then one variable-length record each.
+#include <cstring>
+
+#include "arch/isa.h"
+
+namespace dfx::arch {
+namespace {
+
+const char kMagic[8] = {'D', 'F', 'X', 'P', 'R', 'O', 'G', '1'};
+
+class Writer {
+ public:
+  std::vector<uint8_t> bytes;
+  void u8(uint64_t v) { bytes.push_back(static_cast<uint8_t>(v)); }
+  void i64(int64_t v) {
+    for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
+  }
+  void mem(const MemRef& r) {
+    u8(static_cast<uint64_t>(r.level + 1));  // 0: no operand
+    u8(r.sizes.size());
+    u8(r.loop_steps.size());
+    i64(r.base);
+    for (int64_t s : r.loop_steps) i64(s);
+    for (int64_t s : r.sizes) i64(s);
+    for (int64_t s : r.strides) i64(s);
+  }
+};
+
+class Reader {
+ public:
+  Reader(const std::vector<uint8_t>& b, const std::string& name) : b_(b), name_(name) {}
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw InputError(SourceLoc{name_, 0, 0, "byte " + std::to_string(pos_)}, msg);
+  }
+  uint8_t u8() {
+    if (pos_ + 1 > b_.size()) fail("truncated program");
+    return b_[pos_++];
+  }
+  int64_t i64() {
+    if (pos_ + 8 > b_.size()) fail("truncated program");
+    uint64_t v = 0;
+    for (int b = 0; b < 8; ++b) v |= static_cast<uint64_t>(b_[pos_++]) << (8 * b);
+    return static_cast<int64_t>(v);
+  }
+  MemRef mem() {
+    MemRef r;
+    r.level = static_cast<int>(u8()) - 1;
+    const size_t dims = u8(), steps = u8();
+    if (dims > kMaxDims) fail("a block with " + std::to_string(dims) + " dimensions (at most 4)");
+    r.base = i64();
+    for (size_t j = 0; j < steps; ++j) r.loop_steps.push_back(i64());
+    for (size_t d = 0; d < dims; ++d) r.sizes.push_back(i64());
+    for (size_t d = 0; d < dims; ++d) r.strides.push_back(i64());
+    return r;
+  }
+  size_t pos_ = 0;
+
+ private:
+  const std::vector<uint8_t>& b_;
+  const std::string& name_;
+};
+
+}  // namespace
+
+std::vector<uint8_t> encode_program(const Program& p) {
+  Writer w;
+  w.bytes.assign(kMagic, kMagic + 8);
+  w.i64(static_cast<int64_t>(p.code.size()));
+  for (const Instruction& i : p.code) {
+    w.u8(static_cast<uint64_t>(i.op));
+    w.u8(i.accumulate ? 1 : 0);
+    w.u8(static_cast<uint64_t>(i.vop));
+    w.u8(static_cast<uint64_t>(i.from));
+    w.u8(static_cast<uint64_t>(i.to));
+    w.u8(static_cast<uint64_t>(i.event));
+    w.i64(i.count);
+    w.i64(i.imm);
+    w.i64(i.m), w.i64(i.n), w.i64(i.k);
+    w.mem(i.dst), w.mem(i.a), w.mem(i.b);
+  }
+  return w.bytes;
+}
+
+Program decode_program(const std::vector<uint8_t>& bytes, const std::string& name) {
+  Reader r(bytes, name);
+  if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, 8) != 0) r.fail("not a dfx program (bad header)");
+  r.pos_ = 8;
+  const int64_t count = r.i64();
+  if (count < 0 || count > static_cast<int64_t>(bytes.size())) r.fail("bad instruction count");
+  Program p;
+  for (int64_t n = 0; n < count; ++n) {
+    Instruction i;
+    const uint8_t op = r.u8();
+    if (op < static_cast<uint8_t>(Opcode::Dma) || op > static_cast<uint8_t>(Opcode::Halt))
+      r.fail("unknown opcode " + std::to_string(op) + " in instruction " + std::to_string(n));
+    i.op = static_cast<Opcode>(op);
+    i.accumulate = r.u8() != 0;
+    const uint8_t vop = r.u8(), from = r.u8(), to = r.u8();
+    if (vop > static_cast<uint8_t>(VecOp::Cast)) r.fail("unknown vector op " + std::to_string(vop));
+    if (from > static_cast<uint8_t>(Pipe::Scalar) || to > static_cast<uint8_t>(Pipe::Scalar)) r.fail("unknown pipe");
+    i.vop = static_cast<VecOp>(vop), i.from = static_cast<Pipe>(from), i.to = static_cast<Pipe>(to);
+    i.event = r.u8();
+    i.count = r.i64();
+    i.imm = r.i64();
+    i.m = r.i64(), i.n = r.i64(), i.k = r.i64();
+    i.dst = r.mem(), i.a = r.mem(), i.b = r.mem();
+    i.line = static_cast<int>(n + 1);
+    p.code.push_back(i);
+  }
+  if (r.pos_ != bytes.size()) r.fail("trailing bytes after the last instruction");
+  return p;
+}
+
+}  // namespace dfx::arch

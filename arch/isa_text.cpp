@@ -1,0 +1,202 @@
+// The text assembly: one instruction per line, '#' starts a comment (docs/isa.md).
+#include <cctype>
+#include <sstream>
+
+#include "arch/isa.h"
+
+namespace dfx::arch {
+namespace {
+
+class LineParser {
+ public:
+  LineParser(const std::string& text, const std::string& file, int line, const Arch& a)
+      : s_(text), file_(file), line_(line), a_(a) {}
+
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw InputError(SourceLoc{file_, line_, static_cast<int>(pos_) + 1, ""}, msg);
+  }
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool done() {
+    skip();
+    return pos_ >= s_.size();
+  }
+  bool eat(const std::string& tok) {
+    skip();
+    if (s_.compare(pos_, tok.size(), tok) != 0) return false;
+    pos_ += tok.size();
+    return true;
+  }
+  void expect(const std::string& tok) {
+    if (!eat(tok)) fail("expected '" + tok + "'");
+  }
+  std::string word() {
+    skip();
+    size_t b = pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '.')) ++pos_;
+    if (b == pos_) fail("expected a name");
+    return s_.substr(b, pos_ - b);
+  }
+  int64_t integer() {
+    skip();
+    size_t b = pos_;
+    if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    if (b == pos_ || (s_[b] == '-' && pos_ == b + 1)) fail("expected an integer");
+    return std::stoll(s_.substr(b, pos_ - b));
+  }
+  // LEVEL[base +step*iJ ... : s0xs1 / st0,st1]
+  MemRef mem(int loop_depth) {
+    MemRef r;
+    const std::string name = word();
+    r.level = a_.level_index(name);
+    if (r.level < 0) fail("unknown level '" + name + "'");
+    expect("[");
+    r.base = integer();
+    r.loop_steps.assign(static_cast<size_t>(loop_depth), 0);
+    while (eat("+")) {
+      int64_t step = integer();
+      expect("*");
+      skip();
+      if (pos_ >= s_.size() || s_[pos_] != 'i') fail("expected a loop index such as i0");
+      ++pos_;
+      int64_t j = integer();
+      if (j < 0 || j >= loop_depth) fail("loop index i" + std::to_string(j) + " is not an enclosing loop");
+      r.loop_steps[static_cast<size_t>(j)] += step;
+    }
+    expect(":");
+    do r.sizes.push_back(integer());
+    while (eat("x"));
+    expect("/");
+    do r.strides.push_back(integer());
+    while (eat(","));
+    expect("]");
+    if (r.sizes.size() != r.strides.size()) fail("a block needs one stride per size");
+    return r;
+  }
+  Pipe pipe() {
+    const std::string p = word();
+    for (Pipe x : {Pipe::Dma, Pipe::Matrix, Pipe::Vector, Pipe::Scalar})
+      if (p == pipe_name(x)) return x;
+    fail("unknown pipe '" + p + "' (dma, matrix, vector, scalar)");
+  }
+
+ private:
+  const std::string& s_;
+  const std::string& file_;
+  int line_;
+  const Arch& a_;
+  size_t pos_ = 0;
+};
+
+std::string mem_text(const MemRef& r, const Arch& a) {
+  std::ostringstream os;
+  os << a.levels[static_cast<size_t>(r.level)].name << '[' << r.base;
+  for (size_t j = 0; j < r.loop_steps.size(); ++j)
+    if (r.loop_steps[j]) os << " +" << r.loop_steps[j] << "*i" << j;
+  os << " : ";
+  for (size_t d = 0; d < r.sizes.size(); ++d) os << (d ? "x" : "") << r.sizes[d];
+  os << " / ";
+  for (size_t d = 0; d < r.strides.size(); ++d) os << (d ? "," : "") << r.strides[d];
+  return os.str() + "]";
+}
+
+}  // namespace
+
+Program parse_program(const std::string& text, const std::string& name, const Arch& a) {
+  Program p;
+  std::istringstream in(text);
+  std::string raw;
+  int line = 0, depth = 0;
+  while (std::getline(in, raw)) {
+    ++line;
+    const std::string code = raw.substr(0, raw.find('#'));
+    LineParser lp(code, name, line, a);
+    if (lp.done()) continue;
+    Instruction i;
+    i.line = line;
+    const std::string op = lp.word();
+    if (op == "dma") {
+      i.op = Opcode::Dma;
+      i.dst = lp.mem(depth);
+      lp.expect("<-");
+      i.a = lp.mem(depth);
+    } else if (op == "mma") {
+      i.op = Opcode::Mma;
+      i.dst = lp.mem(depth);
+      if (lp.eat("+=")) i.accumulate = true;
+      else if (lp.eat("=")) i.accumulate = false;
+      else lp.fail("expected '+=' or '='");
+      i.a = lp.mem(depth);
+      lp.expect("*");
+      i.b = lp.mem(depth);
+      if (i.a.sizes.size() == 2 && i.b.sizes.size() == 2) i.m = i.a.sizes[0], i.k = i.a.sizes[1], i.n = i.b.sizes[1];
+    } else if (op.rfind("vec.", 0) == 0) {
+      i.op = Opcode::Vec;
+      const std::string v = op.substr(4);
+      bool known = false;
+      for (int x = 0; x <= static_cast<int>(VecOp::Cast); ++x)
+        if (v == vecop_name(static_cast<VecOp>(x))) i.vop = static_cast<VecOp>(x), known = true;
+      if (!known) lp.fail("unknown vector op '" + v + "'");
+      i.dst = lp.mem(depth);
+      lp.expect("<-");
+      i.a = lp.mem(depth);
+      if (lp.eat(",")) i.b = lp.mem(depth);
+      if (i.vop == VecOp::Scale) i.imm = lp.integer();
+    } else if (op == "set_flag" || op == "wait_flag") {
+      i.op = op == "set_flag" ? Opcode::SetFlag : Opcode::WaitFlag;
+      i.from = lp.pipe();
+      lp.expect("->");
+      i.to = lp.pipe();
+      i.event = static_cast<int>(lp.integer());
+    } else if (op == "loop") {
+      i.op = Opcode::Loop;
+      i.count = lp.integer();
+      ++depth;
+    } else if (op == "endloop") {
+      i.op = Opcode::EndLoop;
+      if (--depth < 0) lp.fail("endloop without loop");
+    } else if (op == "halt") {
+      i.op = Opcode::Halt;
+    } else {
+      lp.fail("unknown instruction '" + op + "'");
+    }
+    if (!lp.done()) lp.fail("unexpected text after the instruction");
+    p.code.push_back(i);
+  }
+  if (depth != 0) throw InputError(SourceLoc{name, line, 1, ""}, std::to_string(depth) + " loop(s) never closed with endloop");
+  return p;
+}
+
+std::string print_program(const Program& p, const Arch& a) {
+  std::ostringstream os;
+  int depth = 0;
+  for (const Instruction& i : p.code) {
+    if (i.op == Opcode::EndLoop) --depth;
+    os << std::string(static_cast<size_t>(std::max(depth, 0)) * 2, ' ');
+    switch (i.op) {
+      case Opcode::Dma: os << "dma " << mem_text(i.dst, a) << " <- " << mem_text(i.a, a); break;
+      case Opcode::Mma:
+        os << "mma " << mem_text(i.dst, a) << (i.accumulate ? " += " : " = ") << mem_text(i.a, a) << " * " << mem_text(i.b, a);
+        break;
+      case Opcode::Vec:
+        os << "vec." << vecop_name(i.vop) << ' ' << mem_text(i.dst, a) << " <- " << mem_text(i.a, a);
+        if (i.b.level >= 0) os << ", " << mem_text(i.b, a);
+        if (i.vop == VecOp::Scale) os << ' ' << i.imm;
+        break;
+      case Opcode::SetFlag:
+      case Opcode::WaitFlag:
+        os << (i.op == Opcode::SetFlag ? "set_flag " : "wait_flag ") << pipe_name(i.from) << " -> " << pipe_name(i.to) << ' ' << i.event;
+        break;
+      case Opcode::Loop: os << "loop " << i.count; break;
+      case Opcode::EndLoop: os << "endloop"; break;
+      case Opcode::Halt: os << "halt"; break;
+    }
+    os << '\n';
+    if (i.op == Opcode::Loop) ++depth;
+  }
+  return os.str();
+}
+
+}  // namespace dfx::arch

@@ -1,0 +1,20 @@
+# C[32×32] = A[32×256] · B[256×32] on tpu_like, K in four steps of 64, each block in its own
+# buffer so that the DMA may run ahead of the array; flags order the two pipes.
+# DRAM: A at 0 (row-major 32×256), B at 8192 (256×32), C at 16384.
+# SPM: A blocks (32×64) at 0, 2048, 4096, 6144; B blocks (64×32) at 8192 + 2048·i; C at 16384.
+dma SPM[0 : 32x64 / 64,1] <- DRAM[0 : 32x64 / 256,1]
+dma SPM[8192 : 64x32 / 32,1] <- DRAM[8192 : 64x32 / 32,1]
+set_flag dma -> matrix 0
+wait_flag dma -> matrix 0
+mma SPM[16384 : 32x32 / 32,1] = SPM[0 : 32x64 / 64,1] * SPM[8192 : 64x32 / 32,1]
+loop 3
+  dma SPM[2048 +2048*i0 : 32x64 / 64,1] <- DRAM[64 +64*i0 : 32x64 / 256,1]
+  dma SPM[10240 +2048*i0 : 64x32 / 32,1] <- DRAM[10240 +2048*i0 : 64x32 / 32,1]
+  set_flag dma -> matrix 0
+  wait_flag dma -> matrix 0
+  mma SPM[16384 : 32x32 / 32,1] += SPM[2048 +2048*i0 : 32x64 / 64,1] * SPM[10240 +2048*i0 : 64x32 / 32,1]
+endloop
+set_flag matrix -> dma 1
+wait_flag matrix -> dma 1
+dma DRAM[16384 : 32x32 / 32,1] <- SPM[16384 : 32x32 / 32,1]
+halt

@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "arch/isa.h"
+#include "tests/unit/test_util.h"
+
+namespace dfx::arch {
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Isa, ShippedProgramsCheckAndRoundTrip) {
+  for (const auto& [arch_name, prog] : {std::pair{"tpu_like", "tpu_like_gemm"}, std::pair{"ascend_like", "ascend_like_softmax_row"}}) {
+    SCOPED_TRACE(prog);
+    Arch a = load_arch(test::config(std::string("arch/") + arch_name + ".yaml"));
+    Program p = parse_program(read(test::config(std::string("programs/") + prog + ".s")), prog, a);
+    check_program(p, a, prog);
+    // text → program → binary → program → text, and text → program → text → program.
+    Program back = decode_program(encode_program(p), "bin");
+    ASSERT_EQ(back.code.size(), p.code.size());
+    for (size_t i = 0; i < p.code.size(); ++i) EXPECT_TRUE(back.code[i] == p.code[i]) << "instruction " << i;
+    EXPECT_EQ(print_program(back, a), print_program(p, a));
+    Program again = parse_program(print_program(p, a), "printed", a);
+    for (size_t i = 0; i < p.code.size(); ++i) EXPECT_TRUE(again.code[i] == p.code[i]) << "instruction " << i;
+  }
+}
+
+class BadProgram : public ::testing::Test {
+ protected:
+  Arch tpu = load_arch(test::config("arch/tpu_like.yaml"));
+  Arch ascend = load_arch(test::config("arch/ascend_like.yaml"));
+  std::string problems(const Arch& a, const std::string& text) {
+    return test::input_error([&] { check_program(parse_program(text, "p.s", a), a, "p.s"); });
+  }
+};
+
+TEST_F(BadProgram, SyntaxErrorsHaveLineAndColumn) {
+  std::string err = test::input_error([&] { parse_program("halt\ndma SPM[0 : 4 / 1] <- DRAN[0 : 4 / 1]\n", "p.s", tpu); });
+  EXPECT_NE(err.find("p.s:2:"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown level 'DRAN'"), std::string::npos) << err;
+  err = test::input_error([&] { parse_program("frobnicate SPM\n", "p.s", tpu); });
+  EXPECT_NE(err.find("unknown instruction 'frobnicate'"), std::string::npos) << err;
+  err = test::input_error([&] { parse_program("loop 2\nhalt\n", "p.s", tpu); });
+  EXPECT_NE(err.find("never closed"), std::string::npos) << err;
+}
+
+TEST_F(BadProgram, AddressOutOfRange) {
+  std::string err = problems(tpu, "dma SPM[196600 : 16 / 1] <- DRAM[0 : 16 / 1]\n");
+  EXPECT_NE(err.find("reaches element 196615 of 'SPM', which holds 196608"), std::string::npos) << err;
+  // The last of 4 iterations reaches 3·70000 + 15: out of range, though the first is not.
+  err = problems(tpu, "loop 4\ndma SPM[0 +70000*i0 : 16 / 1] <- DRAM[0 : 16 / 1]\nendloop\n");
+  EXPECT_NE(err.find("reaches element 210015"), std::string::npos) << err;
+  check_program(parse_program("loop 4\ndma SPM[0 +60000*i0 : 16 / 1] <- DRAM[0 : 16 / 1]\nendloop\n", "ok.s", tpu), tpu, "ok.s");
+}
+
+TEST_F(BadProgram, OperandInALevelTheUnitCannotRead) {
+  std::string err = problems(ascend, "mma L0C[0 : 16x16 / 16,1] += L0B[0 : 16x16 / 16,1] * L0A[0 : 16x16 / 16,1]\n");
+  EXPECT_NE(err.find("left operand is in 'L0B', which may not hold left data"), std::string::npos) << err;
+  EXPECT_NE(err.find("right operand is in 'L0A'"), std::string::npos) << err;
+}
+
+TEST_F(BadProgram, TransfersNeedADeclaredPath) {
+  std::string err = problems(ascend, "dma L0A[0 : 16 / 1] <- UB[0 : 16 / 1]\n");
+  EXPECT_NE(err.find("no data path from 'UB' to 'L0A'"), std::string::npos) << err;
+}
+
+TEST_F(BadProgram, AWaitThatIsNeverSetIsADeadlock) {
+  std::string err = problems(tpu, "set_flag dma -> matrix 0\nwait_flag dma -> matrix 1\nhalt\n");
+  EXPECT_NE(err.find("p.s:2:"), std::string::npos) << err;
+  EXPECT_NE(err.find("wait_flag dma -> matrix 1 is never set"), std::string::npos) << err;
+}
+
+TEST_F(BadProgram, ShapesMustAgree) {
+  std::string err = problems(tpu, "mma SPM[0 : 4x4 / 4,1] += SPM[16 : 4x8 / 8,1] * SPM[64 : 4x4 / 4,1]\n"
+                                  "vec.add SPM[0 : 16 / 1] <- SPM[16 : 16 / 1]\n");
+  EXPECT_NE(err.find("mma needs C[m×n] from A[m×k] and B[k×n]"), std::string::npos) << err;
+  EXPECT_NE(err.find("vec.add needs two sources"), std::string::npos) << err;
+}
+
+TEST(IsaBinary, BadBytesAreRejected) {
+  std::string err = test::input_error([] { decode_program({'n', 'o', 'p', 'e'}, "x.bin"); });
+  EXPECT_NE(err.find("bad header"), std::string::npos) << err;
+  Program p;
+  p.code.push_back(Instruction{});
+  std::vector<uint8_t> bytes = encode_program(p);
+  bytes[16] = 99;  // the first opcode
+  err = test::input_error([&] { decode_program(bytes, "x.bin"); });
+  EXPECT_NE(err.find("unknown opcode 99"), std::string::npos) << err;
+  bytes = encode_program(p);
+  bytes.pop_back();
+  err = test::input_error([&] { decode_program(bytes, "x.bin"); });
+  EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace dfx::arch
