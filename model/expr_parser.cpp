@@ -162,6 +162,7 @@ class Parser {
           return fail("dimension '" + w_.dims[static_cast<size_t>(term.dim)].name + "' indexes two dimensions of '" +
                       name + "'");
       acc.index.push_back(ix);
+      if (acc.index.size() > 16) return fail("a tensor has at most 16 dimensions");
     } while (eat(','));
     if (!eat(']')) return fail("expected ']'");
     return true;

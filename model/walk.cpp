@@ -14,6 +14,8 @@
 namespace dfx::model {
 namespace {
 
+constexpr size_t kMaxRank = 16;  // tensor dimensions handled by restrict()
+
 // One buffer's history: the elements resident after its last activation.
 struct Stream {
   int tensor = 0, level = 0, owner = 0, source = 0;  // owner: the last node to activate it
@@ -40,6 +42,7 @@ class Walker {
     r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
     r_.level_peak_elems.assign(a.levels.size(), 0);
     mc_prefix_ = source_prefixes();
+    index_nodes();
     subtree_end_.assign(f.nodes.size(), 0);
     for (size_t i = f.nodes.size(); i-- > 0;) {
       subtree_end_[i] = static_cast<int>(i) + 1;
@@ -98,6 +101,75 @@ class Walker {
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
+
+  // What restrict() needs per tile, computed once: the ops below that use each dimension, and the
+  // producers below whose consumers are below too (consumers first), with the reads that size them.
+  struct Feed {
+    int producer;
+    std::vector<std::pair<int, const TensorAccess*>> reads;  // (consumer op, its access)
+  };
+  struct NodeIndex {
+    std::vector<std::vector<int>> ops_using;  // per dim
+    std::vector<Feed> feeds;
+  };
+  std::vector<NodeIndex> index_;
+
+  void index_nodes() {
+    index_.resize(f_.nodes.size());
+    for (size_t n = 0; n < f_.nodes.size(); ++n) {
+      const auto& below = p_.ops_below[n];
+      NodeIndex& ix = index_[n];
+      ix.ops_using.assign(w_.dims.size(), {});
+      for (size_t o = 0; o < w_.ops.size(); ++o)
+        if (below[o])
+          for (int d : w_.ops[o].dims) ix.ops_using[static_cast<size_t>(d)].push_back(static_cast<int>(o));
+      for (size_t o = w_.ops.size(); o-- > 0;) {
+        if (!below[o]) continue;
+        Feed feed{static_cast<int>(o), {}};
+        for (int c : w_.tensors[static_cast<size_t>(w_.ops[o].out.tensor)].consumers) {
+          if (!below[static_cast<size_t>(c)]) continue;
+          for (const auto& in : w_.ops[static_cast<size_t>(c)].inputs)
+            if (in.tensor == w_.ops[o].out.tensor) feed.reads.push_back({c, &in});
+        }
+        if (!feed.reads.empty()) ix.feeds.push_back(std::move(feed));
+      }
+    }
+  }
+
+  // restrict_and_project (walk_ranges.cpp) on the precomputed index: the same semantics, which
+  // the property test checks, since the oracle uses the plain one.
+  void restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
+    const NodeIndex& ix = index_[static_cast<size_t>(node)];
+    for (int o : ix.ops_using[static_cast<size_t>(dim)]) {
+      Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
+      const int64_t base = r.first;
+      r = {base + lo, std::min(base + hi, r.second)};
+    }
+    for (const Feed& feed : ix.feeds) {
+      const Op& prod = w_.ops[static_cast<size_t>(feed.producer)];
+      const size_t rank = prod.out.index.size();
+      Range need[kMaxRank];
+      bool any = false;
+      for (const auto& [c, in] : feed.reads) {
+        for (size_t j = 0; j < rank; ++j) {
+          int64_t l = in->index[j].offset, h = in->index[j].offset + 1;
+          for (const auto& term : in->index[j].terms) {
+            const Range& r = boxes[static_cast<size_t>(c)][static_cast<size_t>(term.dim)];
+            l += term.coef * r.first;
+            h += term.coef * (r.second - 1);
+          }
+          if (!any || need[j].first > l) need[j].first = l;
+          if (!any || need[j].second < h) need[j].second = h;
+        }
+        any = true;
+      }
+      for (size_t j = 0; j < rank; ++j) {
+        Range& r = boxes[static_cast<size_t>(feed.producer)][static_cast<size_t>(prod.out.index[j].terms[0].dim)];
+        r = {std::max(r.first, need[j].first), std::min(r.second, need[j].second)};
+        if (r.second < r.first) r.second = r.first;
+      }
+    }
+  }
 
   // For each owner and tensor: how many of the spatial loops around it also surround the buffer it
   // fills from. The others split one source buffer among instances, which then share transfers.
@@ -444,8 +516,10 @@ class Walker {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     if (li == n.loops.size()) return children(node, boxes, weight);
     const Loop& loop = n.loops[li];
-    const auto& below = p_.ops_below[static_cast<size_t>(node)];
-    const int64_t extent = extent_below(w_, below, loop.dim, boxes);
+    const auto& users = index_[static_cast<size_t>(node)].ops_using[static_cast<size_t>(loop.dim)];
+    const int64_t extent = users.empty() ? -1
+                                         : boxes[static_cast<size_t>(users.front())][static_cast<size_t>(loop.dim)].second -
+                                               boxes[static_cast<size_t>(users.front())][static_cast<size_t>(loop.dim)].first;
     if (extent <= 0) return loops(node, li + 1, boxes, weight);
     if (loop.factor > extent) {
       problem(loop.loc, "factor " + std::to_string(loop.factor) + " for '" +
@@ -458,7 +532,7 @@ class Walker {
     const int64_t last = extent - (trips - 1) * chunk;
     auto at = [&](int64_t i) {
       OpBoxes b = boxes;
-      restrict_and_project(w_, below, loop.dim, i * chunk, i * chunk + chunk, b);
+      restrict(node, loop.dim, i * chunk, i * chunk + chunk, b);
       return b;
     };
     if (loop.spatial) {
