@@ -10,11 +10,11 @@
 #include <tuple>
 
 #include "model/index_set.h"
+#include "model/walk_support.h"
 
 namespace dfx::model {
 namespace {
 
-constexpr size_t kMaxRank = 16;  // tensor dimensions handled by restrict()
 
 // One buffer's history: the elements resident after its last activation.
 struct Stream {
@@ -37,12 +37,11 @@ struct Stream {
 class Walker {
  public:
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p)
-      : a_(a), w_(w), f_(f), p_(p) {
+      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p) {
     r_.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
     r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
     r_.level_peak_elems.assign(a.levels.size(), 0);
-    mc_prefix_ = source_prefixes();
-    index_nodes();
+    mc_prefix_ = source_prefixes(w_, f_, p_);
     subtree_end_.assign(f.nodes.size(), 0);
     for (size_t i = f.nodes.size(); i-- > 0;) {
       subtree_end_[i] = static_cast<int>(i) + 1;
@@ -65,23 +64,8 @@ class Walker {
   const Placement& p_;
   WalkResult r_;
   double cycles_ = 0;
-  // Paths of choices (spatial loops taken, Para/Pipe children taken) interned as small ids, so
-  // that a buffer is found by a few integers rather than by comparing paths.
-  struct Contexts {
-    std::unordered_map<uint64_t, int> child;
-    std::vector<int> parent{-1}, depth{0};
-    int enter(int ctx, int64_t value) {
-      const uint64_t key = (static_cast<uint64_t>(ctx) << 32) ^ static_cast<uint64_t>(value);
-      auto [it, fresh] = child.emplace(key, static_cast<int>(parent.size()));
-      if (fresh) parent.push_back(ctx), depth.push_back(depth[static_cast<size_t>(ctx)] + 1);
-      return it->second;
-    }
-    bool within(int ctx, int ancestor) const {  // ctx is ancestor or below it
-      while (depth[static_cast<size_t>(ctx)] > depth[static_cast<size_t>(ancestor)]) ctx = parent[static_cast<size_t>(ctx)];
-      return ctx == ancestor;
-    }
-  };
   Contexts contexts_;
+  TileIndex index_;
   int inst_ctx_ = 0;  // current spatial instance
   int part_ctx_ = 0;  // current Para/Pipe partition
   // The spatial loops around the current position (one per instance_ entry): how many instances
@@ -102,106 +86,6 @@ class Walker {
   std::vector<int> subtree_end_;
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
 
-  // What restrict() needs per tile, computed once: the ops below that use each dimension, and the
-  // producers below whose consumers are below too (consumers first), with the reads that size them.
-  struct Feed {
-    int producer;
-    std::vector<std::pair<int, const TensorAccess*>> reads;  // (consumer op, its access)
-  };
-  struct NodeIndex {
-    std::vector<std::vector<int>> ops_using;  // per dim
-    std::vector<Feed> feeds;
-  };
-  std::vector<NodeIndex> index_;
-
-  void index_nodes() {
-    index_.resize(f_.nodes.size());
-    for (size_t n = 0; n < f_.nodes.size(); ++n) {
-      const auto& below = p_.ops_below[n];
-      NodeIndex& ix = index_[n];
-      ix.ops_using.assign(w_.dims.size(), {});
-      for (size_t o = 0; o < w_.ops.size(); ++o)
-        if (below[o])
-          for (int d : w_.ops[o].dims) ix.ops_using[static_cast<size_t>(d)].push_back(static_cast<int>(o));
-      for (size_t o = w_.ops.size(); o-- > 0;) {
-        if (!below[o]) continue;
-        Feed feed{static_cast<int>(o), {}};
-        for (int c : w_.tensors[static_cast<size_t>(w_.ops[o].out.tensor)].consumers) {
-          if (!below[static_cast<size_t>(c)]) continue;
-          for (const auto& in : w_.ops[static_cast<size_t>(c)].inputs)
-            if (in.tensor == w_.ops[o].out.tensor) feed.reads.push_back({c, &in});
-        }
-        if (!feed.reads.empty()) ix.feeds.push_back(std::move(feed));
-      }
-    }
-  }
-
-  // restrict_and_project (walk_ranges.cpp) on the precomputed index: the same semantics, which
-  // the property test checks, since the oracle uses the plain one.
-  void restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
-    const NodeIndex& ix = index_[static_cast<size_t>(node)];
-    for (int o : ix.ops_using[static_cast<size_t>(dim)]) {
-      Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
-      const int64_t base = r.first;
-      r = {base + lo, std::min(base + hi, r.second)};
-    }
-    for (const Feed& feed : ix.feeds) {
-      const Op& prod = w_.ops[static_cast<size_t>(feed.producer)];
-      const size_t rank = prod.out.index.size();
-      Range need[kMaxRank];
-      bool any = false;
-      for (const auto& [c, in] : feed.reads) {
-        for (size_t j = 0; j < rank; ++j) {
-          int64_t l = in->index[j].offset, h = in->index[j].offset + 1;
-          for (const auto& term : in->index[j].terms) {
-            const Range& r = boxes[static_cast<size_t>(c)][static_cast<size_t>(term.dim)];
-            l += term.coef * r.first;
-            h += term.coef * (r.second - 1);
-          }
-          if (!any || need[j].first > l) need[j].first = l;
-          if (!any || need[j].second < h) need[j].second = h;
-        }
-        any = true;
-      }
-      for (size_t j = 0; j < rank; ++j) {
-        Range& r = boxes[static_cast<size_t>(feed.producer)][static_cast<size_t>(prod.out.index[j].terms[0].dim)];
-        r = {std::max(r.first, need[j].first), std::min(r.second, need[j].second)};
-        if (r.second < r.first) r.second = r.first;
-      }
-    }
-  }
-
-  // For each owner and tensor: how many of the spatial loops around it also surround the buffer it
-  // fills from. The others split one source buffer among instances, which then share transfers.
-  std::vector<std::vector<int>> source_prefixes() const {
-    const size_t n = f_.nodes.size();
-    std::vector<int> above(n, 0);  // spatial loops in strict ancestors
-    for (size_t i = 1; i < n; ++i) {
-      const TreeNode& par = f_.nodes[static_cast<size_t>(f_.nodes[i].parent)];
-      int own = 0;
-      for (const auto& l : par.loops) own += l.spatial;
-      above[i] = above[static_cast<size_t>(f_.nodes[i].parent)] + own;
-    }
-    std::vector<std::vector<int>> out(n, std::vector<int>(w_.tensors.size(), 0));
-    for (size_t t = 0; t < w_.tensors.size(); ++t) {
-      const auto& tp = p_.tensors[t];
-      for (size_t i = 0; i < n; ++i) {
-        if (!tp.owner[i]) continue;
-        int a = f_.nodes[i].parent;
-        while (a >= 0 && a != tp.region && !tp.owner[static_cast<size_t>(a)]) a = f_.nodes[static_cast<size_t>(a)].parent;
-        if (a >= 0 && tp.owner[static_cast<size_t>(a)]) {
-          out[i][t] = above[static_cast<size_t>(a)];
-        } else if (w_.tensors[t].is_intermediate()) {
-          int own = 0;
-          for (const auto& l : f_.nodes[static_cast<size_t>(tp.region)].loops) own += l.spatial;
-          out[i][t] = above[static_cast<size_t>(tp.region)] + own;
-        }
-      }
-    }
-    return out;
-  }
-
-  using Spreads = std::vector<std::tuple<size_t, int64_t, int64_t>>;  // (axis, step, count)
 
   // How the merged instances' slices of a tensor lie next to the representative's: per spatial
   // loop beyond the source buffer's own, the tensor dimension it moves and by how much.
@@ -237,19 +121,6 @@ class Walker {
       if (axis >= 0) spreads.emplace_back(static_cast<size_t>(axis), step, sl.count);
     }
     return true;
-  }
-
-  // |union over the merged instances of what each newly holds|.
-  static int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fresh, const Spreads& spreads) {
-    if (spreads.empty()) return fresh;  // the instances need the same elements: sent once
-    if (before.empty() && now.parts.size() == 1) {  // nothing held yet: the spread slice itself
-      Slice all = now.parts.front();
-      for (const auto& [axis, step, count] : spreads) all[axis] = spread_set(all[axis], step, count);
-      return slice_size(all);
-    }
-    Region region = Region::difference(now, before);
-    for (const auto& [axis, step, count] : spreads) region.spread(axis, step, count);
-    return region.size();
   }
 
   bool inside(int node, int root) const {
@@ -516,10 +387,7 @@ class Walker {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     if (li == n.loops.size()) return children(node, boxes, weight);
     const Loop& loop = n.loops[li];
-    const auto& users = index_[static_cast<size_t>(node)].ops_using[static_cast<size_t>(loop.dim)];
-    const int64_t extent = users.empty() ? -1
-                                         : boxes[static_cast<size_t>(users.front())][static_cast<size_t>(loop.dim)].second -
-                                               boxes[static_cast<size_t>(users.front())][static_cast<size_t>(loop.dim)].first;
+    const int64_t extent = index_.extent(node, loop.dim, boxes);
     if (extent <= 0) return loops(node, li + 1, boxes, weight);
     if (loop.factor > extent) {
       problem(loop.loc, "factor " + std::to_string(loop.factor) + " for '" +
@@ -532,7 +400,7 @@ class Walker {
     const int64_t last = extent - (trips - 1) * chunk;
     auto at = [&](int64_t i) {
       OpBoxes b = boxes;
-      restrict(node, loop.dim, i * chunk, i * chunk + chunk, b);
+      index_.restrict(node, loop.dim, i * chunk, i * chunk + chunk, b);
       return b;
     };
     if (loop.spatial) {

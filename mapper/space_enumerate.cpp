@@ -1,0 +1,91 @@
+// Every point of the template space, for exhaustive search of small spaces.
+#include <algorithm>
+#include <functional>
+
+#include "mapper/space.h"
+
+namespace dfx::mapper {
+
+// Spatial choices of one op: nothing, or factors on up to `ways` dims within the budget.
+std::vector<std::vector<int64_t>> Space::spatial_options(size_t op, const std::vector<int64_t>& extent, int64_t budget) const {
+  const model::Op& o = w_.ops[op];
+  const size_t n = o.dims.size();
+  const int ways = o.unit == arch::UnitKind::Matrix ? 2 : 1;
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> sp(n, 1);
+  std::function<void(size_t, int, int64_t)> rec = [&](size_t from, int left, int64_t room) {
+    out.push_back(sp);
+    if (left == 0) return;
+    for (size_t i = from; i < n; ++i)
+      for (int64_t d : divisors(extent[i])) {
+        if (d == 1 || d > room) continue;
+        sp[i] = d;
+        rec(i + 1, left - 1, room / d);
+        sp[i] = 1;
+      }
+  };
+  rec(0, ways, budget);
+  return out;
+}
+
+bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
+  const size_t n = w_.ops.size();
+  for (uint64_t cuts = 0; cuts < (uint64_t{1} << (n - 1)); ++cuts) {
+    Choice c;
+    c.group_of.assign(n, 0);
+    for (size_t o = 1; o < n; ++o) c.group_of[o] = c.group_of[o - 1] + ((cuts >> (o - 1)) & 1 ? 1 : 0);
+    auto members = group_members(c);
+    const size_t groups = members.size();
+    c.prim.assign(groups, model::Prim::Seq);
+    c.outer.assign(groups, {});
+    c.core_dim.assign(groups, -1);
+    c.spatial.assign(n, {});
+    c.order.assign(n, 0);
+    // Per op: spatial and order; then the next op.
+    std::function<bool(size_t)> ops = [&](size_t o) -> bool {
+      if (o == n) return visit(c);
+      const int g = c.group_of[o];
+      for (const auto& sp : spatial_options(o, op_extents(c, o), op_budget(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
+        c.spatial[o] = sp;
+        size_t keep = 0;
+        for (int d : w_.ops[o].dims)
+          keep += std::find(w_.ops[o].reduction_dims.begin(), w_.ops[o].reduction_dims.end(), d) == w_.ops[o].reduction_dims.end();
+        for (size_t r = 0; r < std::max<size_t>(1, keep); ++r) {
+          c.order[o] = static_cast<int>(r);
+          if (!ops(o + 1)) return false;
+        }
+      }
+      return true;
+    };
+    // Per group: primitive (when it has several ops), the loop over cores, outer factors.
+    std::function<bool(size_t)> group = [&](size_t g) -> bool {
+      if (g == groups) return ops(0);
+      std::vector<int> dims = outer_dims(members[g]);
+      std::vector<int> cores = {-1};
+      for (size_t i = 0; i < dims.size(); ++i)
+        if (cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0) cores.push_back(static_cast<int>(i));
+      const size_t prim_count = members[g].size() > 1 ? prims_.size() : 1;
+      for (size_t p = 0; p < prim_count; ++p)
+        for (int core : cores) {
+          c.prim[g] = members[g].size() > 1 ? prims_[p] : model::Prim::Seq;
+          c.core_dim[g] = core;
+          c.outer[g].assign(dims.size(), 1);
+          std::function<bool(size_t)> factors = [&](size_t i) -> bool {
+            if (i == dims.size()) return group(g + 1);
+            const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (core == static_cast<int>(i) ? cores_ : 1);
+            for (int64_t d : divisors(extent)) {
+              c.outer[g][i] = d;
+              if (!factors(i + 1)) return false;
+            }
+            return true;
+          };
+          if (!factors(0)) return false;
+        }
+      return true;
+    };
+    if (!group(0)) return false;
+  }
+  return true;
+}
+
+}  // namespace dfx::mapper

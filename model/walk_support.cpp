@@ -1,0 +1,121 @@
+#include "model/walk_support.h"
+
+#include <algorithm>
+
+namespace dfx::model {
+
+int Contexts::enter(int ctx, int64_t value) {
+  const uint64_t key = (static_cast<uint64_t>(ctx) << 32) ^ static_cast<uint64_t>(value);
+  auto [it, fresh] = child_.emplace(key, static_cast<int>(parent_.size()));
+  if (fresh) parent_.push_back(ctx), depth_.push_back(depth_[static_cast<size_t>(ctx)] + 1);
+  return it->second;
+}
+
+bool Contexts::within(int ctx, int ancestor) const {
+  while (depth_[static_cast<size_t>(ctx)] > depth_[static_cast<size_t>(ancestor)]) ctx = parent_[static_cast<size_t>(ctx)];
+  return ctx == ancestor;
+}
+
+TileIndex::TileIndex(const Workload& w, const Dataflow& f, const Placement& p) : w_(w), nodes_(f.nodes.size()) {
+  for (size_t n = 0; n < f.nodes.size(); ++n) {
+    const auto& below = p.ops_below[n];
+    Node& ix = nodes_[n];
+    ix.ops_using.assign(w.dims.size(), {});
+    for (size_t o = 0; o < w.ops.size(); ++o)
+      if (below[o])
+        for (int d : w.ops[o].dims) ix.ops_using[static_cast<size_t>(d)].push_back(static_cast<int>(o));
+    for (size_t o = w.ops.size(); o-- > 0;) {
+      if (!below[o]) continue;
+      Feed feed{static_cast<int>(o), {}};
+      for (int c : w.tensors[static_cast<size_t>(w.ops[o].out.tensor)].consumers) {
+        if (!below[static_cast<size_t>(c)]) continue;
+        for (const auto& in : w.ops[static_cast<size_t>(c)].inputs)
+          if (in.tensor == w.ops[o].out.tensor) feed.reads.push_back({c, &in});
+      }
+      if (!feed.reads.empty()) ix.feeds.push_back(std::move(feed));
+    }
+  }
+}
+
+int64_t TileIndex::extent(int node, int dim, const OpBoxes& boxes) const {
+  const auto& users = nodes_[static_cast<size_t>(node)].ops_using[static_cast<size_t>(dim)];
+  if (users.empty()) return -1;
+  const Range& r = boxes[static_cast<size_t>(users.front())][static_cast<size_t>(dim)];
+  return r.second - r.first;
+}
+
+void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
+  constexpr size_t kMaxRank = 16;  // the parser allows no more
+  const Node& ix = nodes_[static_cast<size_t>(node)];
+  for (int o : ix.ops_using[static_cast<size_t>(dim)]) {
+    Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
+    const int64_t base = r.first;
+    r = {base + lo, std::min(base + hi, r.second)};
+  }
+  for (const Feed& feed : ix.feeds) {
+    const Op& prod = w_.ops[static_cast<size_t>(feed.producer)];
+    const size_t rank = prod.out.index.size();
+    Range need[kMaxRank];
+    bool any = false;
+    for (const auto& [c, in] : feed.reads) {
+      for (size_t j = 0; j < rank; ++j) {
+        int64_t l = in->index[j].offset, h = in->index[j].offset + 1;
+        for (const auto& term : in->index[j].terms) {
+          const Range& r = boxes[static_cast<size_t>(c)][static_cast<size_t>(term.dim)];
+          l += term.coef * r.first;
+          h += term.coef * (r.second - 1);
+        }
+        if (!any || need[j].first > l) need[j].first = l;
+        if (!any || need[j].second < h) need[j].second = h;
+      }
+      any = true;
+    }
+    for (size_t j = 0; j < rank; ++j) {
+      Range& r = boxes[static_cast<size_t>(feed.producer)][static_cast<size_t>(prod.out.index[j].terms[0].dim)];
+      r = {std::max(r.first, need[j].first), std::min(r.second, need[j].second)};
+      if (r.second < r.first) r.second = r.first;
+    }
+  }
+}
+
+std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p) {
+  const size_t n = f.nodes.size();
+  std::vector<int> above(n, 0);  // spatial loops in strict ancestors
+  for (size_t i = 1; i < n; ++i) {
+    const TreeNode& par = f.nodes[static_cast<size_t>(f.nodes[i].parent)];
+    int own = 0;
+    for (const auto& l : par.loops) own += l.spatial;
+    above[i] = above[static_cast<size_t>(f.nodes[i].parent)] + own;
+  }
+  std::vector<std::vector<int>> out(n, std::vector<int>(w.tensors.size(), 0));
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    const auto& tp = p.tensors[t];
+    for (size_t i = 0; i < n; ++i) {
+      if (!tp.owner[i]) continue;
+      int a = f.nodes[i].parent;
+      while (a >= 0 && a != tp.region && !tp.owner[static_cast<size_t>(a)]) a = f.nodes[static_cast<size_t>(a)].parent;
+      if (a >= 0 && tp.owner[static_cast<size_t>(a)]) {
+        out[i][t] = above[static_cast<size_t>(a)];
+      } else if (w.tensors[t].is_intermediate()) {
+        int own = 0;
+        for (const auto& l : f.nodes[static_cast<size_t>(tp.region)].loops) own += l.spatial;
+        out[i][t] = above[static_cast<size_t>(tp.region)] + own;
+      }
+    }
+  }
+  return out;
+}
+
+int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fresh, const Spreads& spreads) {
+  if (spreads.empty()) return fresh;  // the instances need the same elements: sent once
+  if (before.empty() && now.parts.size() == 1) {  // nothing held yet: the spread slice itself
+    Slice all = now.parts.front();
+    for (const auto& [axis, step, count] : spreads) all[axis] = spread_set(all[axis], step, count);
+    return slice_size(all);
+  }
+  Region region = Region::difference(now, before);
+  for (const auto& [axis, step, count] : spreads) region.spread(axis, step, count);
+  return region.size();
+}
+
+}  // namespace dfx::model

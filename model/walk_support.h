@@ -1,0 +1,62 @@
+#pragma once
+// Pieces of the fast walk (walk.cpp) that stand on their own. Internal to model/.
+#include <cstdint>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "model/dataflow.h"
+#include "model/index_set.h"
+#include "model/placement.h"
+#include "model/workload.h"
+
+namespace dfx::model {
+
+// Paths of choices (spatial loops taken, Para/Pipe children taken) interned as small ids, so that
+// a buffer is found by a few integers rather than by comparing paths.
+class Contexts {
+ public:
+  int enter(int ctx, int64_t value);
+  bool within(int ctx, int ancestor) const;  // ctx is `ancestor` or below it
+
+ private:
+  std::unordered_map<uint64_t, int> child_;
+  std::vector<int> parent_{-1}, depth_{0};
+};
+
+// What restricting boxes needs per tile, computed once per analysis: the ops below that use each
+// dimension, and the producers below whose consumers are below too (consumers first).
+class TileIndex {
+ public:
+  TileIndex(const Workload& w, const Dataflow& f, const Placement& p);
+  // restrict_and_project (walk_ranges.cpp) on the index: the same semantics, which the property
+  // test checks, since the oracle uses the plain one.
+  void restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const;
+  // The extent of `dim` for the ops below `node` (the first op using it), or -1.
+  int64_t extent(int node, int dim, const OpBoxes& boxes) const;
+
+ private:
+  struct Feed {
+    int producer;
+    std::vector<std::pair<int, const TensorAccess*>> reads;  // (consumer op, its access)
+  };
+  struct Node {
+    std::vector<std::vector<int>> ops_using;  // per dim
+    std::vector<Feed> feeds;
+  };
+  const Workload& w_;
+  std::vector<Node> nodes_;
+};
+
+// For each owner and tensor: how many of the spatial loops around it also surround the buffer it
+// fills from. The others split one source buffer among instances, which then share transfers.
+std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p);
+
+// How merged instances' slices lie next to the representative's: per spatial loop, the tensor
+// dimension it moves, by how much, and how many instances.
+using Spreads = std::vector<std::tuple<size_t, int64_t, int64_t>>;  // (axis, step, count)
+
+// |union over the merged instances of what each newly holds|.
+int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fresh, const Spreads& spreads);
+
+}  // namespace dfx::model
