@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "model/index_set.h"
 #include "model/placement.h"
 #include "model/walk.h"
 
@@ -137,6 +138,8 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f) {
     summarise(a, w, walk, r);
   } catch (const InputError& e) {
     for (const auto& pr : e.problems()) r.problems.push_back(pr);
+  } catch (const SetTooLarge& e) {
+    r.problems.push_back({f.root().loc, e.what()});
   }
   r.valid = r.problems.empty();
   if (!r.valid) r.reason = r.problems.front().message;

@@ -44,6 +44,10 @@ IndexSet IndexSet::of_affine(const AffineIndex& ix, const Range* box) {
       next.spans_.push_back({s.spans_[0].first + t.coef * r.first,
                              s.spans_[0].second + t.coef * (r.second - 1)});
     } else {
+      if (s.spans_.size() * static_cast<size_t>(r.second - r.first) > kMaxSpans)
+        throw SetTooLarge("a strided access needs " + std::to_string(s.spans_.size() * static_cast<size_t>(r.second - r.first)) +
+                          " separate intervals at this tile size (more than the 2^20 dfx tracks exactly): tile the "
+                          "strided dimension more finely or widen its window");
       for (const auto& sp : s.spans_)
         for (int64_t v = r.first; v < r.second; ++v)
           next.spans_.push_back({sp.first + t.coef * v, sp.second + t.coef * v});
@@ -114,6 +118,9 @@ IndexSet IndexSet::with_translates(int64_t step, int64_t first, int64_t last) co
     }
     return out;
   }
+  if (spans_.size() * static_cast<size_t>(last - first + 1) > kMaxSpans)
+    throw SetTooLarge("the elements a buffer holds over " + std::to_string(last - first + 1) +
+                      " steps fall into more than 2^20 separate intervals: too fine-grained to track exactly");
   out.spans_.reserve(spans_.size() * static_cast<size_t>(last - first + 1));
   for (int64_t k = first; k <= last; ++k)
     for (const auto& r : spans_) out.spans_.push_back({r.first + k * step, r.second + k * step});

@@ -3,6 +3,7 @@
 // half-open intervals; a slice is their Cartesian product; a few slices may be united.
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,15 @@
 #include "model/workload.h"
 
 namespace dfx::model {
+
+// Exact sets of strided accesses need one interval per element in the worst case; past this many
+// intervals the analysis gives up with a clear reason instead of running out of time or memory.
+constexpr size_t kMaxSpans = size_t{1} << 20;
+
+class SetTooLarge : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class IndexSet {
  public:

@@ -1,6 +1,7 @@
 // workload.yaml → Workload: parse statements, infer shapes, build and sort the operator DAG.
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
+#include <algorithm>
 #include <map>
 
 #include "arch/config.h"
@@ -120,7 +121,9 @@ void read_dims(MapReader& r, Workload& w, Diagnostics& diag) {
   }
   for (const auto& [name, size] : dims.entries()) {
     if (w.dim_index(name) >= 0) diag.add(size.loc(), "duplicate dimension '" + name + "'");
-    w.dims.push_back(Dim{name, parse_integer(size, diag, 1).value_or(1)});
+    const int64_t v = parse_integer(size, diag, 1).value_or(1);
+    if (v > (int64_t{1} << 31)) diag.add(size.loc(), "dimension '" + name + "' is larger than 2^31");
+    w.dims.push_back(Dim{name, std::min<int64_t>(v, int64_t{1} << 31)});
   }
 }
 
@@ -149,6 +152,10 @@ void read_ops(MapReader& r, Workload& w, Diagnostics& diag) {
     if (w.op_index(op.name) >= 0) diag.add(op.loc, "duplicate op name '" + op.name + "'");
     collect_dims(op);
     check_output_index(w, op, diag);
+    double points = 1;  // counts are 64-bit integers: keep every op's iteration space well inside
+    for (int d : op.dims) points *= static_cast<double>(w.dims[static_cast<size_t>(d)].size);
+    if (points > 9.0e15)
+      diag.add(op.loc, "op '" + op.name + "' iterates over more points than dfx counts exactly (9e15)");
     w.ops.push_back(op);
   }
 }
@@ -161,6 +168,7 @@ Workload build(const ConfigNode& root) {
   w.name = r.str("name", true).value_or("?");
   read_dims(r, w, diag);
   if (diag.empty()) read_ops(r, w, diag);
+  else r.child("ops");  // not read past bad dims, but not unknown either
   r.finish();
   diag.throw_if_any();
   infer_shapes(w, diag);

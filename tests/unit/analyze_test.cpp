@@ -171,3 +171,19 @@ levels:
 
 }  // namespace
 }  // namespace dfx::model
+
+namespace dfx::model {
+namespace {
+
+TEST(Analyze, HugeStridedSetsAreRefusedNotRun) {
+  // A stride-4 access with a 1-wide window over 2e9 rows would need 1e9 intervals: the analysis
+  // must say so at once instead of running out of memory.
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  Workload w = load_workload_from_string("name: s\ndims: {p: 2000000000, r: 1}\nops: [\"O[p] += I[p*4+r] * W[r]\"]\n", "w");
+  Report r = analyze(a, w, load_dataflow_from_string("tree:\n  tile: DRAM\n  loops: [\"p:2\"]\n  children:\n    - {tile: L1, children: [{op: O}]}\n", "f", a, w));
+  ASSERT_FALSE(r.valid);
+  EXPECT_NE(r.reason.find("separate intervals"), std::string::npos) << r.reason;
+}
+
+}  // namespace
+}  // namespace dfx::model

@@ -91,3 +91,22 @@ TEST(Workload, DimsMustBePositiveIntegers) {
 
 }  // namespace
 }  // namespace dfx::model
+
+namespace dfx::model {
+namespace {
+
+TEST(Workload, SizesThatWouldOverflowTheCountsAreRefused) {
+  std::string err = test::input_error([] {
+    load_workload_from_string("name: t\ndims: {i: 100000000000, j: 4}\nops: [\"B[i] += A[i,j]\"]\n", "t.yaml");
+  });
+  EXPECT_NE(err.find("t.yaml:2:"), std::string::npos) << err;
+  EXPECT_NE(err.find("dimension 'i' is larger than 2^31"), std::string::npos) << err;
+  EXPECT_EQ(err.find("unknown key 'ops'"), std::string::npos) << err;
+  err = test::input_error([] {
+    load_workload_from_string("name: t\ndims: {i: 2000000000, j: 2000000000, k: 2000000000}\nops: [\"C[i,j] += A[i,k] * B[k,j]\"]\n", "t.yaml");
+  });
+  EXPECT_NE(err.find("more points than dfx counts exactly"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace dfx::model
