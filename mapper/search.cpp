@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "mapper/chain_solver.h"
+#include "mapper/mcts.h"
 #include "mapper/space.h"
 #include "model/analyze.h"
 #include "model/dataflow.h"
@@ -174,6 +175,19 @@ class Searcher {
   // Tiling only: random retiles for the first quarter of the budget, then hill-climbing by
   // mutations of the best (one group's genes at a time), a batch at a time.
   Entry tile_search(const Choice& structure, int64_t budget) {
+    if (o_.mcts) {
+      Entry best;
+      double cost = 0;
+      mcts_tiling(space_, structure, std::min(budget, o_.evaluations - out_.evaluations), rng_,
+                  [&](const Choice& c) {
+                    Entry e = evaluate({c}).front();
+                    const double v = e.valid ? e.cost : INFINITY;
+                    if (e.valid && e.cost < best.cost) best = std::move(e);
+                    return v;
+                  },
+                  cost);
+      return best;
+    }
     Entry best = evaluate({space_.retile(structure, rng_)}).front();
     int64_t used = 1;
     while (used < budget && !out_of_budget()) {

@@ -33,6 +33,7 @@ struct SearchOptions {
   int jobs = 1;                 // threads analysing candidates; results do not depend on it
   bool exhaustive = false;      // analyse every point of the space instead of evolving (small spaces)
   bool pareto = false;          // also keep the cycles/energy front of everything analysed
+  bool mcts = false;            // baselines' tilings by Monte-Carlo tree search (one thread)
   // Constraints: the primitives fused groups may use (empty: Seq, Shar, Pipe), and the most
   // bytes a level may hold per instance (by level name); violating candidates count as invalid.
   std::vector<model::Prim> prims;

@@ -61,6 +61,13 @@ class Space {
   // The tree of a choice, built directly (not checked: run model::check_dataflow on it).
   model::Dataflow build(const Choice& c, const std::string& name) const;
   std::string flow_yaml(const Choice& c, const std::string& name) const;  // the same tree as text
+  // The tiling decisions of a fixed structure, one at a time (MCTS walks them): per group the
+  // loop spread over the cores, then each outer factor; then per op its spatial choice, then its
+  // loop order. `tiling_start` assigns none; `tiling_options` lists `partial` with step `step`
+  // set to each value it may take given the steps before it.
+  size_t tiling_steps(const Choice& structure) const;
+  Choice tiling_start(const Choice& structure) const;
+  std::vector<Choice> tiling_options(const Choice& partial, size_t step) const;
   // Every point of the space in a fixed order, until `visit` returns false (then returns false).
   bool enumerate(const std::function<bool(const Choice&)>& visit) const;
   int groups(const Choice& c) const;

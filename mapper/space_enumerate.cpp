@@ -89,3 +89,79 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
 }
 
 }  // namespace dfx::mapper
+
+namespace dfx::mapper {
+
+size_t Space::tiling_steps(const Choice& structure) const {
+  size_t steps = 2 * w_.ops.size();
+  for (const auto& members : group_members(structure)) steps += 1 + outer_dims(members).size();
+  return steps;
+}
+
+Choice Space::tiling_start(const Choice& structure) const {
+  Choice c;
+  c.group_of = structure.group_of;
+  c.prim = structure.prim;
+  c.may_tile = structure.may_tile;
+  c.may_spread = structure.may_spread;
+  const auto members = group_members(c);
+  c.core_dim.assign(members.size(), -1);
+  c.outer.clear();
+  for (const auto& m : members) c.outer.push_back(std::vector<int64_t>(outer_dims(m).size(), 1));
+  c.spatial.clear();
+  for (const auto& op : w_.ops) c.spatial.push_back(std::vector<int64_t>(op.dims.size(), 1));
+  c.order.assign(w_.ops.size(), 0);
+  return c;
+}
+
+std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) const {
+  const auto members = group_members(partial);
+  std::vector<Choice> out;
+  for (size_t g = 0; g < members.size(); ++g) {
+    const std::vector<int> dims = outer_dims(members[g]);
+    if (step == 0) {  // the loop over the cores
+      Choice c = partial;
+      c.core_dim[g] = -1;
+      out.push_back(c);
+      const bool spread = partial.may_spread.empty() || partial.may_spread[g];
+      for (size_t i = 0; i < dims.size(); ++i)
+        if (spread && may_tile(partial, g, i) && cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0) {
+          c.core_dim[g] = static_cast<int>(i);
+          out.push_back(c);
+        }
+      return out;
+    }
+    if (step <= dims.size()) {  // outer factor i
+      const size_t i = step - 1;
+      const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (partial.core_dim[g] == static_cast<int>(i) ? cores_ : 1);
+      for (int64_t d : may_tile(partial, g, i) ? divisors(extent) : std::vector<int64_t>{1}) {
+        Choice c = partial;
+        c.outer[g][i] = d;
+        out.push_back(c);
+      }
+      return out;
+    }
+    step -= 1 + dims.size();
+  }
+  const size_t o = step / 2;
+  if (step % 2 == 0) {  // spatial
+    const int g = partial.group_of[o];
+    for (const auto& sp : spatial_options(o, op_extents(partial, o), op_budget(partial, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
+      Choice c = partial;
+      c.spatial[o] = sp;
+      out.push_back(c);
+    }
+    return out;
+  }
+  size_t keep = 0;  // loop order: rotations of the non-reduction loops
+  for (int d : w_.ops[o].dims)
+    keep += std::find(w_.ops[o].reduction_dims.begin(), w_.ops[o].reduction_dims.end(), d) == w_.ops[o].reduction_dims.end();
+  for (size_t r = 0; r < std::max<size_t>(1, keep); ++r) {
+    Choice c = partial;
+    c.order[o] = static_cast<int>(r);
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace dfx::mapper

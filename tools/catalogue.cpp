@@ -50,6 +50,7 @@ const Entry kSearches[] = {
     {"genetic", "dfx explore: crossover and mutation of tournament winners over groups, primitives, tiling (default)"},
     {"baseline tiling", "random re-tiling plus mutation of a fixed structure (Layerwise, Fused Seq/Pipe)"},
     {"exhaustive", "dfx explore --exhaustive: every point of the template space (small spaces)"},
+    {"mcts", "dfx explore --mcts: baselines tiled by Monte-Carlo tree search (UCB1), one decision at a time"},
     {"chain solver", "closed-form Chimera tiles for two-GEMM chains (REFERENCE.md §3), a baseline"},
     {"--objective", "cycles (default), energy, edp"},
 };

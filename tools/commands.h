@@ -31,6 +31,7 @@ struct ExploreOptions {
   bool exhaustive = false;
   bool pareto = false;
   bool log_json = false;
+  bool mcts = false;
   std::vector<std::string> prims, max_footprint;
 };
 

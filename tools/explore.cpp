@@ -55,6 +55,7 @@ int run_explore(const ExploreOptions& o) {
   s.jobs = o.jobs;
   s.exhaustive = o.exhaustive;
   s.pareto = o.pareto;
+  s.mcts = o.mcts;
   for (const auto& p : o.prims) {
     const model::Prim all[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Para, model::Prim::Pipe};
     bool known = false;

@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   x->add_flag("--quiet", ex.quiet, "No progress line on stderr");
   x->add_flag("--exhaustive", ex.exhaustive, "Analyse every point of the space (small spaces; --evals bounds it)");
   x->add_flag("--pareto", ex.pareto, "Also report the cycles/energy Pareto front of everything analysed");
+  x->add_flag("--mcts", ex.mcts, "Tile the baselines by Monte-Carlo tree search instead of random search and hill-climbing");
   x->add_option("--prims", ex.prims, "Primitives fused groups may use (default: Seq Shar Pipe)")->delimiter(',');
   x->add_option("--max-footprint", ex.max_footprint, "LEVEL=SIZE: the most a level may hold per instance, e.g. L1=2MiB")
       ->delimiter(',');

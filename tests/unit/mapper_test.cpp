@@ -273,3 +273,45 @@ TEST(ChainSolver, OnlyForTwoGemmChains) {
 
 }  // namespace
 }  // namespace dfx::mapper
+
+#include "mapper/mcts.h"
+
+namespace dfx::mapper {
+namespace {
+
+TEST(Mcts, ReachesTheBestTilingOfAStructure) {
+  arch::Arch a = arch::load_arch_from_string(kTinyArch, "tiny");
+  model::Workload w = model::load_workload_from_string(
+      "name: g\ndims: {m: 2, k: 2, l: 4, n: 2}\nops:\n  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
+      "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n", "w");
+  Space space(a, w);
+  for (const Baseline& b : space.baselines()) {
+    SCOPED_TRACE(b.name);
+    auto cost = [&](const Choice& c) {
+      model::Dataflow f = space.build(c, "c");
+      model::check_dataflow(f, a, w);
+      model::Report r = model::analyze(a, w, f);
+      return r.valid ? r.cycles : INFINITY;
+    };
+    // Every tiling of the structure, by walking all decisions.
+    double optimum = INFINITY;
+    int64_t points = 0;
+    const size_t steps = space.tiling_steps(b.structure);
+    std::function<void(const Choice&, size_t)> all = [&](const Choice& c, size_t step) {
+      if (step == steps) {
+        ++points, optimum = std::min(optimum, cost(c));
+        return;
+      }
+      for (const Choice& next : space.tiling_options(c, step)) all(next, step + 1);
+    };
+    all(space.tiling_start(b.structure), 0);
+    std::mt19937_64 rng(5);
+    double found = 0;
+    Choice best = mcts_tiling(space, b.structure, std::max<int64_t>(60, points / 2), rng, cost, found);
+    EXPECT_EQ(found, optimum) << points << " tilings";
+    EXPECT_EQ(cost(best), found);
+  }
+}
+
+}  // namespace
+}  // namespace dfx::mapper
