@@ -255,17 +255,6 @@ class Walker {
     cover_log_.push_back({id, part});
   }
 
-  // {x + k*step : x in set, 0 < k <= count}; contiguous sets that overlap their shift need no loop.
-  static IndexSet translates(const IndexSet& set, int64_t step, int64_t count) {
-    if (step == 0 || set.empty() || count <= 0) return IndexSet();
-    if (set.spans().size() == 1 && set.size() >= std::llabs(step)) {
-      IndexSet out = set;
-      if (step > 0) return IndexSet::interval(set.lo() + step, set.hi() + step * count);
-      return IndexSet::interval(set.lo() + step * count, set.hi() + step);
-    }
-    return set.with_translates(step, 1, count);
-  }
-
   // Streams touched since `mark` stand for `extra` more identical iterations: move them on, and
   // count what those iterations wrote as written.
   void translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra) {
@@ -299,7 +288,7 @@ class Walker {
         const Slice& a1 = one.parts.front();
         for (size_t j = 0; j < added.size(); ++j) {
           int64_t step = a1[j].lo() - a0[j].lo();
-          if (step != 0) added[j] = added[j].united(translates(added[j], step, extra));
+          if (step != 0) added[j] = added[j].united(added[j].with_translates(step, 1, extra));
         }
         add_cover(id, added);
       }
