@@ -79,7 +79,6 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
   r.bottleneck = "compute";
   r.energy_pj = (mu ? static_cast<double>(walk.macs) * mu->op_pj : 0) +
                 (vu ? static_cast<double>(walk.vector_ops) * vu->op_pj : 0);
-  double memory_floor = 0;
   for (size_t l = 0; l < a.levels.size(); ++l) {
     const auto& lv = a.levels[l];
     LevelReport L;
@@ -102,7 +101,6 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
                              static_cast<double>(L.traffic.fill + L.traffic.update) * wb / (lv.write_bw * n));
     if (l == 0) {
       r.dram_bytes = static_cast<int64_t>(static_cast<double>(L.traffic.read + L.traffic.update + L.traffic.fill) * wb);
-      memory_floor = L.busy_cycles;
     }
     if (L.busy_cycles > bottleneck_time) bottleneck_time = L.busy_cycles, r.bottleneck = lv.name + " bandwidth";
     r.energy_pj += L.energy_pj;
@@ -119,7 +117,6 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
     for (auto s : t.shape) elems *= static_cast<double>(s);
     compulsory += elems * a.levels[0].word_bytes;
   }
-  (void)memory_floor;
   const double dram_bw = std::max(a.levels[0].read_bw, a.levels[0].write_bw) * static_cast<double>(a.levels[0].instances);
   r.roofline_cycles = std::max(compute_time, compulsory / dram_bw);
   if (mu && r.cycles > 0) r.utilization = static_cast<double>(walk.macs) / (r.cycles * static_cast<double>(mu->total_pes()));

@@ -17,15 +17,13 @@ int64_t index_extent(const Workload& w, const AffineIndex& ix) {
 }
 
 void collect_dims(Op& op) {
-  auto add = [&](const TensorAccess& a, bool output) {
+  auto add = [&](const TensorAccess& a) {
     for (const auto& ix : a.index)
-      for (const auto& t : ix.terms) {
+      for (const auto& t : ix.terms)
         if (!op.uses_dim(t.dim)) op.dims.push_back(t.dim);
-        (void)output;
-      }
   };
-  add(op.out, true);
-  for (const auto& in : op.inputs) add(in, false);
+  add(op.out);
+  for (const auto& in : op.inputs) add(in);
   for (int d : op.dims) {
     bool in_out = false;
     for (const auto& ix : op.out.index)
