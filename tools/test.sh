@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build everything with warnings as errors, and run
-# every test tier (unit, property, golden) through ctest.
+# every test tier (unit, property, golden, cosim) through ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh

@@ -1,0 +1,51 @@
+// An N×N output-stationary systolic array: A's rows enter from the left, B's columns from the
+// top, each skewed by one cycle per row/column (the driver does the skewing); every PE
+// multiplies what passes through it and accumulates into its own C element.
+// After K + 2N - 2 cycles of valid input, acc holds C = A·B for an N×K by K×N product.
+module systolic_array #(
+    parameter int N = 4,
+    parameter int W = 16,   // operand width (signed)
+    parameter int ACC = 32  // accumulator width (signed)
+) (
+    input  logic                  clk,
+    input  logic                  rst,      // synchronous: clears data and accumulators
+    input  logic                  clear,    // clears the accumulators only (start of a tile)
+    input  logic signed [W-1:0]   a_in [N], // one element per row, already skewed
+    input  logic signed [W-1:0]   b_in [N], // one element per column, already skewed
+    output logic signed [ACC-1:0] acc  [N][N]
+);
+  logic signed [W-1:0] a_q [N][N];    // operand registers, passed right
+  logic signed [W-1:0] b_q [N][N];    // operand registers, passed down
+  logic signed [W-1:0] a_cur [N][N];  // what reaches each PE this cycle
+  logic signed [W-1:0] b_cur [N][N];
+
+  always_comb begin
+    for (int r = 0; r < N; r++) begin
+      for (int c = 0; c < N; c++) begin
+        a_cur[r][c] = (c == 0) ? a_in[r] : a_q[r][c-1];
+        b_cur[r][c] = (r == 0) ? b_in[c] : b_q[r-1][c];
+      end
+    end
+  end
+
+  // One clocked block per row (a block per PE simulates far slower; one over the whole array
+  // needs more loop unrolling than Verilator does by default at N = 16).
+  for (genvar r = 0; r < N; r++) begin : g_row
+    always_ff @(posedge clk) begin
+      for (int c = 0; c < N; c++) begin
+        if (rst) begin
+          a_q[r][c] <= '0;
+          b_q[r][c] <= '0;
+          acc[r][c] <= '0;
+        end else begin
+          a_q[r][c] <= a_cur[r][c];
+          b_q[r][c] <= b_cur[r][c];
+          if (clear)
+            acc[r][c] <= '0;
+          else  // operands widened first: the product keeps all 2W bits
+            acc[r][c] <= acc[r][c] + ACC'(a_cur[r][c]) * ACC'(b_cur[r][c]);
+        end
+      end
+    end
+  end
+endmodule
