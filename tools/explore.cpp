@@ -39,11 +39,8 @@ void print_table(const mapper::Outcome& out) {
   for (const auto& b : out.pareto) row(b);
 }
 
-}  // namespace
-
-int run_explore(const ExploreOptions& o) {
-  arch::Arch a = arch::load_arch(o.arch);
-  model::Workload w = model::load_workload(o.workload);
+// The CLI's words (--objective, --prims, --max-footprint...) as the mapper's options.
+mapper::SearchOptions search_options(const ExploreOptions& o) {
   mapper::SearchOptions s;
   if (o.objective == "cycles") s.objective = mapper::Objective::Cycles;
   else if (o.objective == "energy") s.objective = mapper::Objective::Energy;
@@ -74,9 +71,11 @@ int run_explore(const ExploreOptions& o) {
       throw InputError(SourceLoc{"--max-footprint", 0, 0, ""}, "expected LEVEL=SIZE such as L1=2MiB, found '" + limit + "'");
     s.max_footprint.push_back({limit.substr(0, eq), *bytes});
   }
-  s.stop = &g_stop;
-  std::signal(SIGINT, on_interrupt);
-  const bool tty = !o.quiet && !o.log_json && isatty(STDERR_FILENO);
+  return s;
+}
+
+// A progress line on a terminal, or JSON lines with --log-json.
+void attach_progress(const ExploreOptions& o, mapper::SearchOptions& s, bool tty) {
   if (o.log_json)
     s.on_progress = [](const mapper::Progress& p) {
       std::fprintf(stderr, "{\"evaluations\": %lld, \"best_cost\": %.17g, \"seconds\": %.3f}\n",
@@ -87,6 +86,29 @@ int run_explore(const ExploreOptions& o) {
       std::fprintf(stderr, "\r  %lld evaluations, best %s, %.1f s   ", static_cast<long long>(p.evaluations),
                    human(p.best_cost).c_str(), p.seconds);
     };
+}
+
+// Writes `text` to `path`; false (with a message) if it cannot.
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) {
+    std::cerr << path << ": cannot write\n";
+    return false;
+  }
+  f << text;
+  return true;
+}
+
+}  // namespace
+
+int run_explore(const ExploreOptions& o) {
+  arch::Arch a = arch::load_arch(o.arch);
+  model::Workload w = model::load_workload(o.workload);
+  mapper::SearchOptions s = search_options(o);
+  s.stop = &g_stop;
+  std::signal(SIGINT, on_interrupt);
+  const bool tty = !o.quiet && !o.log_json && isatty(STDERR_FILENO);
+  attach_progress(o, s, tty);
   mapper::Outcome out = mapper::explore(a, w, s);
   if (tty) std::fprintf(stderr, "\n");
   std::printf("dfx explore: %s on %s — %lld evaluations (%lld valid) in %.1f s, %.0f per second\n\n", w.name.c_str(),
@@ -95,36 +117,15 @@ int run_explore(const ExploreOptions& o) {
   print_table(out);
   const mapper::Candidate& best = out.best.front();
   std::printf("\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
+  bool ok = true;
   if (!o.out.empty()) {
-    std::ofstream f(o.out);
-    if (!f) {
-      std::cerr << o.out << ": cannot write\n";
-      return 2;
-    }
-    f << "# found by: dfx explore " << o.arch << ' ' << o.workload << " --seed " << o.seed << " --evals " << o.evals
-      << "\n" << best.flow_yaml;
-    for (size_t i = 1; i < out.best.size(); ++i) {
-      std::ofstream g(o.out + "." + std::to_string(i + 1) + ".yaml");
-      g << out.best[i].flow_yaml;
-    }
+    ok &= write_file(o.out, "# found by: dfx explore " + o.arch + " " + o.workload + " --seed " + std::to_string(o.seed) +
+                                " --evals " + std::to_string(o.evals) + "\n" + best.flow_yaml);
+    for (size_t i = 1; i < out.best.size(); ++i) ok &= write_file(o.out + "." + std::to_string(i + 1) + ".yaml", out.best[i].flow_yaml);
   }
-  if (!o.json.empty()) {
-    std::ofstream j(o.json);
-    if (!j) {
-      std::cerr << o.json << ": cannot write\n";
-      return 2;
-    }
-    j << mapper::to_json(out, o.arch, o.workload, s);
-  }
-  if (!o.html.empty()) {
-    std::ofstream h(o.html);
-    if (!h) {
-      std::cerr << o.html << ": cannot write\n";
-      return 2;
-    }
-    h << html_report(a, w, out);
-  }
-  return 0;
+  if (!o.json.empty()) ok &= write_file(o.json, mapper::to_json(out, o.arch, o.workload, s));
+  if (!o.html.empty()) ok &= write_file(o.html, html_report(a, w, out));
+  return ok ? 0 : 2;
 }
 
 }  // namespace dfx::cli
