@@ -1,6 +1,5 @@
 #include "model/placement.h"
 
-#include <functional>
 
 namespace dfx::model {
 namespace {
@@ -31,8 +30,10 @@ bool touches(const Op& op, int tensor) {
 
 }  // namespace
 
-Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
-  Placement p;
+namespace {
+
+// Which ops each node's subtree holds, and the leaf of every op.
+void index_ops(const Workload& w, const Dataflow& f, Placement& p) {
   const size_t n = f.nodes.size();
   p.ops_below.assign(n, std::vector<bool>(w.ops.size(), false));
   p.leaf_of_op.assign(w.ops.size(), -1);
@@ -43,6 +44,85 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
       for (size_t o = 0; o < w.ops.size(); ++o)
         if (p.ops_below[static_cast<size_t>(c)][o]) p.ops_below[i][o] = true;
   }
+}
+
+// An intermediate's region is its fusion tile (the deepest holding producer and consumers);
+// its home is that tile's level, unless the tile keeps it elsewhere.
+void fusion_home(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int t,
+                 TensorPlacement& tp) {
+  const Tensor& tensor = w.tensors[static_cast<size_t>(t)];
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    bool all = p.ops_below[i][static_cast<size_t>(tensor.producer)];
+    for (int c : tensor.consumers) all = all && p.ops_below[i][static_cast<size_t>(c)];
+    if (all) tp.region = static_cast<int>(i);  // pre-order: the last such node is the deepest
+  }
+  const TreeNode& lca = f.nodes[static_cast<size_t>(tp.region)];
+  int lca_level = holding_level(a, w, lca, t, p.ops_below[static_cast<size_t>(tp.region)]);
+  if (lca_level < 0) lca_level = lca.levels.empty() ? 0 : lca.levels[0];
+  tp.home = lca_level;
+  for (const auto& [kt, kl] : lca.keep)
+    if (kt == t) tp.home = kl;
+}
+
+// Owners: walk down from the region root; a node starts a buffer when its level differs from
+// the level above it (levels at or outside the home count as the home). A leaf must find its
+// operand in its own tile.
+class OwnerWalk {
+ public:
+  OwnerWalk(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int t, TensorPlacement& tp,
+            Diagnostics& diag)
+      : a_(a), w_(w), f_(f), p_(p), t_(t), tp_(tp), diag_(diag), touch_(f.nodes.size(), false) {
+    for (size_t i = 0; i < f.nodes.size(); ++i)
+      for (size_t o = 0; o < w.ops.size(); ++o)
+        if (p.ops_below[i][o] && touches(w.ops[o], t)) touch_[i] = true;
+  }
+
+  void walk(int id, int current) {
+    const TreeNode& node = f_.nodes[static_cast<size_t>(id)];
+    if (!touch_[static_cast<size_t>(id)]) return;
+    int here = current;
+    if (!node.is_leaf && id != tp_.region) {
+      int lv = holding_level(a_, w_, node, t_, p_.ops_below[static_cast<size_t>(id)]);
+      bool inside_home = lv >= 0 && lv != tp_.home && a_.encloses(tp_.home, lv);
+      bool beside_home = lv >= 0 && !a_.encloses(lv, tp_.home) && !a_.encloses(tp_.home, lv);
+      if (inside_home || beside_home) here = lv;
+      if (here != current) tp_.owner[static_cast<size_t>(id)] = true, tp_.source[static_cast<size_t>(id)] = current;
+    }
+    tp_.level[static_cast<size_t>(id)] = here;
+    if (node.is_leaf) check_leaf(node, current);
+    for (int c : node.children) walk(c, here);
+  }
+
+ private:
+  const arch::Arch& a_;
+  const Workload& w_;
+  const Dataflow& f_;
+  const Placement& p_;
+  const int t_;
+  TensorPlacement& tp_;
+  Diagnostics& diag_;
+  std::vector<bool> touch_;
+
+  void check_leaf(const TreeNode& leaf, int level) {
+    const TreeNode& par = f_.nodes[static_cast<size_t>(leaf.parent)];
+    bool held = false;
+    for (int lv : par.levels) held |= lv == level;
+    const Op& op = w_.ops[static_cast<size_t>(leaf.op)];
+    const char* role = arch::role_name(op.role_of(t_));
+    if (!held || !a_.levels[static_cast<size_t>(level)].holds[static_cast<int>(op.role_of(t_))])
+      diag_.add(par.loc, "op '" + op.name + "' reads '" + w_.tensors[static_cast<size_t>(t_)].name + "' (" + role +
+                             " operand) from level '" + a_.levels[static_cast<size_t>(level)].name +
+                             "', but its tile does not hold it there: add a level that may hold " + role +
+                             " data to the tile");
+  }
+};
+
+}  // namespace
+
+Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
+  Placement p;
+  const size_t n = f.nodes.size();
+  index_ops(w, f, p);
   Diagnostics diag;
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     const Tensor& tensor = w.tensors[t];
@@ -51,59 +131,10 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
     tp.owner.assign(n, false);
     tp.source.assign(n, -1);
     tp.writes.assign(n, false);
-    std::vector<bool> touch(n, false);
-    for (size_t i = 0; i < n; ++i)
-      for (size_t o = 0; o < w.ops.size(); ++o)
-        if (p.ops_below[i][o] && touches(w.ops[o], static_cast<int>(t))) touch[i] = true;
     for (size_t i = 0; i < n; ++i)
       tp.writes[i] = tensor.producer >= 0 && p.ops_below[i][static_cast<size_t>(tensor.producer)];
-    tp.region = 0;
-    tp.home = 0;
-    if (tensor.is_intermediate()) {
-      for (size_t i = 0; i < n; ++i) {
-        bool all = p.ops_below[i][static_cast<size_t>(tensor.producer)];
-        for (int c : tensor.consumers) all = all && p.ops_below[i][static_cast<size_t>(c)];
-        if (all) tp.region = static_cast<int>(i);  // pre-order: the last such node is the deepest
-      }
-      // Home: the fusion tile's own level, unless the tile keeps the tensor elsewhere.
-      const TreeNode& lca = f.nodes[static_cast<size_t>(tp.region)];
-      int lca_level = holding_level(a, w, lca, static_cast<int>(t), p.ops_below[static_cast<size_t>(tp.region)]);
-      if (lca_level < 0) lca_level = lca.levels.empty() ? 0 : lca.levels[0];
-      tp.home = lca_level;
-      for (const auto& [kt, kl] : lca.keep)
-        if (kt == static_cast<int>(t)) tp.home = kl;
-    }
-    // Owners: walk down from the region root; a node starts a buffer when its level differs from
-    // the level above it. Levels at or outside the home count as the home.
-    std::function<void(int, int)> walk = [&](int id, int current) {
-      const TreeNode& node = f.nodes[static_cast<size_t>(id)];
-      if (!touch[static_cast<size_t>(id)]) return;
-      int here = current;
-      if (!node.is_leaf && id != tp.region) {
-        int lv = holding_level(a, w, node, static_cast<int>(t), p.ops_below[static_cast<size_t>(id)]);
-        bool inside_home = lv >= 0 && lv != tp.home && a.encloses(tp.home, lv);
-        bool beside_home = lv >= 0 && !a.encloses(lv, tp.home) && !a.encloses(tp.home, lv);
-        if (inside_home || beside_home) here = lv;
-        tp.level[static_cast<size_t>(id)] = here;
-        if (here != current) tp.owner[static_cast<size_t>(id)] = true, tp.source[static_cast<size_t>(id)] = current;
-      } else {
-        tp.level[static_cast<size_t>(id)] = current;
-      }
-      if (node.is_leaf) {
-        const TreeNode& par = f.nodes[static_cast<size_t>(node.parent)];
-        bool held = false;
-        for (int lv : par.levels) held |= lv == current;
-        const Op& op = w.ops[static_cast<size_t>(node.op)];
-        if (!held || !a.levels[static_cast<size_t>(current)].holds[static_cast<int>(op.role_of(static_cast<int>(t)))])
-          diag.add(par.loc, "op '" + op.name + "' reads '" + tensor.name + "' (" +
-                                arch::role_name(op.role_of(static_cast<int>(t))) +
-                                " operand) from level '" + a.levels[static_cast<size_t>(current)].name +
-                                "', but its tile does not hold it there: add a level that may hold " +
-                                arch::role_name(op.role_of(static_cast<int>(t))) + " data to the tile");
-      }
-      for (int c : node.children) walk(c, here);
-    };
-    walk(tp.region, tp.home);
+    if (tensor.is_intermediate()) fusion_home(a, w, f, p, static_cast<int>(t), tp);
+    OwnerWalk(a, w, f, p, static_cast<int>(t), tp, diag).walk(tp.region, tp.home);
     p.tensors.push_back(tp);
   }
   diag.throw_if_any();
