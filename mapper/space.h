@@ -84,6 +84,8 @@ class Space {
   std::vector<int> outer_dims(const std::vector<int>& group_ops) const;
   bool may_tile(const Choice& c, size_t g, size_t i) const;
   Choice grouped(const std::vector<int>& group_of, model::Prim prim) const;
+  void restrict_group(Choice& c, size_t g, const std::function<bool(int)>& keep, bool spread) const;
+  void attention_baselines(size_t second_gemm, std::vector<Baseline>& out) const;
   std::vector<std::vector<int>> group_members(const Choice& c) const;
   void fill_tiling(Choice& c, std::mt19937_64& rng) const;
   int64_t op_budget(const Choice& c, const std::vector<int>& members, int op) const;
