@@ -50,6 +50,57 @@ int64_t largest_divisor_at_most(int64_t n, double at_most) {
   return best;
 }
 
+// The tree: batch and m, l at DRAM (C kept in the buffer); k below for gemm1, n for gemm2; each
+// operator's tile spreads its two output dims over the array (rows × cols).
+std::string chain_tree(const arch::Arch& a, const model::Workload& w, const ChainDims& chain, const ChainSolution& s,
+                       int buffer, int registers, int64_t rows, int64_t cols) {
+  const auto* dims = &chain;
+  auto size = [&](int x) { return w.dims[static_cast<size_t>(x)].size; };
+  const int64_t M = size(dims->m), K = size(dims->k), L = size(dims->l), N = size(dims->n);
+  const auto& buf = a.levels[static_cast<size_t>(buffer)];
+  auto name = [&](int d) { return w.dims[static_cast<size_t>(d)].name; };
+  std::ostringstream os;
+  os << "name: chain_solver\nworkload: " << w.name << "\ntree:\n  tile: " << a.levels[0].name << "\n  loops: [";
+  std::vector<std::string> outer;
+  bool spread = false;  // the first batch dim the cores divide goes over the cores
+  for (int b : dims->batch) {
+    if (!spread && a.cores > 1 && size(b) % a.cores == 0) {
+      outer.push_back("\"" + name(b) + ":" + std::to_string(a.cores) + ":sp\"");
+      if (size(b) / a.cores > 1) outer.push_back("\"" + name(b) + ":" + std::to_string(size(b) / a.cores) + "\"");
+      spread = true;
+      continue;
+    }
+    outer.push_back("\"" + name(b) + ":" + std::to_string(size(b)) + "\"");
+  }
+  outer.push_back("\"" + name(dims->m) + ":" + std::to_string(M / s.tm) + "\"");
+  outer.push_back("\"" + name(dims->l) + ":" + std::to_string(L / s.tl) + "\"");
+  for (size_t i = 0; i < outer.size(); ++i) os << (i ? ", " : "") << outer[i];
+  os << "]\n  keep: {" << w.tensors[static_cast<size_t>(w.ops[0].out.tensor)].name << ": " << buf.name << "}\n  children:\n";
+  auto op_tree = [&](const model::Op& op, int out2, int64_t t1, int64_t t2, int red, int64_t tred, int private_dim,
+                     int64_t private_trips) {
+    const int64_t s1 = largest_divisor_at_most(t1, static_cast<double>(rows));
+    const int64_t s2 = largest_divisor_at_most(t2, static_cast<double>(cols));
+    os << "    - tile: " << a.levels[0].name << "\n      loops: [\"" << name(private_dim) << ":" << private_trips
+       << "\"]\n      children:\n        - tile: " << buf.name << "\n          loops: [";
+    std::vector<std::string> loops;
+    if (t1 / s1 > 1) loops.push_back("\"" + name(dims->m) + ":" + std::to_string(t1 / s1) + "\"");
+    if (t2 / s2 > 1) loops.push_back("\"" + name(out2) + ":" + std::to_string(t2 / s2) + "\"");
+    if (tred > 1) loops.push_back("\"" + name(red) + ":" + std::to_string(tred) + "\"");
+    if (s1 > 1) loops.push_back("\"" + name(dims->m) + ":" + std::to_string(s1) + ":sp\"");
+    if (s2 > 1) loops.push_back("\"" + name(out2) + ":" + std::to_string(s2) + ":sp\"");
+    for (size_t i = 0; i < loops.size(); ++i) os << (i ? ", " : "") << loops[i];
+    os << "]\n          children:\n";
+    if (registers >= 0)
+      os << "            - tile: " << a.levels[static_cast<size_t>(registers)].name << "\n              children: [{op: "
+         << op.name << "}]\n";
+    else
+      os << "            - {op: " << op.name << "}\n";
+  };
+  op_tree(w.ops[0], dims->l, s.tm, s.tl, dims->k, s.tk, dims->k, K / s.tk);
+  op_tree(w.ops[1], dims->n, s.tm, s.tn, dims->l, s.tl, dims->n, N / s.tn);
+  return os.str();
+}
+
 }  // namespace
 
 std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w) {
@@ -89,50 +140,7 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
   const double trips_m = static_cast<double>(M / s.tm), trips_l = static_cast<double>(L / s.tl);
   s.predicted_dram_elems = batch * (static_cast<double>(M * K) * trips_l + static_cast<double>(K * L) * trips_m +
                                     static_cast<double>(N * L) * trips_m + static_cast<double>(M * N) * trips_l);
-  // The tree: batch and m, l at DRAM (C kept in the buffer); k below for gemm1, n for gemm2;
-  // each operator's tile spreads its two output dims over the array.
-  auto name = [&](int d) { return w.dims[static_cast<size_t>(d)].name; };
-  std::ostringstream os;
-  os << "name: chain_solver\nworkload: " << w.name << "\ntree:\n  tile: " << a.levels[0].name << "\n  loops: [";
-  std::vector<std::string> outer;
-  bool spread = false;  // the first batch dim the cores divide goes over the cores
-  for (int b : dims->batch) {
-    if (!spread && a.cores > 1 && size(b) % a.cores == 0) {
-      outer.push_back("\"" + name(b) + ":" + std::to_string(a.cores) + ":sp\"");
-      if (size(b) / a.cores > 1) outer.push_back("\"" + name(b) + ":" + std::to_string(size(b) / a.cores) + "\"");
-      spread = true;
-      continue;
-    }
-    outer.push_back("\"" + name(b) + ":" + std::to_string(size(b)) + "\"");
-  }
-  outer.push_back("\"" + name(dims->m) + ":" + std::to_string(M / s.tm) + "\"");
-  outer.push_back("\"" + name(dims->l) + ":" + std::to_string(L / s.tl) + "\"");
-  for (size_t i = 0; i < outer.size(); ++i) os << (i ? ", " : "") << outer[i];
-  os << "]\n  keep: {" << w.tensors[static_cast<size_t>(w.ops[0].out.tensor)].name << ": " << buf.name << "}\n  children:\n";
-  const int64_t rows = side, cols = mu->pes_per_instance / side;
-  auto op_tree = [&](const model::Op& op, int out2, int64_t t1, int64_t t2, int red, int64_t tred, int private_dim,
-                     int64_t private_trips) {
-    const int64_t s1 = largest_divisor_at_most(t1, static_cast<double>(rows));
-    const int64_t s2 = largest_divisor_at_most(t2, static_cast<double>(cols));
-    os << "    - tile: " << a.levels[0].name << "\n      loops: [\"" << name(private_dim) << ":" << private_trips
-       << "\"]\n      children:\n        - tile: " << buf.name << "\n          loops: [";
-    std::vector<std::string> loops;
-    if (t1 / s1 > 1) loops.push_back("\"" + name(dims->m) + ":" + std::to_string(t1 / s1) + "\"");
-    if (t2 / s2 > 1) loops.push_back("\"" + name(out2) + ":" + std::to_string(t2 / s2) + "\"");
-    if (tred > 1) loops.push_back("\"" + name(red) + ":" + std::to_string(tred) + "\"");
-    if (s1 > 1) loops.push_back("\"" + name(dims->m) + ":" + std::to_string(s1) + ":sp\"");
-    if (s2 > 1) loops.push_back("\"" + name(out2) + ":" + std::to_string(s2) + ":sp\"");
-    for (size_t i = 0; i < loops.size(); ++i) os << (i ? ", " : "") << loops[i];
-    os << "]\n          children:\n";
-    if (registers >= 0)
-      os << "            - tile: " << a.levels[static_cast<size_t>(registers)].name << "\n              children: [{op: "
-         << op.name << "}]\n";
-    else
-      os << "            - {op: " << op.name << "}\n";
-  };
-  op_tree(w.ops[0], dims->l, s.tm, s.tl, dims->k, s.tk, dims->k, K / s.tk);
-  op_tree(w.ops[1], dims->n, s.tm, s.tn, dims->l, s.tl, dims->n, N / s.tn);
-  s.flow_yaml = os.str();
+  s.flow_yaml = chain_tree(a, w, *dims, s, buffer, registers, side, mu->pes_per_instance / side);
   return s;
 }
 
