@@ -361,7 +361,7 @@ class Walker {
     for (size_t i = 0; i < n.children.size(); ++i) {
       if (drop) drop_for_sibling(node, n.children[i]);
       const int saved_part = part_ctx_;
-      if (split) part_ctx_ = contexts_.enter(part_ctx_, node * 1024 + static_cast<int64_t>(i));
+      if (split) part_ctx_ = contexts_.enter(part_ctx_, static_cast<int64_t>(node) * 1024 + static_cast<int64_t>(i));
       double t = visit(n.children[i], boxes, weight);
       part_ctx_ = saved_part;
       total = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? total + t : std::max(total, t);
@@ -482,7 +482,7 @@ class Walker {
     }
     spatial_stack_.push_back(level);
     const int saved_inst = inst_ctx_;
-    inst_ctx_ = contexts_.enter(inst_ctx_, node * 4096 + static_cast<int64_t>(li));
+    inst_ctx_ = contexts_.enter(inst_ctx_, static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li));
     instance_weight_ = saved_weight * trips;
     latency = loops(node, li + 1, b, weight * trips);
     inst_ctx_ = saved_inst;

@@ -274,7 +274,7 @@ class Brute {
     for (int64_t i = 0; i * chunk < extent; ++i) {
       OpBoxes b = boxes;
       model::restrict_and_project(w_, below, l.dim, i * chunk, i * chunk + chunk, b);
-      if (l.spatial) instance_.push_back(node * 100000 + static_cast<int64_t>(li) * 1000 + i);
+      if (l.spatial) instance_.push_back(static_cast<int64_t>(node) * 100000 + static_cast<int64_t>(li) * 1000 + i);
       step_.push_back(l.spatial ? -1 : i);
       loop(node, li + 1, b);
       step_.pop_back();
@@ -299,7 +299,7 @@ class Brute {
     const bool drop = n.prim == model::Prim::Seq && n.children.size() > 1;
     for (size_t i = 0; i < n.children.size(); ++i) {
       if (drop) drop_for_sibling(node, n.children[i]);
-      if (split) partition_.push_back(node * 1024 + static_cast<int64_t>(i));
+      if (split) partition_.push_back(static_cast<int64_t>(node) * 1024 + static_cast<int64_t>(i));
       step_.push_back(static_cast<int64_t>(i));
       visit(n.children[i], boxes);
       step_.pop_back();
