@@ -48,6 +48,12 @@ Dataflow load_dataflow(const std::string& path, const arch::Arch& a, const Workl
 Dataflow load_dataflow_from_string(const std::string& text, const std::string& name,
                                    const arch::Arch& a, const Workload& w);
 
+// Which ops each node's subtree holds: [node][op]. Nodes are in pre-order (parents first).
+using OpsBelow = std::vector<std::vector<bool>>;
+OpsBelow ops_below(const Dataflow& f, size_t n_ops);
+// The fusion tile of an intermediate: the deepest node holding its producer and every consumer.
+int fusion_tile(const OpsBelow& below, const Tensor& t);
+
 // The structural checks of load_dataflow, for trees built in code (the mapper): throws
 // InputError listing every problem.
 void check_dataflow(const Dataflow& f, const arch::Arch& a, const Workload& w);

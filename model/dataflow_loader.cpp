@@ -171,20 +171,8 @@ class TreeReader {
   }
 };
 
-// Ops below a node, as a bit set over op indices.
-std::vector<std::vector<bool>> ops_below(const Dataflow& f, size_t n_ops) {
-  std::vector<std::vector<bool>> below(f.nodes.size(), std::vector<bool>(n_ops, false));
-  for (size_t i = f.nodes.size(); i-- > 0;) {
-    const auto& n = f.nodes[i];
-    if (n.is_leaf && n.op >= 0) below[i][static_cast<size_t>(n.op)] = true;
-    for (int c : n.children)
-      for (size_t o = 0; o < n_ops; ++o)
-        if (below[static_cast<size_t>(c)][o]) below[i][o] = true;
-  }
-  return below;
-}
-
-void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, Diagnostics& diag) {
+void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, const OpsBelow& below,
+                     Diagnostics& diag) {
   const auto& root = f.root();
   if (root.is_leaf) diag.add(root.loc, "the root must be a tile, not an op");
   if (!root.levels.empty() && root.levels[0] != 0)
@@ -197,7 +185,6 @@ void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, 
     if (seen[o] > 1)
       diag.add(root.loc, "op '" + w.ops[o].name + "' appears " + std::to_string(seen[o]) + " times");
   }
-  auto below = ops_below(f, w.ops.size());
   for (size_t i = 0; i < f.nodes.size(); ++i) {
     const auto& n = f.nodes[i];
     if (n.parent >= 0 && !n.is_leaf) {
@@ -233,20 +220,11 @@ void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, 
 }
 
 // keep: {T: LEVEL} must name an intermediate fused exactly at that tile, and a level inside it.
-void check_keeps(const Dataflow& f, const arch::Arch& a, const Workload& w, Diagnostics& diag) {
-  auto below = ops_below(f, w.ops.size());
+void check_keeps(const Dataflow& f, const arch::Arch& a, const Workload& w, const OpsBelow& below, Diagnostics& diag) {
   for (size_t i = 0; i < f.nodes.size(); ++i)
     for (const auto& [kt, kl] : f.nodes[i].keep) {
       const Tensor& tensor = w.tensors[static_cast<size_t>(kt)];
-      bool all = below[i][static_cast<size_t>(tensor.producer)];
-      bool deeper = false;
-      for (int c : tensor.consumers) all = all && below[i][static_cast<size_t>(c)];
-      for (int c : f.nodes[i].children) {
-        bool in_child = below[static_cast<size_t>(c)][static_cast<size_t>(tensor.producer)];
-        for (int cons : tensor.consumers) in_child = in_child && below[static_cast<size_t>(c)][static_cast<size_t>(cons)];
-        deeper |= in_child;
-      }
-      if (!all || deeper)
+      if (fusion_tile(below, tensor) != static_cast<int>(i))
         diag.add(f.nodes[i].loc, "keep: '" + tensor.name + "' is not fused at this tile (its producer and consumers meet elsewhere)");
       bool below_tile = false;
       for (int lv : f.nodes[i].levels) below_tile |= a.encloses(lv, kl);
@@ -257,18 +235,11 @@ void check_keeps(const Dataflow& f, const arch::Arch& a, const Workload& w, Diag
 
 // A producer's reduction loop above the point where its output meets its consumers would
 // consume partial results: reject it.
-void check_fusion_points(const Dataflow& f, const Workload& w, Diagnostics& diag) {
-  auto below = ops_below(f, w.ops.size());
+void check_fusion_points(const Dataflow& f, const Workload& w, const OpsBelow& below, Diagnostics& diag) {
   for (const auto& t : w.tensors) {
     if (!t.is_intermediate()) continue;
     const Op& prod = w.ops[static_cast<size_t>(t.producer)];
-    // The LCA: the deepest node whose subtree holds the producer and every consumer.
-    int lca = 0;
-    for (size_t i = 0; i < f.nodes.size(); ++i) {
-      bool all = below[i][static_cast<size_t>(t.producer)];
-      for (int c : t.consumers) all = all && below[i][static_cast<size_t>(c)];
-      if (all) lca = static_cast<int>(i);  // nodes are in pre-order: later = deeper
-    }
+    const int lca = fusion_tile(below, t);
     // The producer's share of a fused tile follows from what its consumers read; a loop over one
     // of its output dimensions that the consumers index differently (a conv window) would cut it
     // twice, so only the consumers' dimensions may be tiled there.
@@ -332,11 +303,34 @@ const char* prim_name(Prim p) {
   return "?";
 }
 
+OpsBelow ops_below(const Dataflow& f, size_t n_ops) {
+  OpsBelow below(f.nodes.size(), std::vector<bool>(n_ops, false));
+  for (size_t i = f.nodes.size(); i-- > 0;) {
+    const auto& n = f.nodes[i];
+    if (n.is_leaf && n.op >= 0) below[i][static_cast<size_t>(n.op)] = true;
+    for (int c : n.children)
+      for (size_t o = 0; o < n_ops; ++o)
+        if (below[static_cast<size_t>(c)][o]) below[i][o] = true;
+  }
+  return below;
+}
+
+int fusion_tile(const OpsBelow& below, const Tensor& t) {
+  int deepest = 0;
+  for (size_t i = 0; i < below.size(); ++i) {
+    bool all = below[i][static_cast<size_t>(t.producer)];
+    for (int c : t.consumers) all = all && below[i][static_cast<size_t>(c)];
+    if (all) deepest = static_cast<int>(i);  // pre-order: the last such node is the deepest
+  }
+  return deepest;
+}
+
 void check_dataflow(const Dataflow& f, const arch::Arch& a, const Workload& w) {
   Diagnostics diag;
-  check_structure(f, a, w, diag);
-  check_fusion_points(f, w, diag);
-  check_keeps(f, a, w, diag);
+  const OpsBelow below = ops_below(f, w.ops.size());
+  check_structure(f, a, w, below, diag);
+  check_fusion_points(f, w, below, diag);
+  check_keeps(f, a, w, below, diag);
   diag.throw_if_any();
 }
 

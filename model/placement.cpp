@@ -32,30 +32,11 @@ bool touches(const Op& op, int tensor) {
 
 namespace {
 
-// Which ops each node's subtree holds, and the leaf of every op.
-void index_ops(const Workload& w, const Dataflow& f, Placement& p) {
-  const size_t n = f.nodes.size();
-  p.ops_below.assign(n, std::vector<bool>(w.ops.size(), false));
-  p.leaf_of_op.assign(w.ops.size(), -1);
-  for (size_t i = n; i-- > 0;) {
-    const auto& node = f.nodes[i];
-    if (node.is_leaf) p.ops_below[i][static_cast<size_t>(node.op)] = true, p.leaf_of_op[static_cast<size_t>(node.op)] = static_cast<int>(i);
-    for (int c : node.children)
-      for (size_t o = 0; o < w.ops.size(); ++o)
-        if (p.ops_below[static_cast<size_t>(c)][o]) p.ops_below[i][o] = true;
-  }
-}
-
 // An intermediate's region is its fusion tile (the deepest holding producer and consumers);
 // its home is that tile's level, unless the tile keeps it elsewhere.
 void fusion_home(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int t,
                  TensorPlacement& tp) {
-  const Tensor& tensor = w.tensors[static_cast<size_t>(t)];
-  for (size_t i = 0; i < f.nodes.size(); ++i) {
-    bool all = p.ops_below[i][static_cast<size_t>(tensor.producer)];
-    for (int c : tensor.consumers) all = all && p.ops_below[i][static_cast<size_t>(c)];
-    if (all) tp.region = static_cast<int>(i);  // pre-order: the last such node is the deepest
-  }
+  tp.region = fusion_tile(p.ops_below, w.tensors[static_cast<size_t>(t)]);
   const TreeNode& lca = f.nodes[static_cast<size_t>(tp.region)];
   int lca_level = holding_level(a, w, lca, t, p.ops_below[static_cast<size_t>(tp.region)]);
   if (lca_level < 0) lca_level = lca.levels.empty() ? 0 : lca.levels[0];
@@ -122,7 +103,7 @@ class OwnerWalk {
 Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
   Placement p;
   const size_t n = f.nodes.size();
-  index_ops(w, f, p);
+  p.ops_below = ops_below(f, w.ops.size());
   Diagnostics diag;
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     const Tensor& tensor = w.tensors[t];

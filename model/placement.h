@@ -22,8 +22,7 @@ struct TensorPlacement {
 
 struct Placement {
   std::vector<TensorPlacement> tensors;
-  std::vector<std::vector<bool>> ops_below;  // per node, per op
-  std::vector<int> leaf_of_op;               // node index of each op's leaf
+  OpsBelow ops_below;  // per node, per op
 };
 
 // Contract: throws InputError when a leaf's operand sits in a level that may not hold its role.
