@@ -7,6 +7,7 @@
 
 #include "model/index_set.h"
 #include "model/placement.h"
+#include "model/report_io.h"
 #include "model/walk.h"
 
 namespace dfx::model {
@@ -26,16 +27,6 @@ int64_t pes_needed(const Dataflow& f, const Workload& w, int node, arch::UnitKin
   for (const auto& l : n.loops)
     if (l.spatial) spatial *= l.factor;
   return spatial * kids;
-}
-
-std::string bytes_text(double b) {
-  std::ostringstream os;
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) b /= 1024, ++u;
-  os.precision(3);
-  os << b << ' ' << units[u];
-  return os.str();
 }
 
 void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Report& r) {
@@ -105,8 +96,8 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
     if (L.busy_cycles > bottleneck_time) bottleneck_time = L.busy_cycles, r.bottleneck = lv.name + " bandwidth";
     r.energy_pj += L.energy_pj;
     if (!lv.unlimited() && static_cast<double>(L.peak_bytes) > lv.capacity_bytes)
-      r.problems.push_back({lv.loc, "level '" + lv.name + "' needs " + bytes_text(static_cast<double>(L.peak_bytes)) +
-                                        " per instance but holds " + bytes_text(lv.capacity_bytes)});
+      r.problems.push_back({lv.loc, "level '" + lv.name + "' needs " + human_bytes(static_cast<double>(L.peak_bytes)) +
+                                        " per instance but holds " + human_bytes(lv.capacity_bytes)});
     r.levels.push_back(std::move(L));
   }
   // The roofline ignores reuse below DRAM: compulsory traffic of the workload's own inputs and outputs.

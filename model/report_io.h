@@ -11,5 +11,7 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
 std::string to_table(const Report& r);
 // 1234567 → "1.23M": numbers as a reader scans them in tables.
 std::string human(double v);
+// 4194304 → "4.0 MiB"; negative means unlimited.
+std::string human_bytes(double b);
 
 }  // namespace dfx::model

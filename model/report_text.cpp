@@ -14,9 +14,7 @@ std::string human(double v) {
   return buf;
 }
 
-namespace {
-
-std::string bytes(double b) {
+std::string human_bytes(double b) {
   if (b < 0) return "unlimited";
   char buf[32];
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -26,7 +24,6 @@ std::string bytes(double b) {
   return buf;
 }
 
-}  // namespace
 
 std::string to_table(const Report& r) {
   std::ostringstream os;
@@ -44,7 +41,7 @@ std::string to_table(const Report& r) {
   std::snprintf(line, sizeof line, "bottleneck %s   roofline %s cycles (%.2fx of it)   DRAM %s\n",
                 r.bottleneck.c_str(), human(r.roofline_cycles).c_str(),
                 r.roofline_cycles > 0 ? r.cycles / r.roofline_cycles : 0.0,
-                bytes(static_cast<double>(r.dram_bytes)).c_str());
+                human_bytes(static_cast<double>(r.dram_bytes)).c_str());
   os << line << '\n';
   std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s %10s\n", "level", "tensor",
                 "fill", "read", "update", "peak", "capacity");
@@ -52,8 +49,8 @@ std::string to_table(const Report& r) {
   for (const auto& l : r.levels) {
     std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s %10s\n", l.name.c_str(), "(all)",
                   human(static_cast<double>(l.traffic.fill)).c_str(), human(static_cast<double>(l.traffic.read)).c_str(),
-                  human(static_cast<double>(l.traffic.update)).c_str(), bytes(static_cast<double>(l.peak_bytes)).c_str(),
-                  bytes(l.capacity_bytes).c_str());
+                  human(static_cast<double>(l.traffic.update)).c_str(), human_bytes(static_cast<double>(l.peak_bytes)).c_str(),
+                  human_bytes(l.capacity_bytes).c_str());
     os << line;
     for (const auto& t : l.tensors) {
       std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s\n", "", t.tensor.c_str(),
