@@ -20,6 +20,7 @@ struct MemoryLevel {
   int word_bytes = 2;
   double read_bw = 0;   // bytes per cycle per instance
   double write_bw = 0;  // bytes per cycle per instance
+  int64_t latency = 0;  // cycles from a transfer's request to its first data
   int64_t instances = 1;
   int parent = -1;      // index of the enclosing level in the level hierarchy (-1 for the root)
   bool holds[kRoleCount] = {true, true, true, true};
@@ -41,6 +42,7 @@ struct ComputeUnit {
   std::string name;
   UnitKind kind = UnitKind::Matrix;
   int64_t pes_per_instance = 1;  // rows*cols, m*n*k of a cube, or vector lanes
+  std::vector<int64_t> shape;     // {rows, cols} of a systolic array, {m, n, k} of a cube, {lanes}
   int64_t instances = 1;
   std::vector<std::string> ops;   // vector ops it supports (empty = all)
   double op_pj = 0;               // energy per operation (MAC or vector op)

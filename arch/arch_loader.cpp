@@ -49,14 +49,16 @@ void read_unit(const ConfigNode& node, UnitKind kind, const Scope& s, Arch& a, D
       if (!dims.is_seq() || dims.items().size() != 3)
         diag.add(dims.loc(), "cube must be a list [m, n, k]");
       for (const auto& d : dims.items())
-        if (auto v = parse_integer(d, diag, 1)) pes *= *v;
+        if (auto v = parse_integer(d, diag, 1)) pes *= *v, u.shape.push_back(*v);
       u.pes_per_instance = pes;
     } else {
-      u.pes_per_instance = r.integer_or("rows", 1, 1) * r.integer_or("cols", 1, 1);
+      u.shape = {r.integer_or("rows", 1, 1), r.integer_or("cols", 1, 1)};
+      u.pes_per_instance = u.shape[0] * u.shape[1];
     }
     u.op_pj = r.number_or("mac_pj", 0.0, 0.0);
   } else {
     u.pes_per_instance = r.integer_or("lanes", 1, 1);
+    u.shape = {u.pes_per_instance};
     u.ops = r.str_list_or("ops", {});
     for (const auto& op : u.ops)
       if (closest_match(op, kVectorOps) != op)
@@ -91,6 +93,7 @@ void read_level(const ConfigNode& node, const Scope& s, Arch& a, Diagnostics& di
   };
   lv.read_bw = bw("read_bw");
   lv.write_bw = bw("write_bw");
+  lv.latency = r.integer_or("latency", 0, 0);
   lv.instances = instances_for(r, s, diag);
   lv.read_pj = r.number_or("read_pj", 0.0, 0.0);
   lv.write_pj = r.number_or("write_pj", 0.0, 0.0);

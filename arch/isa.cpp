@@ -19,6 +19,19 @@ bool Instruction::operator==(const Instruction& o) const {
          event == o.event && count == o.count;
 }
 
+std::pair<int64_t, int64_t> address_range(const MemRef& r, const std::vector<int64_t>& loop_counts) {
+  int64_t lo = r.base, hi = r.base;
+  for (size_t d = 0; d < r.sizes.size() && d < r.strides.size(); ++d) {
+    const int64_t span = (r.sizes[d] - 1) * r.strides[d];
+    (span < 0 ? lo : hi) += span;
+  }
+  for (size_t j = 0; j < r.loop_steps.size() && j < loop_counts.size(); ++j) {
+    const int64_t span = r.loop_steps[j] * (loop_counts[j] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi};
+}
+
 const char* pipe_name(Pipe p) {
   switch (p) {
     case Pipe::Dma: return "dma";
@@ -32,6 +45,15 @@ const char* pipe_name(Pipe p) {
 const char* vecop_name(VecOp v) {
   static const char* names[] = {"add", "sub", "mul", "div", "max", "min", "exp", "scale", "copy", "rowsum", "rowmax", "cast"};
   return names[static_cast<int>(v)];
+}
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::Int16: return "int16";
+    case DType::Fp16: return "fp16";
+    case DType::Bf16: return "bf16";
+  }
+  return "?";
 }
 
 Pipe pipe_of(const Instruction& i) {

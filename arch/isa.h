@@ -5,6 +5,7 @@
 // operations, synchronise pipes with flags, and loop without being unrolled.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arch/arch.h"
@@ -49,9 +50,29 @@ struct Instruction {
   bool operator==(const Instruction& o) const;
 };
 
+// The element type of a program's data. Integers accumulate in 32 bits, floats in fp32.
+enum class DType : uint8_t { Int16, Fp16, Bf16 };
+const char* dtype_name(DType t);
+
+// A named tensor the program reads (input) or writes (output), where it lives: the simulator
+// fills inputs from files or random data and writes outputs back.
+struct TensorDecl {
+  std::string name;
+  bool output = false;
+  MemRef at;  // no loop steps
+  int line = 0;
+  bool operator==(const TensorDecl& o) const { return name == o.name && output == o.output && at == o.at; }
+};
+
 struct Program {
+  DType dtype = DType::Int16;
+  std::vector<TensorDecl> tensors;
   std::vector<Instruction> code;
 };
+
+// Lowest and highest element address a block touches over all iterations of its loops
+// (trip counts outermost first).
+std::pair<int64_t, int64_t> address_range(const MemRef& r, const std::vector<int64_t>& loop_counts);
 
 const char* pipe_name(Pipe p);
 const char* vecop_name(VecOp v);
@@ -64,7 +85,12 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
 std::string print_program(const Program& p, const Arch& a);
 void check_program(const Program& p, const Arch& a, const std::string& name);
 
-// Binary: a 16-byte header ("DFXPROG1", count) then one record per instruction, little-endian.
+// Contract: reads a program file in either form (binary if it starts with the binary header) and
+// checks it; throws InputError for an unreadable file or any problem.
+Program load_program(const std::string& path, const Arch& a);
+
+// Binary: the header "DFXPROG2", the element type, the tensor table, the instruction count, then
+// one record per instruction, little-endian (docs/isa.md).
 std::vector<uint8_t> encode_program(const Program& p);
 // Contract: throws InputError on a truncated file, a bad header or an unknown opcode.
 Program decode_program(const std::vector<uint8_t>& bytes, const std::string& name);

@@ -1,4 +1,5 @@
-// The binary form: "DFXPROG1", the instruction count, then one variable-length record each.
+// The binary form: "DFXPROG2", the element type, the tensor table, the instruction count, then
+// one variable-length record per instruction.
 #include <cstring>
 
 #include "arch/isa.h"
@@ -6,7 +7,7 @@
 namespace dfx::arch {
 namespace {
 
-const char kMagic[8] = {'D', 'F', 'X', 'P', 'R', 'O', 'G', '1'};
+const char kMagic[8] = {'D', 'F', 'X', 'P', 'R', 'O', 'G', '2'};
 
 class Writer {
  public:
@@ -14,6 +15,10 @@ class Writer {
   void u8(uint64_t v) { bytes.push_back(static_cast<uint8_t>(v)); }
   void i64(int64_t v) {
     for (int b = 0; b < 8; ++b) bytes.push_back(static_cast<uint8_t>(static_cast<uint64_t>(v) >> (8 * b)));
+  }
+  void text(const std::string& s) {
+    u8(s.size());
+    bytes.insert(bytes.end(), s.begin(), s.end());
   }
   void mem(const MemRef& r) {
     u8(static_cast<uint64_t>(r.level + 1));  // 0: no operand
@@ -42,6 +47,13 @@ class Reader {
     for (int b = 0; b < 8; ++b) v |= static_cast<uint64_t>(b_[pos_++]) << (8 * b);
     return static_cast<int64_t>(v);
   }
+  std::string text() {
+    const size_t n = u8();
+    if (pos_ + n > b_.size()) fail("truncated program");
+    std::string s(b_.begin() + static_cast<std::ptrdiff_t>(pos_), b_.begin() + static_cast<std::ptrdiff_t>(pos_ + n));
+    pos_ += n;
+    return s;
+  }
   MemRef mem() {
     MemRef r;
     r.level = static_cast<int>(u8()) - 1;
@@ -65,6 +77,13 @@ class Reader {
 std::vector<uint8_t> encode_program(const Program& p) {
   Writer w;
   w.bytes.assign(kMagic, kMagic + 8);
+  w.u8(static_cast<uint64_t>(p.dtype));
+  w.u8(p.tensors.size());
+  for (const TensorDecl& t : p.tensors) {
+    w.u8(t.output ? 1 : 0);
+    w.text(t.name);
+    w.mem(t.at);
+  }
   w.i64(static_cast<int64_t>(p.code.size()));
   for (const Instruction& i : p.code) {
     w.u8(static_cast<uint64_t>(i.op));
@@ -85,9 +104,19 @@ Program decode_program(const std::vector<uint8_t>& bytes, const std::string& nam
   Reader r(bytes, name);
   if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, 8) != 0) r.fail("not a dfx program (bad header)");
   r.pos_ = 8;
+  Program p;
+  const uint8_t dtype = r.u8();
+  if (dtype > static_cast<uint8_t>(DType::Bf16)) r.fail("unknown element type " + std::to_string(dtype));
+  p.dtype = static_cast<DType>(dtype);
+  for (size_t t = 0, n = r.u8(); t < n; ++t) {
+    TensorDecl d;
+    d.output = r.u8() != 0;
+    d.name = r.text();
+    d.at = r.mem();
+    p.tensors.push_back(d);
+  }
   const int64_t count = r.i64();
   if (count < 0 || count > static_cast<int64_t>(bytes.size())) r.fail("bad instruction count");
-  Program p;
   for (int64_t n = 0; n < count; ++n) {
     Instruction i;
     const uint8_t op = r.u8();

@@ -7,16 +7,25 @@
 namespace dfx::arch {
 namespace {
 
+// More than this and a simulation would not end in reasonable time: refuse rather than hang.
+constexpr double kMaxDynamicInstructions = 1e9;
+
 class Checker {
  public:
   Checker(const Arch& a, const std::string& name) : a_(a), name_(name) {}
 
   void run(const Program& p) {
     std::vector<int64_t> counts;  // trip counts of the enclosing loops
+    for (const TensorDecl& t : p.tensors) {
+      line_ = t.line;
+      block(t.at, counts, -1, ("tensor '" + t.name + "'").c_str());
+    }
     std::set<std::tuple<int, int, int>> sets, waits;
     std::vector<int> wait_lines;
+    double runs = 1, dynamic = 0;  // times the current instruction runs; instructions run in all
     for (const Instruction& i : p.code) {
       line_ = i.line;
+      dynamic += runs;
       switch (i.op) {
         case Opcode::Dma:
           block(i.dst, counts, -1, "destination");
@@ -36,10 +45,15 @@ class Checker {
         case Opcode::Loop:
           if (i.count < 1) problem("a loop runs at least once");
           counts.push_back(std::max<int64_t>(1, i.count));
+          runs *= static_cast<double>(counts.back());
           break;
         case Opcode::EndLoop:
-          if (counts.empty()) problem("endloop without loop");
-          else counts.pop_back();
+          if (counts.empty()) {
+            problem("endloop without loop");
+          } else {
+            runs /= static_cast<double>(counts.back());
+            counts.pop_back();
+          }
           break;
         case Opcode::Halt: break;
       }
@@ -47,6 +61,8 @@ class Checker {
         problem("flag event " + std::to_string(i.event) + " (0 to 15)");
     }
     if (!counts.empty()) problem(std::to_string(counts.size()) + " loop(s) never closed");
+    if (dynamic > kMaxDynamicInstructions)
+      problem("the program would run " + std::to_string(static_cast<int64_t>(dynamic)) + " instructions (at most 10^9)");
     for (const Instruction& w : pending_)
       if (!sets.count({static_cast<int>(w.from), static_cast<int>(w.to), w.event})) {
         line_ = w.line;
@@ -73,16 +89,9 @@ class Checker {
       return;
     }
     if (r.sizes.empty() || r.sizes.size() > kMaxDims) problem(std::string("the ") + what + " needs 1 to 4 dimensions");
-    int64_t lo = r.base, hi = r.base;
-    for (size_t d = 0; d < r.sizes.size(); ++d) {
-      if (r.sizes[d] < 1) problem(std::string("the ") + what + " has a dimension of size " + std::to_string(r.sizes[d]));
-      const int64_t span = (r.sizes[d] - 1) * r.strides[d];
-      (span < 0 ? lo : hi) += span;
-    }
-    for (size_t j = 0; j < r.loop_steps.size() && j < counts.size(); ++j) {
-      const int64_t span = r.loop_steps[j] * (counts[j] - 1);
-      (span < 0 ? lo : hi) += span;
-    }
+    for (int64_t size : r.sizes)
+      if (size < 1) problem(std::string("the ") + what + " has a dimension of size " + std::to_string(size));
+    const auto [lo, hi] = address_range(r, counts);
     const MemoryLevel& lv = a_.levels[static_cast<size_t>(r.level)];
     if (lo < 0) problem(std::string("the ") + what + " reaches address " + std::to_string(lo) + " of '" + lv.name + "'");
     if (!lv.unlimited() && static_cast<double>(hi + 1) * lv.word_bytes > lv.capacity_bytes)

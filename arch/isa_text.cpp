@@ -102,6 +102,27 @@ std::string mem_text(const MemRef& r, const Arch& a) {
   return os.str() + "]";
 }
 
+// `.dtype T`, `.input NAME BLOCK`, `.output NAME BLOCK`: declarations before the code.
+void directive(LineParser& lp, const std::string& op, int line, Program& p) {
+  if (op == ".dtype") {
+    const std::string t = lp.word();
+    bool known = false;
+    for (DType d : {DType::Int16, DType::Fp16, DType::Bf16})
+      if (t == dtype_name(d)) p.dtype = d, known = true;
+    if (!known) lp.fail("unknown element type '" + t + "' (int16, fp16, bf16)");
+  } else {
+    TensorDecl t;
+    t.output = op == ".output";
+    t.name = lp.word();
+    t.at = lp.mem(0);
+    t.line = line;
+    for (const TensorDecl& other : p.tensors)
+      if (other.name == t.name) lp.fail("tensor '" + t.name + "' is declared twice");
+    p.tensors.push_back(t);
+  }
+  if (!lp.done()) lp.fail("unexpected text after the declaration");
+}
+
 }  // namespace
 
 Program parse_program(const std::string& text, const std::string& name, const Arch& a) {
@@ -117,6 +138,11 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
     Instruction i;
     i.line = line;
     const std::string op = lp.word();
+    if (op == ".dtype" || op == ".input" || op == ".output") {
+      if (depth != 0 || !p.code.empty()) lp.fail(op + " must come before the first instruction");
+      directive(lp, op, line, p);
+      continue;
+    }
     if (op == "dma") {
       i.op = Opcode::Dma;
       i.dst = lp.mem(depth);
@@ -171,6 +197,8 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
 
 std::string print_program(const Program& p, const Arch& a) {
   std::ostringstream os;
+  if (p.dtype != DType::Int16) os << ".dtype " << dtype_name(p.dtype) << '\n';
+  for (const TensorDecl& t : p.tensors) os << (t.output ? ".output " : ".input ") << t.name << ' ' << mem_text(t.at, a) << '\n';
   int depth = 0;
   for (const Instruction& i : p.code) {
     if (i.op == Opcode::EndLoop) --depth;

@@ -1,5 +1,6 @@
 #pragma once
 // The CLI's subcommands. Each returns the process exit code; only these print.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,17 @@ struct ExploreOptions {
 };
 
 int run_explore(const ExploreOptions& o);
+
+}  // namespace dfx::cli
+
+namespace dfx::cli {
+
+struct SimulateOptions {
+  std::string arch, inputs, outputs, json, trace;
+  std::vector<std::string> programs;  // one per core
+  uint64_t seed = 1;
+};
+
+int run_simulate(const SimulateOptions& o);
 
 }  // namespace dfx::cli

@@ -56,6 +56,17 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");
 
+  dfx::cli::SimulateOptions sim;
+  auto* sm = app.add_subcommand("simulate", "Run a program on the cycle-level SystemC model with real data");
+  sm->add_option("arch", sim.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
+  sm->add_option("programs", sim.programs, "Program (text or binary), one per core")->required()->check(CLI::ExistingFile);
+  sm->add_option("--inputs", sim.inputs, "Directory with NAME.npy for the program's inputs (others get random data)")
+      ->check(CLI::ExistingDirectory);
+  sm->add_option("--outputs", sim.outputs, "Directory to write every tensor (inputs as used, outputs) as NAME.npy");
+  sm->add_option("--json", sim.json, "Write cycles, per-pipe activity and traffic as JSON ('-' for stdout)");
+  sm->add_option("--trace", sim.trace, "Write a Chrome/Perfetto trace-event JSON (ui.perfetto.dev)");
+  sm->add_option("--seed", sim.seed, "Seed of the random inputs");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
@@ -69,6 +80,7 @@ int main(int argc, char** argv) {
     if (x->parsed()) return dfx::cli::run_explore(ex);
     if (as->parsed()) return dfx::cli::run_asm(prog_arch, prog_in, prog_out);
     if (ds->parsed()) return dfx::cli::run_disasm(prog_arch, prog_in);
+    if (sm->parsed()) return dfx::cli::run_simulate(sim);
   } catch (const dfx::InputError& err) {
     std::cerr << err.what() << '\n';
     return 2;

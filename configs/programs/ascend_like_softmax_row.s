@@ -1,5 +1,8 @@
 # Softmax of 16 rows of 64 scores on ascend_like's vector unit: GM → UB, row max, subtract,
 # exp, row sum, divide, UB → GM. Row statistics are broadcast by the [16x64 / 1,0] stride.
+.dtype fp16
+.input S GM[0 : 16x64 / 64,1]
+.output P GM[1024 : 16x64 / 64,1]
 dma UB[0 : 16x64 / 64,1] <- GM[0 : 16x64 / 64,1]
 set_flag dma -> vector 0
 wait_flag dma -> vector 0

@@ -26,9 +26,14 @@ TEST(Isa, ShippedProgramsCheckAndRoundTrip) {
     Program back = decode_program(encode_program(p), "bin");
     ASSERT_EQ(back.code.size(), p.code.size());
     for (size_t i = 0; i < p.code.size(); ++i) EXPECT_TRUE(back.code[i] == p.code[i]) << "instruction " << i;
+    EXPECT_FALSE(p.tensors.empty());
+    EXPECT_TRUE(back.tensors == p.tensors);
+    EXPECT_EQ(back.dtype, p.dtype);
     EXPECT_EQ(print_program(back, a), print_program(p, a));
     Program again = parse_program(print_program(p, a), "printed", a);
     for (size_t i = 0; i < p.code.size(); ++i) EXPECT_TRUE(again.code[i] == p.code[i]) << "instruction " << i;
+    EXPECT_TRUE(again.tensors == p.tensors);
+    EXPECT_EQ(again.dtype, p.dtype);
   }
 }
 
@@ -49,6 +54,23 @@ TEST_F(BadProgram, SyntaxErrorsHaveLineAndColumn) {
   EXPECT_NE(err.find("unknown instruction 'frobnicate'"), std::string::npos) << err;
   err = test::input_error([&] { parse_program("loop 2\nhalt\n", "p.s", tpu); });
   EXPECT_NE(err.find("never closed"), std::string::npos) << err;
+}
+
+TEST_F(BadProgram, Declarations) {
+  std::string err = test::input_error([&] { parse_program(".dtype fp32\nhalt\n", "p.s", tpu); });
+  EXPECT_NE(err.find("unknown element type 'fp32'"), std::string::npos) << err;
+  err = test::input_error([&] { parse_program("halt\n.input A DRAM[0 : 4 / 1]\n", "p.s", tpu); });
+  EXPECT_NE(err.find("p.s:2:"), std::string::npos) << err;
+  EXPECT_NE(err.find("must come before the first instruction"), std::string::npos) << err;
+  err = test::input_error([&] { parse_program(".input A DRAM[0 : 4 / 1]\n.output A DRAM[8 : 4 / 1]\n", "p.s", tpu); });
+  EXPECT_NE(err.find("declared twice"), std::string::npos) << err;
+  err = problems(tpu, ".input A SPM[196600 : 16 / 1]\nhalt\n");
+  EXPECT_NE(err.find("tensor 'A' reaches element 196615"), std::string::npos) << err;
+}
+
+TEST_F(BadProgram, TooManyInstructionsToRun) {
+  std::string err = problems(tpu, "loop 100000\nloop 100000\nset_flag dma -> matrix 0\nendloop\nendloop\n");
+  EXPECT_NE(err.find("would run"), std::string::npos) << err;
 }
 
 TEST_F(BadProgram, AddressOutOfRange) {
@@ -90,9 +112,13 @@ TEST(IsaBinary, BadBytesAreRejected) {
   Program p;
   p.code.push_back(Instruction{});
   std::vector<uint8_t> bytes = encode_program(p);
-  bytes[16] = 99;  // the first opcode
+  bytes[18] = 99;  // the first opcode, after magic, element type, tensor count and instruction count
   err = test::input_error([&] { decode_program(bytes, "x.bin"); });
   EXPECT_NE(err.find("unknown opcode 99"), std::string::npos) << err;
+  bytes = encode_program(p);
+  bytes[8] = 7;  // the element type
+  err = test::input_error([&] { decode_program(bytes, "x.bin"); });
+  EXPECT_NE(err.find("unknown element type 7"), std::string::npos) << err;
   bytes = encode_program(p);
   bytes.pop_back();
   err = test::input_error([&] { decode_program(bytes, "x.bin"); });

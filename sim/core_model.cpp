@@ -1,0 +1,228 @@
+// The core model. The dispatcher runs ahead in its own time (one instruction per cycle) and only
+// synchronises with SystemC time when a queue is full or it must wait itself; pipes start an
+// entry no earlier than the cycle it was dispatched. This keeps events per instruction low.
+#include "sim/core_model.h"
+
+#include "sim/timing.h"
+
+namespace dfx::sim {
+namespace {
+using arch::Instruction;
+using arch::Opcode;
+using arch::Pipe;
+
+constexpr int kScalar = static_cast<int>(Pipe::Scalar);
+
+// Which queue an instruction goes to: flags run in the pipe that sets or waits.
+int target_pipe(const Instruction& i) {
+  if (i.op == Opcode::SetFlag) return static_cast<int>(i.from);
+  if (i.op == Opcode::WaitFlag) return static_cast<int>(i.to);
+  return static_cast<int>(arch::pipe_of(i));
+}
+
+std::string index_text(const LoopIndex& idx) {
+  std::string s;
+  for (size_t j = 0; j < idx.size(); ++j) s += (j ? ", i" : " at i") + std::to_string(j) + "=" + std::to_string(idx[j]);
+  return s;
+}
+
+constexpr int kStackBytes = 256 * 1024;
+}  // namespace
+
+CoreModel::CoreModel(RunContext& run, int id, const arch::Program& program, Memories memories)
+    : run_(run), id_(id), program_(program), mem_(std::move(memories)), exec_(program.dtype) {}
+
+void CoreModel::spawn() {
+  sc_core::sc_spawn_options opts;
+  opts.set_stack_size(kStackBytes);
+  sc_core::sc_spawn([this] { dispatch(); }, nullptr, &opts);
+  for (int p = 0; p < kScalar; ++p) sc_core::sc_spawn([this, p] { pipe_loop(p); }, nullptr, &opts);
+}
+
+bool CoreModel::finished() const {
+  for (const PipeState& p : pipes_)
+    if (!p.done) return false;
+  return true;
+}
+
+void CoreModel::wake_all() {
+  for (PipeState& p : pipes_) p.pushed.notify(sc_core::SC_ZERO_TIME), p.popped.notify(sc_core::SC_ZERO_TIME);
+  flag_set_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CoreModel::dispatch() {
+  struct Frame {
+    size_t start;
+    int64_t count;
+  };
+  std::vector<Frame> loops;
+  LoopIndex idx;
+  PipeStats& st = stats_.pipes[kScalar];
+  int64_t cycle = run_.clock.now();  // the dispatcher's own time, ahead of SystemC's
+  for (size_t pc = 0; pc < program_.code.size() && !run_.abort.requested;) {
+    const Instruction& i = program_.code[pc];
+    ++st.instructions;
+    ++cycle;
+    if (i.op == Opcode::Halt) break;
+    if (i.op == Opcode::Loop) {
+      loops.push_back({pc + 1, i.count});
+      idx.push_back(0);
+      ++pc;
+      continue;
+    }
+    if (i.op == Opcode::EndLoop) {
+      if (++idx.back() < loops.back().count) {
+        pc = loops.back().start;
+      } else {
+        loops.pop_back(), idx.pop_back();
+        ++pc;
+      }
+      continue;
+    }
+    const int pipe = target_pipe(i);
+    if (pipe == kScalar) {  // a flag the scalar unit itself sets or waits for
+      run_.clock.advance_to(cycle);
+      if (i.op == Opcode::SetFlag) set_flag(i);
+      else wait_flag(kScalar, i, idx);
+      cycle = run_.clock.now();
+      ++pc;
+      continue;
+    }
+    PipeState& q = pipes_[static_cast<size_t>(pipe)];
+    if (static_cast<int>(q.queue.size()) >= run_.options.queue_depth) {
+      const int64_t from = run_.clock.now();
+      dispatch_blocked_pipe_ = pipe;
+      while (static_cast<int>(q.queue.size()) >= run_.options.queue_depth && !run_.abort.requested) sc_core::wait(q.popped);
+      dispatch_blocked_pipe_ = -1;
+      if (run_.clock.now() > cycle) {
+        st.wait_queue += run_.clock.now() - std::max(from, cycle);
+        cycle = run_.clock.now();
+      }
+    }
+    q.queue.push_back({&i, idx, cycle});
+    q.pushed.notify(sc_core::SC_ZERO_TIME);
+    ++pc;
+  }
+  run_.clock.advance_to(cycle);
+  dispatch_done_ = true;
+  for (PipeState& p : pipes_) p.pushed.notify(sc_core::SC_ZERO_TIME);
+  st.busy = st.instructions;  // one issue cycle each
+  pipes_[kScalar].done = true;
+  stats_.cycles = std::max(stats_.cycles, run_.clock.now());
+}
+
+void CoreModel::pipe_loop(int pipe) {
+  PipeState& q = pipes_[static_cast<size_t>(pipe)];
+  while (!run_.abort.requested) {
+    while (q.queue.empty() && !dispatch_done_ && !run_.abort.requested) sc_core::wait(q.pushed);
+    if (q.queue.empty() || run_.abort.requested) break;
+    Entry e = std::move(q.queue.front());
+    q.queue.pop_front();
+    q.popped.notify(sc_core::SC_ZERO_TIME);
+    run_.clock.advance_to(e.ready_at);
+    execute(pipe, e);
+  }
+  q.done = true;
+  stats_.cycles = std::max(stats_.cycles, run_.clock.now());
+}
+
+void CoreModel::execute(int pipe, const Entry& e) {
+  const Instruction& i = *e.ins;
+  PipeStats& st = stats_.pipes[static_cast<size_t>(pipe)];
+  ++st.instructions;
+  const int64_t start = run_.clock.now();
+  switch (i.op) {
+    case Opcode::SetFlag: set_flag(i); return;
+    case Opcode::WaitFlag: wait_flag(pipe, i, e.idx); return;
+    case Opcode::Dma: transfer(i, st); break;
+    case Opcode::Mma: {
+      const int64_t c = mma_cycles(*run_.arch.unit(arch::UnitKind::Matrix), i.a.sizes[0], i.b.sizes[1], i.a.sizes[1]);
+      Clock::advance(c);
+      st.busy += c;
+      break;
+    }
+    case Opcode::Vec: {
+      const int64_t c = vec_cycles(*run_.arch.unit(arch::UnitKind::Vector), i);
+      Clock::advance(c);
+      st.busy += c;
+      break;
+    }
+    default: return;
+  }
+  exec_.run(i, e.idx, mem_);
+  if (run_.options.trace) {
+    std::string name = i.op == Opcode::Dma ? "dma " + run_.arch.levels[static_cast<size_t>(i.a.level)].name + "→" +
+                                                 run_.arch.levels[static_cast<size_t>(i.dst.level)].name
+                       : i.op == Opcode::Mma ? "mma " + std::to_string(i.a.sizes[0]) + "×" + std::to_string(i.b.sizes[1]) + "×" +
+                                                   std::to_string(i.a.sizes[1])
+                                             : std::string("vec.") + arch::vecop_name(i.vop);
+    record(pipe, i, start, name);
+  }
+}
+
+// A transfer touching the chip's root level (DRAM) crosses the shared port; it ends no earlier
+// than its uncontended time, and whatever it waits beyond that is charged to memory contention.
+void CoreModel::transfer(const Instruction& i, PipeStats& st) {
+  const auto& a = run_.arch;
+  const int64_t start = run_.clock.now(), alone = dma_cycles(a, i), bytes = transfer_bytes(a, i);
+  const auto& src = a.levels[static_cast<size_t>(i.a.level)];
+  const auto& dst = a.levels[static_cast<size_t>(i.dst.level)];
+  if (src.parent < 0 || dst.parent < 0) {
+    Clock::advance(std::max(src.latency, dst.latency));
+    run_.dram.transfer(id_, bytes, src.parent < 0 ? src.read_bw : dst.write_bw);
+  }
+  run_.clock.advance_to(start + alone);
+  st.busy += alone;
+  st.wait_memory += run_.clock.now() - (start + alone);
+  PathTraffic& p = run_.paths[{i.a.level, i.dst.level}];
+  p.from = i.a.level, p.to = i.dst.level;
+  p.bytes += bytes;
+  ++p.transfers;
+}
+
+int64_t& CoreModel::flag(const Instruction& i) {
+  return flags_[static_cast<size_t>((static_cast<int>(i.from) * kPipes + static_cast<int>(i.to)) * 16 + i.event)];
+}
+
+void CoreModel::set_flag(const Instruction& i) {
+  ++flag(i);
+  flag_set_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CoreModel::wait_flag(int pipe, const Instruction& i, const LoopIndex& idx) {
+  PipeState& q = pipes_[static_cast<size_t>(pipe)];
+  const int64_t start = run_.clock.now();
+  q.blocked_on = &i;
+  q.blocked_idx = idx;
+  while (flag(i) == 0 && !run_.abort.requested) sc_core::wait(flag_set_);
+  q.blocked_on = nullptr;
+  if (run_.abort.requested) return;
+  --flag(i);
+  const int64_t waited = run_.clock.now() - start;
+  stats_.pipes[static_cast<size_t>(pipe)].wait_flag += waited;
+  if (run_.options.trace && waited > 0) record(pipe, i, start, std::string("wait ") + arch::pipe_name(i.from) + "→" + arch::pipe_name(i.to) + " " + std::to_string(i.event));
+}
+
+void CoreModel::record(int pipe, const Instruction& i, int64_t start, const std::string& name) {
+  run_.trace.push_back({id_, pipe, i.line, start, run_.clock.now() - start, name});
+}
+
+std::vector<Problem> CoreModel::blocked(const std::string& program_name) const {
+  std::vector<Problem> out;
+  const std::string core = run_.arch.cores > 1 ? "core " + std::to_string(id_) + ": " : "";
+  for (int p = 0; p < kPipes; ++p) {
+    const PipeState& q = pipes_[static_cast<size_t>(p)];
+    if (q.done || !q.blocked_on) continue;
+    const Instruction& w = *q.blocked_on;
+    out.push_back({SourceLoc{program_name, w.line, 1, ""},
+                   "deadlock: " + core + "the " + arch::pipe_name(static_cast<Pipe>(p)) + " pipe waits for flag " +
+                       arch::pipe_name(w.from) + " -> " + arch::pipe_name(w.to) + " " + std::to_string(w.event) +
+                       index_text(q.blocked_idx) + ", which is never set"});
+  }
+  if (dispatch_blocked_pipe_ >= 0)
+    out.push_back({SourceLoc{program_name, 0, 0, ""}, "deadlock: " + core + "the dispatcher waits for room in the " +
+                                                          arch::pipe_name(static_cast<Pipe>(dispatch_blocked_pipe_)) + " queue"});
+  return out;
+}
+
+}  // namespace dfx::sim

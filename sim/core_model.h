@@ -1,0 +1,80 @@
+#pragma once
+// One core: an in-order dispatcher feeding decoupled pipes (dma, matrix, vector) through
+// bounded queues; pipes order themselves with set/wait flags (docs/simulator.md).
+#include <array>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "arch/isa.h"
+#include "sim/dram_port.h"
+#include "sim/execute.h"
+#include "sim/kernel.h"
+#include "sim/memory.h"
+#include "sim/simulator.h"
+
+namespace dfx::sim {
+
+// What every core of a run shares.
+struct RunContext {
+  const arch::Arch& arch;
+  const SimOptions& options;
+  Clock clock;
+  Abort abort;
+  DramPort dram;
+  std::map<std::pair<int, int>, PathTraffic> paths;
+  std::vector<TraceEvent> trace;
+  RunContext(const arch::Arch& a, const SimOptions& o, int cores)
+      : arch(a), options(o), dram(clock, abort, cores, o.dram_burst_bytes) {}
+};
+
+class CoreModel {
+ public:
+  CoreModel(RunContext& run, int id, const arch::Program& program, Memories memories);
+  void spawn();
+  bool finished() const;
+  // Why each unfinished pipe of a stuck core cannot go on (empty if it finished).
+  std::vector<Problem> blocked(const std::string& program_name) const;
+  void wake_all();
+  Memories& memories() { return mem_; }
+  const CoreStats& stats() const { return stats_; }
+
+ private:
+  struct Entry {
+    const arch::Instruction* ins;
+    LoopIndex idx;
+    int64_t ready_at;  // the dispatcher's cycle for it: the pipe may not start before
+  };
+  struct PipeState {
+    std::deque<Entry> queue;
+    sc_core::sc_event pushed, popped;
+    bool done = false;
+    const arch::Instruction* blocked_on = nullptr;  // a wait_flag it is stuck in
+    LoopIndex blocked_idx;
+  };
+
+  RunContext& run_;
+  int id_;
+  const arch::Program& program_;
+  Memories mem_;
+  Executor exec_;
+  CoreStats stats_;
+  std::array<PipeState, kPipes> pipes_;
+  std::array<int64_t, kPipes * kPipes * 16> flags_{};
+  sc_core::sc_event flag_set_;
+  bool dispatch_done_ = false;
+  int dispatch_blocked_pipe_ = -1;
+
+  void dispatch();
+  void pipe_loop(int pipe);
+  void execute(int pipe, const Entry& e);
+  void transfer(const arch::Instruction& i, PipeStats& st);
+  void set_flag(const arch::Instruction& i);
+  void wait_flag(int pipe, const arch::Instruction& i, const LoopIndex& idx);
+  int64_t& flag(const arch::Instruction& i);
+  void record(int pipe, const arch::Instruction& i, int64_t start, const std::string& name);
+};
+
+}  // namespace dfx::sim

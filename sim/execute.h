@@ -1,0 +1,26 @@
+#pragma once
+// What an instruction does to data (the functional half of the simulator; timing is elsewhere).
+#include <vector>
+
+#include "arch/isa.h"
+#include "sim/memory.h"
+
+namespace dfx::sim {
+
+class Executor {
+ public:
+  explicit Executor(arch::DType t) : type_(t) {}
+  // Applies a dma, mma or vec instruction at the given loop indices.
+  void run(const arch::Instruction& i, const LoopIndex& idx, Memories& m);
+
+ private:
+  arch::DType type_;
+  std::vector<int64_t> dst_, a_, b_;  // element addresses, reused between instructions
+  std::vector<double> result_;
+
+  void mma(const arch::Instruction& i, Memories& m);
+  void vec(const arch::Instruction& i, Memories& m);
+  double elementwise(arch::VecOp op, double x, double y, int64_t imm) const;
+};
+
+}  // namespace dfx::sim

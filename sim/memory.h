@@ -1,0 +1,37 @@
+#pragma once
+// The simulator's memories: real element values per level instance, addressed by element.
+#include <cstdint>
+#include <vector>
+
+#include "arch/isa.h"
+
+namespace dfx::sim {
+
+// Loop indices of the enclosing loops when an instruction is dispatched, outermost first.
+using LoopIndex = std::vector<int64_t>;
+
+// The element addresses a block touches at the given loop indices, in row-major order of its
+// sizes (outermost dimension first).
+void block_addresses(const arch::MemRef& r, const LoopIndex& idx, std::vector<int64_t>& out);
+
+// One core's view of memory: its own instance of each per-core level and the chip's shared
+// levels. Sizes grow to the highest address a program touches (check_program bounds them).
+class Memories {
+ public:
+  Memories(std::vector<std::vector<double>>* shared, int levels);
+  std::vector<double>& level(int l);
+  double& at(int l, int64_t address);
+  // Makes sure level l holds addresses [0, size).
+  void reserve(int l, int64_t size);
+  void set_shared(int l, bool shared) { shared_level_[static_cast<size_t>(l)] = shared; }
+
+ private:
+  std::vector<std::vector<double>>* shared_;
+  std::vector<std::vector<double>> own_;
+  std::vector<bool> shared_level_;
+};
+
+// Grows the memories of `m` to every address `p` can touch.
+void reserve_for(const arch::Program& p, Memories& m);
+
+}  // namespace dfx::sim

@@ -1,0 +1,65 @@
+#pragma once
+// The cycle-level simulator: runs programs (one per core) on a SystemC model of the arch with
+// real data and reports cycles, per-pipe activity and traffic (docs/simulator.md).
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "arch/isa.h"
+
+namespace dfx::sim {
+
+constexpr int kPipes = 4;  // dma, matrix, vector, scalar (the dispatcher), as arch::Pipe
+
+struct SimOptions {
+  int queue_depth = 8;              // instructions waiting per pipe before dispatch stalls
+  int64_t dram_burst_bytes = 256;   // the shared DRAM port serves cores round-robin in bursts
+  bool trace = false;               // record one event per instruction (SimResult::trace)
+  uint64_t seed = 1;                // random inputs for tensors not given
+};
+
+// Values of named tensors, flat in the row-major order of their declared block.
+using TensorValues = std::map<std::string, std::vector<double>>;
+
+struct PipeStats {
+  int64_t instructions = 0;
+  int64_t busy = 0;          // cycles executing instructions
+  int64_t wait_flag = 0;     // cycles blocked in wait_flag
+  int64_t wait_memory = 0;   // cycles a transfer lost to other cores on the shared DRAM port
+  int64_t wait_queue = 0;    // dispatcher only: cycles stalled on a full pipe queue
+};
+
+struct CoreStats {
+  int64_t cycles = 0;  // when the core's last pipe finished
+  std::array<PipeStats, kPipes> pipes{};
+};
+
+struct PathTraffic {
+  int from = -1, to = -1;
+  int64_t bytes = 0, transfers = 0;
+};
+
+struct TraceEvent {
+  int core = 0, pipe = 0, line = 0;
+  int64_t start = 0, cycles = 0;
+  std::string name;
+};
+
+struct SimResult {
+  int64_t cycles = 0;
+  std::vector<CoreStats> cores;
+  std::vector<PathTraffic> paths;  // one entry per (from, to) that moved data
+  TensorValues inputs, outputs;    // inputs as used (given or random), outputs as written
+  std::vector<TraceEvent> trace;
+};
+
+// Contract: `programs` hold one checked program per core (at most arch.cores); inputs missing
+// from `inputs` get random values. Throws InputError when an input has the wrong size or the
+// programs deadlock (the message says which pipe waits on what, at which line and iteration).
+SimResult simulate(const arch::Arch& a, const std::vector<arch::Program>& programs, const TensorValues& inputs,
+                   const SimOptions& options, const std::string& name);
+
+}  // namespace dfx::sim

@@ -1,0 +1,158 @@
+// The SystemC model: timings with known answers, real data against Eigen references, deadlocks.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include "arch/isa.h"
+#include "sim/simulator.h"
+#include "sim/timing.h"
+#include "sim/values.h"
+#include "tests/unit/test_util.h"
+
+namespace dfx::sim {
+namespace {
+
+// Two cores; DRAM 8 B/cycle with 10 cycles latency; SPM 16 B/cycle; a 4×4 array; 8 lanes.
+const char* kArch = R"(
+name: tiny
+cores: 2
+compute:
+  matrix: {rows: 4, cols: 4, per: core}
+  vector: {lanes: 8, per: core}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 8, write_bw: 8, latency: 10, per: chip}
+  - {name: SPM, capacity: 64 KiB, read_bw: 16, write_bw: 16, per: core}
+)";
+
+class Sim : public ::testing::Test {
+ protected:
+  arch::Arch a = arch::load_arch_from_string(kArch, "tiny.yaml");
+  arch::Program program(const std::string& text) {
+    arch::Program p = arch::parse_program(text, "p.s", a);
+    arch::check_program(p, a, "p.s");
+    return p;
+  }
+  SimResult run(const std::vector<std::string>& texts, const TensorValues& in = {}) {
+    std::vector<arch::Program> ps;
+    for (const auto& t : texts) ps.push_back(program(t));
+    return simulate(a, ps, in, SimOptions{}, "p.s");
+  }
+};
+
+// Row-major values of a tensor as an Eigen matrix.
+Eigen::MatrixXd matrix(const std::vector<double>& v, Eigen::Index rows, Eigen::Index cols) {
+  return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(v.data(), rows, cols);
+}
+
+TEST_F(Sim, OneTransferIsLatencyPlusBytesOverBandwidth) {
+  // 100 elements = 200 B at 8 B/cycle: 10 + 25 cycles, issued in cycle 1, done at cycle 36.
+  SimResult r = run({"dma SPM[0 : 100 / 1] <- DRAM[0 : 100 / 1]\nhalt\n"});
+  EXPECT_EQ(r.cores[0].pipes[0].busy, 10 + 25);
+  EXPECT_EQ(r.cycles, 1 + 10 + 25);
+  // 101 elements = 202 B: ⌈202 / 8⌉ = 26.
+  r = run({"dma SPM[0 : 101 / 1] <- DRAM[0 : 101 / 1]\nhalt\n"});
+  EXPECT_EQ(r.cores[0].pipes[0].busy, 10 + 26);
+  ASSERT_EQ(r.paths.size(), 1u);
+  EXPECT_EQ(r.paths[0].bytes, 202);
+  // On-chip: no latency, 16 B/cycle.
+  EXPECT_EQ(dma_cycles(a, arch::parse_program("dma SPM[0 : 64 / 1] <- SPM[100 : 64 / 1]\n", "p.s", a).code[0]), 8);
+}
+
+TEST_F(Sim, OneMatrixTileIsFillPlusKPlusDrain) {
+  // One 4×4 block with k = 9: fill 4 + 4 − 2, k, drain 4 rows.
+  SimResult r = run({"mma SPM[0 : 4x4 / 4,1] = SPM[100 : 4x9 / 9,1] * SPM[200 : 9x4 / 4,1]\nhalt\n"});
+  EXPECT_EQ(r.cores[0].pipes[1].busy, 6 + 9 + 4);
+  // An 8×6 output needs 2 × 2 blocks.
+  EXPECT_EQ(mma_cycles(*a.unit(arch::UnitKind::Matrix), 8, 6, 9), 4 * (6 + 9 + 4));
+}
+
+TEST_F(Sim, TwoCoresSharingDramHalveTheBandwidth) {
+  const std::string big = "dma SPM[0 : 4000 / 1] <- DRAM[0 : 4000 / 1]\nhalt\n";  // 8000 B: 1000 cycles alone
+  const int64_t alone = run({big}).cores[0].pipes[0].busy;
+  EXPECT_EQ(alone, 10 + 1000);
+  SimResult both = run({big, big});
+  for (const CoreStats& c : both.cores) {
+    const int64_t took = c.pipes[0].busy + c.pipes[0].wait_memory;
+    EXPECT_NEAR(static_cast<double>(took), 10 + 2000, 40) << "each core gets half the port";
+    EXPECT_GT(c.pipes[0].wait_memory, 900);
+  }
+}
+
+TEST_F(Sim, ShippedGemmEqualsEigenExactly) {
+  arch::Arch tpu = arch::load_arch(test::config("arch/tpu_like.yaml"));
+  arch::Program p = arch::load_program(test::config("programs/tpu_like_gemm.s"), tpu);
+  for (uint64_t seed : {1, 2, 3}) {
+    SimOptions o;
+    o.seed = seed;
+    SimResult r = simulate(tpu, {p}, {}, o, "gemm");
+    const Eigen::MatrixXd ref = matrix(r.inputs.at("A"), 32, 256) * matrix(r.inputs.at("B"), 256, 32);
+    EXPECT_EQ(matrix(r.outputs.at("C"), 32, 32), ref) << "seed " << seed;
+    EXPECT_GT(ref.cwiseAbs().maxCoeff(), 0);
+  }
+}
+
+TEST_F(Sim, ShippedSoftmaxIsCloseToEigenInFp16) {
+  arch::Arch asc = arch::load_arch(test::config("arch/ascend_like.yaml"));
+  arch::Program p = arch::load_program(test::config("programs/ascend_like_softmax_row.s"), asc);
+  ASSERT_EQ(p.dtype, arch::DType::Fp16);
+  SimResult r = simulate(asc, {p}, {}, SimOptions{}, "softmax");
+  const Eigen::MatrixXd s = matrix(r.inputs.at("S"), 16, 64);
+  Eigen::MatrixXd ref = (s.colwise() - s.rowwise().maxCoeff()).array().exp().matrix();
+  ref = ref.array().colwise() / ref.rowwise().sum().array();
+  const double err = (matrix(r.outputs.at("P"), 16, 64) - ref).cwiseAbs().maxCoeff();
+  EXPECT_LT(err, 2e-3) << "fp16 keeps ~3 significant digits";
+  EXPECT_GT(err, 0) << "fp16 rounding is visible: the data really went through fp16";
+}
+
+TEST_F(Sim, GivenInputsAreUsedAndCheckedForSize) {
+  const std::string text = ".input X DRAM[0 : 4 / 1]\n.output Y DRAM[8 : 4 / 1]\n"
+                           "dma SPM[0 : 4 / 1] <- DRAM[0 : 4 / 1]\nset_flag dma -> vector 0\nwait_flag dma -> vector 0\n"
+                           "vec.add SPM[8 : 4 / 1] <- SPM[0 : 4 / 1], SPM[0 : 4 / 1]\nset_flag vector -> dma 1\n"
+                           "wait_flag vector -> dma 1\ndma DRAM[8 : 4 / 1] <- SPM[8 : 4 / 1]\nhalt\n";
+  SimResult r = run({text}, {{"X", {1, -2, 3, 40000}}});
+  // int16 storage wraps 40000 to −25536; vector results keep 32 bits.
+  EXPECT_EQ(r.outputs.at("Y"), (std::vector<double>{2, -4, 6, -51072}));
+  const std::string err = test::input_error([&] { run({text}, {{"X", {1, 2}}}); });
+  EXPECT_NE(err.find("p.s:1:"), std::string::npos) << err;
+  EXPECT_NE(err.find("input 'X' needs 4 values, got 2"), std::string::npos) << err;
+}
+
+TEST_F(Sim, DeadlockSaysWhoWaitsOnWhat) {
+  // The matrix pipe waits for a flag the dma pipe sets only after waiting for the matrix pipe.
+  const std::string text = "wait_flag matrix -> dma 1\nset_flag dma -> matrix 0\n"
+                           "wait_flag dma -> matrix 0\nset_flag matrix -> dma 1\nhalt\n";
+  const std::string err = test::input_error([&] { run({text}); });
+  EXPECT_NE(err.find("p.s:1:"), std::string::npos) << err;
+  EXPECT_NE(err.find("deadlock: core 0: the dma pipe waits for flag matrix -> dma 1"), std::string::npos) << err;
+  EXPECT_NE(err.find("p.s:3:"), std::string::npos) << err;
+  EXPECT_NE(err.find("the matrix pipe waits for flag dma -> matrix 0"), std::string::npos) << err;
+  // The process can run again afterwards.
+  EXPECT_EQ(run({"dma SPM[0 : 100 / 1] <- DRAM[0 : 100 / 1]\nhalt\n"}).cycles, 36);
+}
+
+TEST_F(Sim, FlagsInsideLoopsLetTheDmaRunAhead) {
+  // Eight iterations: dma of 64 B (8 + 10 cycles), then a vector op of 32 elements (4 + 4).
+  // With flags as counters the dma never waits for the vector pipe: the loop and the first dma
+  // dispatch in cycles 1 and 2, then 8 × 18 cycles of transfers and the last op.
+  const std::string text = "loop 8\n dma SPM[0 +32*i0 : 32 / 1] <- DRAM[0 +32*i0 : 32 / 1]\n set_flag dma -> vector 0\n"
+                           " wait_flag dma -> vector 0\n vec.exp SPM[1024 +32*i0 : 32 / 1] <- SPM[0 +32*i0 : 32 / 1]\nendloop\nhalt\n";
+  SimResult r = run({text});
+  EXPECT_EQ(r.cores[0].pipes[0].wait_flag, 0);
+  EXPECT_EQ(r.cores[0].pipes[2].instructions, 16);  // 8 waits + 8 ops
+  const int64_t vec = vec_cycles(*a.unit(arch::UnitKind::Vector), program(text).code[4]);
+  EXPECT_EQ(vec, 4 + 12);
+  EXPECT_EQ(r.cycles, 2 + 8 * 18 + vec);
+}
+
+TEST(Values, RoundingRules) {
+  EXPECT_EQ(to_storage(arch::DType::Int16, 32768), -32768);
+  EXPECT_EQ(to_storage(arch::DType::Int16, -32769), 32767);
+  EXPECT_EQ(to_accumulator(arch::DType::Int16, 2147483648.0), -2147483648.0);
+  EXPECT_EQ(to_storage(arch::DType::Fp16, 1.0 + 1.0 / 4096), 1.0);       // below half an fp16 ulp
+  EXPECT_EQ(to_storage(arch::DType::Fp16, 1.0 + 3.0 / 2048), 1.0 + 2.0 / 1024);  // ties to even
+  EXPECT_EQ(to_storage(arch::DType::Bf16, 1.0 + 1.0 / 256), 1.0);
+  EXPECT_EQ(to_storage(arch::DType::Int16, 1.0 / 0.0), 0);
+}
+
+}  // namespace
+}  // namespace dfx::sim
