@@ -66,3 +66,15 @@ Pipe pipe_of(const Instruction& i) {
 }
 
 }  // namespace dfx::arch
+
+namespace dfx::arch {
+
+bool accumulates(const Instruction& mma, const std::vector<int64_t>& loop_index) {
+  if (!mma.accumulate) return false;
+  if (mma.imm == 0) return true;
+  for (size_t j = 0; j < loop_index.size() && j < 63; ++j)
+    if ((mma.imm >> j & 1) && loop_index[j] != 0) return true;
+  return false;
+}
+
+}  // namespace dfx::arch

@@ -38,6 +38,8 @@ struct Instruction {
   Opcode op = Opcode::Halt;
   // Dma: dst ← src. Mma: dst (acc) += a·b with (m, n, k); accumulate=false overwrites.
   // Vec: dst ← vop(a[, b]) over the operands' shape; Scale multiplies by imm/65536.
+  // Mma with `+=`: imm is a mask of enclosing loops (bit j: loop i_j); when all of them are at
+  // iteration 0 the accumulator starts from zero (`init i1,i3` in the text).
   MemRef dst, a, b;
   int64_t m = 0, n = 0, k = 0;
   bool accumulate = true;
@@ -77,6 +79,8 @@ std::pair<int64_t, int64_t> address_range(const MemRef& r, const std::vector<int
 const char* pipe_name(Pipe p);
 const char* vecop_name(VecOp v);
 Pipe pipe_of(const Instruction& i);  // which unit runs it
+// Whether an mma adds to its accumulator at these loop indices (see Instruction::imm).
+bool accumulates(const Instruction& mma, const std::vector<int64_t>& loop_index);
 
 // Contract: parse_program throws InputError (file:line:col) for syntax errors; check_program
 // throws InputError listing every problem against the arch (unknown level, no path, a level that

@@ -157,6 +157,16 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
       i.a = lp.mem(depth);
       lp.expect("*");
       i.b = lp.mem(depth);
+      if (lp.eat("init")) {
+        if (!i.accumulate) lp.fail("'init' only makes sense with '+='");
+        do {
+          lp.skip();
+          if (!lp.eat("i")) lp.fail("expected a loop index such as i0");
+          const int64_t j = lp.integer();
+          if (j < 0 || j >= depth) lp.fail("loop index i" + std::to_string(j) + " is not an enclosing loop");
+          i.imm |= int64_t{1} << j;
+        } while (lp.eat(","));
+      }
       if (i.a.sizes.size() == 2 && i.b.sizes.size() == 2) i.m = i.a.sizes[0], i.k = i.a.sizes[1], i.n = i.b.sizes[1];
     } else if (op.rfind("vec.", 0) == 0) {
       i.op = Opcode::Vec;
@@ -207,6 +217,8 @@ std::string print_program(const Program& p, const Arch& a) {
       case Opcode::Dma: os << "dma " << mem_text(i.dst, a) << " <- " << mem_text(i.a, a); break;
       case Opcode::Mma:
         os << "mma " << mem_text(i.dst, a) << (i.accumulate ? " += " : " = ") << mem_text(i.a, a) << " * " << mem_text(i.b, a);
+        for (int j = 0, first = 1; j < 63; ++j)
+          if (i.imm >> j & 1) os << (first ? " init i" : ",i") << j, first = 0;
         break;
       case Opcode::Vec:
         os << "vec." << vecop_name(i.vop) << ' ' << mem_text(i.dst, a) << " <- " << mem_text(i.a, a);

@@ -21,19 +21,19 @@ void Executor::run(const arch::Instruction& i, const LoopIndex& idx, Memories& m
       for (size_t e = 0; e < dst_.size(); ++e) m.at(i.dst.level, dst_[e]) = result_[e];
       break;
     }
-    case arch::Opcode::Mma: mma(i, m); break;
+    case arch::Opcode::Mma: mma(i, arch::accumulates(i, idx), m); break;
     case arch::Opcode::Vec: vec(i, m); break;
     default: break;
   }
 }
 
-void Executor::mma(const arch::Instruction& i, Memories& m) {
+void Executor::mma(const arch::Instruction& i, bool accumulate, Memories& m) {
   const auto M = static_cast<size_t>(i.a.sizes[0]), K = static_cast<size_t>(i.a.sizes[1]), N = static_cast<size_t>(i.b.sizes[1]);
   result_.assign(M * N, 0.0);
   const bool integer = is_integer(type_);
   for (size_t r = 0; r < M; ++r)
     for (size_t c = 0; c < N; ++c) {
-      double acc = i.accumulate ? m.at(i.dst.level, dst_[r * N + c]) : 0.0;
+      double acc = accumulate ? m.at(i.dst.level, dst_[r * N + c]) : 0.0;
       float facc = static_cast<float>(acc);
       for (size_t k = 0; k < K; ++k) {
         const double x = to_operand(type_, m.at(i.a.level, a_[r * K + k]));

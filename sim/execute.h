@@ -18,7 +18,7 @@ class Executor {
   std::vector<int64_t> dst_, a_, b_;  // element addresses, reused between instructions
   std::vector<double> result_;
 
-  void mma(const arch::Instruction& i, Memories& m);
+  void mma(const arch::Instruction& i, bool accumulate, Memories& m);
   void vec(const arch::Instruction& i, Memories& m);
   double elementwise(arch::VecOp op, double x, double y, int64_t imm) const;
 };

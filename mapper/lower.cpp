@@ -1,0 +1,29 @@
+// lower(): one program per core of the root tile's spatial loops.
+#include "mapper/lower.h"
+
+#include "mapper/lower_internal.h"
+
+namespace dfx::mapper {
+
+Lowered lower(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType dtype) {
+  const lowering::Skeleton s = lowering::build_skeleton(a, w, f);
+  int64_t cores = 1;
+  for (const auto& c : s.cores) cores *= c.factor;
+  Lowered out;
+  for (int64_t core = 0; core < cores; ++core) {
+    std::vector<int64_t> coords(s.cores.size());
+    int64_t rest = core;
+    for (size_t j = s.cores.size(); j-- > 0;) {
+      coords[j] = rest % s.cores[j].factor;
+      rest /= s.cores[j].factor;
+    }
+    out.programs.push_back(lowering::plan_program(a, w, f, s, coords, dtype));
+    arch::check_program(out.programs.back(), a, f.name + " (lowered, core " + std::to_string(core) + ")");
+  }
+  out.text = "# " + w.name + " on " + a.name + ", dataflow '" + f.name + "', lowered by dfx emit: core 0 of " +
+             std::to_string(cores) + " (the others differ only in their DRAM addresses).\n" +
+             arch::print_program(out.programs.front(), a);
+  return out;
+}
+
+}  // namespace dfx::mapper

@@ -1,0 +1,44 @@
+#pragma once
+// Lowering internals: the program skeleton mirrors the tile tree (a Group per tree node, a Loop
+// per temporal loop above an operator's on-chip tile, a Compute per operator); planning then
+// attaches transfers, flags and instructions to the skeleton's items (docs/lowering.md).
+#include <map>
+#include <vector>
+
+#include "arch/isa.h"
+#include "mapper/lower.h"
+
+namespace dfx::mapper::lowering {
+
+struct Item {
+  enum class Kind { Group, Loop, Compute };
+  Kind kind = Kind::Group;
+  int node = -1;                // Group: the tree node
+  int dim = -1;                 // Loop: the dimension it walks
+  int64_t count = 1, chunk = 1; // Loop: iterations; extent of its dim inside one iteration
+  int op = -1;                  // Compute: the operator
+  std::vector<int64_t> block;   // Compute: extent of every dim one instruction covers
+  std::vector<Item> body;
+  std::vector<arch::Instruction> before, code, after;  // emitted around / as the item
+};
+
+// A spatial loop of the root tile: its iterations run on different cores.
+struct CoreSplit {
+  int dim = -1;
+  int64_t factor = 1, chunk = 1;
+};
+
+struct Skeleton {
+  Item root;
+  std::vector<CoreSplit> cores;
+  std::vector<int> instruction_tile;  // per op: the tree node whose tile becomes its instruction
+};
+
+Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f);
+
+// Attaches transfers, instructions and flags for the core at `coords` (one index per CoreSplit)
+// and returns the program: the flags' initial tokens, then the skeleton in order, then halt.
+arch::Program plan_program(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton s,
+                           const std::vector<int64_t>& coords, arch::DType dtype);
+
+}  // namespace dfx::mapper::lowering

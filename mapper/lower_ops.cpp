@@ -1,0 +1,190 @@
+// One operator's tile as instructions: mma for `O += A * B`, one vec op for the vector forms.
+#include "mapper/lower_ops.h"
+
+#include <algorithm>
+#include <map>
+
+namespace dfx::mapper::lowering {
+namespace {
+
+using arch::Instruction;
+using arch::MemRef;
+using arch::Opcode;
+
+[[noreturn]] void refuse(const model::Op& x, const std::string& msg) {
+  throw InputError(x.loc, "cannot lower operator '" + x.name + "': " + msg);
+}
+
+// Dims whose block is more than one, among `dims`.
+std::vector<int> nontrivial(const std::vector<int>& dims, const std::vector<int64_t>& block) {
+  std::vector<int> out;
+  for (int d : dims)
+    if (block[static_cast<size_t>(d)] > 1) out.push_back(d);
+  return out;
+}
+
+// Loops over extra dims wrap the instruction: each adds a loop step to every operand.
+struct Wrapped {
+  std::vector<Instruction> code;
+  std::vector<int> loop_dims;
+};
+
+Wrapped open_loops(const std::vector<int>& dims, const std::vector<int64_t>& block, std::vector<OperandRef*> ops) {
+  Wrapped w;
+  for (int d : dims) {
+    Instruction loop;
+    loop.op = Opcode::Loop;
+    loop.count = block[static_cast<size_t>(d)];
+    w.code.push_back(loop);
+    for (OperandRef* o : ops) o->ref.loop_steps.push_back(stride_of(*o->acc, o->buf, d));
+  }
+  w.loop_dims = dims;
+  return w;
+}
+
+void close_loops(Wrapped& w) {
+  for (size_t j = 0; j < w.loop_dims.size(); ++j) {
+    Instruction end;
+    end.op = Opcode::EndLoop;
+    w.code.push_back(end);
+  }
+}
+
+// The operand's block over the given dims (a 1-element block when there are none).
+MemRef shaped(const OperandRef& o, const std::vector<int>& dims, const std::vector<int64_t>& block) {
+  MemRef r = o.ref;
+  for (int d : dims) {
+    r.sizes.push_back(d < 0 ? 1 : block[static_cast<size_t>(d)]);
+    r.strides.push_back(d < 0 ? 1 : stride_of(*o.acc, o.buf, d));
+  }
+  if (r.sizes.empty()) r.sizes = {1}, r.strides = {1};
+  return r;
+}
+
+}  // namespace
+
+std::vector<int64_t> row_major(const std::vector<int64_t>& box) {
+  std::vector<int64_t> s(box.size(), 1);
+  for (size_t p = box.size(); p-- > 1;) s[p - 1] = s[p] * box[p];
+  return s;
+}
+
+int64_t volume(const std::vector<int64_t>& box) {
+  int64_t v = 1;
+  for (int64_t b : box) v *= b;
+  return v;
+}
+
+bool indexes(const model::TensorAccess& acc, int dim) {
+  for (const auto& ix : acc.index)
+    for (const auto& t : ix.terms)
+      if (t.dim == dim) return true;
+  return false;
+}
+
+int64_t stride_of(const model::TensorAccess& acc, const Buffer& b, int dim) {
+  int64_t s = 0;
+  for (size_t p = 0; p < acc.index.size(); ++p)
+    for (const auto& t : acc.index[p].terms)
+      if (t.dim == dim) s += t.coef * b.strides[p];
+  return s;
+}
+
+std::vector<int64_t> box_of(const model::TensorAccess& acc, const std::vector<int64_t>& ext) {
+  std::vector<int64_t> box;
+  for (const auto& ix : acc.index) {
+    int64_t size = 1;
+    for (const auto& t : ix.terms) size += t.coef * (ext[static_cast<size_t>(t.dim)] - 1);
+    box.push_back(size);
+  }
+  return box;
+}
+
+bool is_reduction(const model::Op& op, int dim) {
+  for (int d : op.reduction_dims)
+    if (d == dim) return true;
+  return false;
+}
+
+std::vector<Instruction> matrix_code(const model::Workload& w, const model::Op& x, const std::vector<int64_t>& block,
+                                     const OperandRefs& refs, bool accumulate, int64_t init_mask) {
+  OperandRef a = refs.in[0], b = refs.in[1], c = refs.out;
+  if (x.role_of(a.acc->tensor) != arch::Role::Left) std::swap(a, b);
+  std::vector<int> m, n, k, batch;
+  for (int d : x.dims) {
+    const bool in_c = indexes(*c.acc, d), in_a = indexes(*a.acc, d), in_b = indexes(*b.acc, d);
+    if (in_c && in_a && in_b) batch.push_back(d);
+    else if (in_c && in_a) m.push_back(d);
+    else if (in_c && in_b) n.push_back(d);
+    else if (in_a && in_b) k.push_back(d);
+  }
+  m = nontrivial(m, block), n = nontrivial(n, block), k = nontrivial(k, block);
+  for (const auto& [dims, what] : {std::pair{&m, "rows (M)"}, std::pair{&n, "columns (N)"}, std::pair{&k, "reduction (K)"}})
+    if (dims->size() > 1)
+      refuse(x, std::string("its tile spans ") + std::to_string(dims->size()) + " " + what + " dimensions (" +
+                    w.dims[static_cast<size_t>((*dims)[0])].name + ", " + w.dims[static_cast<size_t>((*dims)[1])].name +
+                    "); an mma takes one of each: split all but one with factors over the whole extent");
+  const int dm = m.empty() ? -1 : m[0], dn = n.empty() ? -1 : n[0], dk = k.empty() ? -1 : k[0];
+  Wrapped loops = open_loops(nontrivial(batch, block), block, {&a, &b, &c});
+  Instruction mma;
+  mma.op = Opcode::Mma;
+  mma.dst = shaped(c, {dm, dn}, block);
+  mma.a = shaped(a, {dm, dk}, block);
+  mma.b = shaped(b, {dk, dn}, block);
+  mma.m = mma.a.sizes[0], mma.k = mma.a.sizes[1], mma.n = mma.b.sizes[1];
+  mma.accumulate = accumulate;
+  mma.imm = init_mask;
+  loops.code.push_back(mma);
+  close_loops(loops);
+  return loops.code;
+}
+
+std::vector<Instruction> vector_code(const model::Workload& w, const model::Op& x, const std::vector<int64_t>& block,
+                                     const OperandRefs& refs) {
+  using arch::VecOp;
+  static const std::map<std::string, VecOp> binary = {{"add", VecOp::Add}, {"sub", VecOp::Sub}, {"mul", VecOp::Mul},
+                                                      {"div", VecOp::Div}, {"max", VecOp::Max}, {"min", VecOp::Min}};
+  if (x.vector_ops.size() != 1) refuse(x, "it needs " + std::to_string(x.vector_ops.size()) + " vector operations; lowering maps one operator to one");
+  const std::string& name = x.vector_ops[0];
+  Instruction v;
+  v.op = Opcode::Vec;
+  const bool reduce = x.accumulate != model::Accumulate::None;
+  if (reduce) {
+    if (x.accumulate == model::Accumulate::Min) refuse(x, "the vector unit has no row minimum");
+    v.vop = x.accumulate == model::Accumulate::Max ? VecOp::RowMax : VecOp::RowSum;
+  } else if (binary.count(name) && x.inputs.size() == 2) {
+    v.vop = binary.at(name);
+  } else if ((name == "exp" || name == "copy") && x.inputs.size() == 1) {
+    v.vop = name == "exp" ? VecOp::Exp : VecOp::Copy;
+  } else {
+    refuse(x, "'" + name + "' with " + std::to_string(x.inputs.size()) + " tensor input(s) has no vector instruction");
+  }
+  std::vector<int> out_dims;
+  for (const auto& ix : x.out.index) out_dims.push_back(ix.terms.size() == 1 ? ix.terms[0].dim : -1);
+  std::vector<int> rows = nontrivial(out_dims, block);
+  OperandRef dst = refs.out;
+  std::vector<OperandRef> src = refs.in;
+  if (reduce) {
+    const std::vector<int> cols = nontrivial(x.reduction_dims, block);
+    if (cols.size() > 1) refuse(x, "its tile reduces over more than one dimension; a row reduction takes one");
+    std::vector<int> outer(rows.begin(), rows.end() - (rows.empty() ? 0 : 1));
+    Wrapped loops = open_loops(outer, block, {&dst, &src[0]});
+    const int row = rows.empty() ? -1 : rows.back(), col = cols.empty() ? -1 : cols[0];
+    v.dst = shaped(dst, {row}, block);
+    v.a = shaped(src[0], {row, col}, block);
+    loops.code.push_back(v);
+    close_loops(loops);
+    return loops.code;
+  }
+  if (rows.size() > arch::kMaxDims) refuse(x, "its tile spans more than four dimensions");
+  for (const OperandRef& s : src)
+    for (int d : x.dims)
+      if (indexes(*s.acc, d) && block[static_cast<size_t>(d)] > 1 && std::find(rows.begin(), rows.end(), d) == rows.end())
+        refuse(x, "an input uses dimension '" + w.dims[static_cast<size_t>(d)].name + "' that the output does not have");
+  v.dst = shaped(dst, rows, block);
+  v.a = shaped(src[0], rows, block);
+  if (src.size() > 1) v.b = shaped(src[1], rows, block);
+  return {v};
+}
+
+}  // namespace dfx::mapper::lowering

@@ -1,0 +1,339 @@
+// Planning a program on the skeleton: where each tensor lives, where it is filled and written
+// back, the instruction of each operator, and the flags between pipes (docs/lowering.md).
+#include <algorithm>
+
+#include "mapper/lower_internal.h"
+#include "mapper/lower_ops.h"
+
+namespace dfx::mapper::lowering {
+namespace {
+
+using arch::Instruction;
+using arch::Opcode;
+using arch::Pipe;
+
+Instruction flag(Opcode op, Pipe from, Pipe to, int event) {
+  Instruction i;
+  i.op = op;
+  i.from = from, i.to = to, i.event = event;
+  return i;
+}
+
+class Planner {
+ public:
+  Planner(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton& s,
+          const std::vector<int64_t>& coords, arch::DType dtype)
+      : a_(a), w_(w), f_(f), s_(s), coords_(coords), dtype_(dtype) {}
+
+  arch::Program run() {
+    place_tensors();
+    visit(s_.root);
+    sync_locals();
+    for (auto& [key, g] : fills_) attach_fills(*key.first, static_cast<Pipe>(key.second), g);
+    for (auto& [key, g] : writebacks_) attach_writebacks(*key.first, static_cast<Pipe>(key.second), g);
+    check_capacity();
+    arch::Program p;
+    p.dtype = dtype_;
+    p.tensors = decls_;
+    p.code = primes_;
+    flatten(s_.root, p.code);
+    Instruction halt;
+    p.code.push_back(halt);
+    return p;
+  }
+
+ private:
+  struct TransferGroup {
+    std::vector<Instruction> dmas;
+  };
+
+  const arch::Arch& a_;
+  const model::Workload& w_;
+  const model::Dataflow& f_;
+  Skeleton& s_;
+  std::vector<int64_t> coords_;
+  arch::DType dtype_;
+
+  std::vector<int> home_node_, home_level_;  // per tensor: fusion node and level if on chip, else -1
+  std::vector<Buffer> dram_;                 // per tensor (level -1 when it never goes to DRAM)
+  std::map<std::pair<int, int>, Buffer> local_;
+  std::vector<int64_t> used_;                // elements allocated per level
+  std::vector<arch::TensorDecl> decls_;
+  std::vector<Instruction> primes_;
+  std::vector<Item*> path_;
+  std::map<std::pair<Item*, int>, TransferGroup> fills_, writebacks_;
+  int next_event_[4][4] = {};
+  struct LocalUse {
+    std::vector<Item*> producer;
+    std::vector<std::vector<Item*>> consumers;
+    Pipe writer = Pipe::Matrix;
+    std::vector<Pipe> readers;
+  };
+  std::map<std::pair<int, int>, LocalUse> local_uses_;
+
+  [[noreturn]] void refuse(const std::string& msg) const { throw InputError(f_.root().loc, msg); }
+  const model::Op& op(int i) const { return w_.ops[static_cast<size_t>(i)]; }
+
+  int event(Pipe from, Pipe to) {
+    int& next = next_event_[static_cast<int>(from)][static_cast<int>(to)];
+    if (next == 0) next = 1;  // event 0 of every pair is for fill→use and result→write-back
+    if (next > 15)
+      refuse(std::string("the program needs more than 15 flags from the ") + arch::pipe_name(from) + " to the " +
+             arch::pipe_name(to) + " pipe; use fewer fused buffers");
+    return next++;
+  }
+
+  Buffer allocate(int level, const std::vector<int64_t>& box) {
+    Buffer b;
+    b.level = level;
+    b.box = box;
+    b.strides = row_major(box);
+    const auto l = static_cast<size_t>(level);
+    if (used_.size() <= l) used_.resize(l + 1, 0);
+    b.base = used_[l];
+    used_[l] += volume(box);
+    return b;
+  }
+
+  // Home of every tensor: intermediates live at their fusion tile's level (or where `keep` says);
+  // the rest, and intermediates fused only at the root, live in DRAM.
+  void place_tensors() {
+    const model::OpsBelow below = model::ops_below(f_, w_.ops.size());
+    home_node_.assign(w_.tensors.size(), -1);
+    home_level_.assign(w_.tensors.size(), -1);
+    for (size_t t = 0; t < w_.tensors.size(); ++t) {
+      const model::Tensor& ten = w_.tensors[t];
+      if (!ten.is_intermediate()) continue;
+      const int node = model::fusion_tile(below, ten);
+      const model::TreeNode& tile = f_.nodes[static_cast<size_t>(node)];
+      int level = tile.levels.front();
+      for (const auto& [kt, kl] : tile.keep)
+        if (kt == static_cast<int>(t)) level = kl;
+      if (a_.levels[static_cast<size_t>(level)].parent < 0) continue;
+      home_node_[t] = node, home_level_[t] = level;
+    }
+    dram_.assign(w_.tensors.size(), Buffer{});
+    for (size_t t = 0; t < w_.tensors.size(); ++t) {
+      if (home_node_[t] >= 0) continue;
+      dram_[t] = allocate(0, w_.tensors[t].shape);
+      const model::Tensor& ten = w_.tensors[t];
+      if (ten.producer < 0 || ten.consumers.empty()) {
+        arch::TensorDecl d;
+        d.name = ten.name;
+        d.output = ten.producer >= 0;
+        d.at = {0, dram_[t].base, {}, ten.shape, dram_[t].strides};
+        decls_.push_back(d);
+      }
+    }
+  }
+
+  void visit(Item& item) {
+    path_.push_back(&item);
+    if (item.kind == Item::Kind::Compute) plan_compute(item);
+    else
+      for (Item& child : item.body) visit(child);
+    path_.pop_back();
+  }
+
+  // Loops among path_[from, to), outermost first.
+  std::vector<const Item*> loops_between(size_t from, size_t to) const {
+    std::vector<const Item*> out;
+    for (size_t p = from; p < to; ++p)
+      if (path_[p]->kind == Item::Kind::Loop) out.push_back(path_[p]);
+    return out;
+  }
+
+  // The extent of every dim at path position `pos` (outside the item there): the instruction's
+  // block times the loops from there to the instruction.
+  std::vector<int64_t> extent_at(size_t pos, const Item& compute) const {
+    std::vector<int64_t> ext = compute.block;
+    for (const Item* l : loops_between(pos, path_.size() - 1)) ext[static_cast<size_t>(l->dim)] *= l->count;
+    return ext;
+  }
+
+  // The outermost position the access can move out to while its slice stays the same: past
+  // every loop that does not index it, stopping at the first that does.
+  size_t hoist(const model::TensorAccess& acc) const {
+    size_t best = path_.size() - 1;
+    for (size_t p = path_.size() - 1; p-- > 0;) {
+      const Item& it = *path_[p];
+      if (it.kind != Item::Kind::Loop) continue;
+      if (indexes(acc, it.dim)) break;
+      best = p;
+    }
+    return best;
+  }
+
+  int level_for(const Item& compute, arch::Role role) const {
+    const auto& levels = f_.nodes[static_cast<size_t>(s_.instruction_tile[static_cast<size_t>(compute.op)])].levels;
+    for (int l : levels)
+      if (a_.levels[static_cast<size_t>(l)].holds[static_cast<int>(role)]) return l;
+    return levels.front();
+  }
+
+  // DRAM address of the access's slice at path position `pos` for this core.
+  arch::MemRef dram_ref(const model::TensorAccess& acc, size_t pos, const std::vector<int64_t>& box) const {
+    const Buffer& d = dram_[static_cast<size_t>(acc.tensor)];
+    arch::MemRef r{0, d.base, {}, box, d.strides};
+    for (size_t p = 0; p < acc.index.size(); ++p) r.base += acc.index[p].offset * d.strides[p];
+    for (size_t c = 0; c < s_.cores.size(); ++c)
+      r.base += coords_[c] * s_.cores[c].chunk * stride_of(acc, d, s_.cores[c].dim);
+    for (const Item* l : loops_between(0, pos)) r.loop_steps.push_back(l->chunk * stride_of(acc, d, l->dim));
+    return r;
+  }
+
+  // The buffer's block for an access: base plus steps for the loops from the buffer's position in.
+  arch::MemRef buffer_steps(const Buffer& b, const model::TensorAccess& acc, size_t owner_pos) const {
+    arch::MemRef r{b.level, b.base, {}, {}, {}};
+    for (size_t p = 0; p + 1 < path_.size(); ++p)
+      if (path_[p]->kind == Item::Kind::Loop)
+        r.loop_steps.push_back(p >= owner_pos ? path_[p]->chunk * stride_of(acc, b, path_[p]->dim) : 0);
+    return r;
+  }
+
+  void plan_compute(Item& c) {
+    const model::Op& x = op(c.op);
+    const Pipe pipe = x.unit == arch::UnitKind::Matrix ? Pipe::Matrix : Pipe::Vector;
+    OperandRefs refs;
+    std::vector<size_t> reduction_loops_inside;  // path positions of X's reduction loops inside its output's buffer
+    bool partial = false;
+    for (size_t k = 0; k <= x.inputs.size(); ++k) {
+      const bool output = k == x.inputs.size();
+      const model::TensorAccess& acc = output ? x.out : x.inputs[k];
+      const auto t = static_cast<size_t>(acc.tensor);
+      size_t owner = 0;
+      Buffer buf;
+      if (home_node_[t] >= 0) {
+        while (path_[owner]->kind != Item::Kind::Group || path_[owner]->node != home_node_[t]) ++owner;
+        const auto key = std::pair{acc.tensor, home_node_[t]};
+        if (!local_.count(key)) local_[key] = allocate(home_level_[t], box_of(acc, extent_at(owner, c)));
+        buf = local_[key];
+        LocalUse& use = local_uses_[key];
+        if (output) use.producer = path_, use.writer = pipe;
+        else use.consumers.push_back(path_), use.readers.push_back(pipe);
+      } else {
+        owner = hoist(acc);
+        buf = allocate(level_for(c, x.role_of(acc.tensor)), box_of(acc, extent_at(owner, c)));
+        const arch::MemRef onchip{buf.level, buf.base, std::vector<int64_t>(loops_between(0, owner).size(), 0), buf.box, buf.strides};
+        const arch::MemRef dram = dram_ref(acc, owner, buf.box);
+        for (const Item* l : loops_between(0, owner)) partial |= output && is_reduction(x, l->dim);
+        Instruction dma;
+        dma.op = Opcode::Dma;
+        if (!output || partial) {
+          dma.dst = onchip, dma.a = dram;
+          fills_[{path_[owner], static_cast<int>(pipe)}].dmas.push_back(dma);
+        }
+        if (output) {
+          dma.dst = dram, dma.a = onchip;
+          writebacks_[{path_[owner], static_cast<int>(pipe)}].dmas.push_back(dma);
+        }
+      }
+      if (output)
+        for (size_t p = owner; p + 1 < path_.size(); ++p)
+          if (path_[p]->kind == Item::Kind::Loop && is_reduction(x, path_[p]->dim)) reduction_loops_inside.push_back(p);
+      (output ? refs.out : refs.in.emplace_back()) = {buffer_steps(buf, acc, owner), buf, &acc};
+    }
+    // Accumulate across loops: from zero at their first iteration, or onto partial sums read back.
+    int64_t init_mask = 0;
+    if (!partial)
+      for (size_t p : reduction_loops_inside) init_mask |= int64_t{1} << loops_between(0, p).size();
+    const bool accumulate = partial || init_mask != 0;
+    if (x.unit == arch::UnitKind::Vector && accumulate)
+      refuse("operator '" + x.name + "' reduces over a loop above its on-chip tile; lowering needs a vector reduction's "
+             "reduced dimensions inside one tile");
+    c.code = x.unit == arch::UnitKind::Matrix ? matrix_code(w_, x, c.block, refs, accumulate, init_mask)
+                                              : vector_code(w_, x, c.block, refs);
+  }
+
+  // Flags around intermediates that one pipe writes and another reads: readers wait for the
+  // writer's result; the writer waits until the readers are done before overwriting it.
+  void sync_locals() {
+    for (auto& [key, use] : local_uses_) {
+      std::vector<Pipe> done;
+      for (size_t r = 0; r < use.consumers.size(); ++r) {
+        const Pipe reader = use.readers[r];
+        if (reader == use.writer || std::count(done.begin(), done.end(), reader)) continue;
+        done.push_back(reader);
+        size_t last = r;
+        for (size_t q = r; q < use.consumers.size(); ++q)
+          if (use.readers[q] == reader) last = q;
+        auto [wp, rp] = diverge(use.producer, use.consumers[r]);
+        wp->after.push_back(flag(Opcode::SetFlag, use.writer, reader, 0));
+        rp->before.push_back(flag(Opcode::WaitFlag, use.writer, reader, 0));
+        const int e = event(reader, use.writer);
+        auto [wq, rq] = diverge(use.producer, use.consumers[last]);
+        wq->before.push_back(flag(Opcode::WaitFlag, reader, use.writer, e));
+        rq->after.push_back(flag(Opcode::SetFlag, reader, use.writer, e));
+        primes_.push_back(flag(Opcode::SetFlag, reader, use.writer, e));
+      }
+    }
+  }
+
+  // The items of two paths just below their last common ancestor.
+  static std::pair<Item*, Item*> diverge(const std::vector<Item*>& a, const std::vector<Item*>& b) {
+    size_t k = 0;
+    while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+    return {a[k], b[k]};
+  }
+
+  // Fills before the item: wait until the pipe is done with the old contents, copy, then let
+  // the pipe go on.
+  void attach_fills(Item& at, Pipe pipe, const TransferGroup& g) {
+    const int e = event(pipe, Pipe::Dma);
+    std::vector<Instruction> pre = {flag(Opcode::WaitFlag, pipe, Pipe::Dma, e)};
+    pre.insert(pre.end(), g.dmas.begin(), g.dmas.end());
+    pre.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, 0));
+    pre.push_back(flag(Opcode::WaitFlag, Pipe::Dma, pipe, 0));
+    at.before.insert(at.before.begin(), pre.begin(), pre.end());
+    at.after.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, e));
+    primes_.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, e));
+  }
+
+  // Write-backs after the item: wait for the result, copy it out, then free the buffer.
+  void attach_writebacks(Item& at, Pipe pipe, const TransferGroup& g) {
+    const int e = event(Pipe::Dma, pipe);
+    at.before.push_back(flag(Opcode::WaitFlag, Pipe::Dma, pipe, e));
+    at.after.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, 0));
+    at.after.push_back(flag(Opcode::WaitFlag, pipe, Pipe::Dma, 0));
+    at.after.insert(at.after.end(), g.dmas.begin(), g.dmas.end());
+    at.after.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, e));
+    primes_.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, e));
+  }
+
+  void check_capacity() const {
+    for (size_t l = 1; l < used_.size(); ++l) {
+      const auto& lv = a_.levels[l];
+      const double bytes = static_cast<double>(used_[l]) * lv.word_bytes;
+      if (!lv.unlimited() && bytes > lv.capacity_bytes)
+        refuse("the program's buffers need " + std::to_string(static_cast<int64_t>(bytes)) + " B of " + lv.name + ", which holds " +
+               std::to_string(static_cast<int64_t>(lv.capacity_bytes)) + " B (lowering keeps one buffer per tensor and operator)");
+    }
+  }
+
+  static void flatten(const Item& it, std::vector<Instruction>& out) {
+    out.insert(out.end(), it.before.begin(), it.before.end());
+    if (it.kind == Item::Kind::Loop) {
+      Instruction loop;
+      loop.op = Opcode::Loop;
+      loop.count = it.count;
+      out.push_back(loop);
+    }
+    out.insert(out.end(), it.code.begin(), it.code.end());
+    for (const Item& child : it.body) flatten(child, out);
+    if (it.kind == Item::Kind::Loop) {
+      Instruction end;
+      end.op = Opcode::EndLoop;
+      out.push_back(end);
+    }
+    out.insert(out.end(), it.after.begin(), it.after.end());
+  }
+};
+
+}  // namespace
+
+arch::Program plan_program(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton s,
+                           const std::vector<int64_t>& coords, arch::DType dtype) {
+  return Planner(a, w, f, s, coords, dtype).run();
+}
+
+}  // namespace dfx::mapper::lowering

@@ -1,0 +1,121 @@
+// The program skeleton of a tile tree (see lower_internal.h).
+#include "mapper/lower_internal.h"
+
+namespace dfx::mapper::lowering {
+namespace {
+
+class Builder {
+ public:
+  Builder(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) : a_(a), w_(w), f_(f) {}
+
+  Skeleton run() {
+    find_instruction_tiles();
+    std::vector<int64_t> ext;
+    for (const auto& d : w_.dims) ext.push_back(d.size);
+    s_.root = build(0, ext);
+    return std::move(s_);
+  }
+
+ private:
+  const arch::Arch& a_;
+  const model::Workload& w_;
+  const model::Dataflow& f_;
+  Skeleton s_;
+
+  // Levels a program can address: on-chip and one instance per core (or per chip), not per PE.
+  bool addressable(int level) const {
+    const auto& lv = a_.levels[static_cast<size_t>(level)];
+    return lv.parent >= 0 && lv.instances <= a_.cores * a_.sub_cores;
+  }
+
+  [[noreturn]] void refuse(const model::TreeNode& n, const std::string& msg) const { throw InputError(n.loc, msg); }
+
+  // An operator's instruction tile: its deepest ancestor tile in an addressable level.
+  void find_instruction_tiles() {
+    s_.instruction_tile.assign(w_.ops.size(), -1);
+    for (size_t n = 0; n < f_.nodes.size(); ++n) {
+      const model::TreeNode& leaf = f_.nodes[n];
+      if (!leaf.is_leaf) continue;
+      for (int p = leaf.parent; p >= 0; p = f_.nodes[static_cast<size_t>(p)].parent)
+        if (addressable(f_.nodes[static_cast<size_t>(p)].levels.front())) {
+          s_.instruction_tile[static_cast<size_t>(leaf.op)] = p;
+          break;
+        }
+      if (s_.instruction_tile[static_cast<size_t>(leaf.op)] < 0)
+        refuse(leaf, "operator '" + w_.ops[static_cast<size_t>(leaf.op)].name +
+                         "' has no tile in an on-chip level the program can address; lowering needs one");
+    }
+  }
+
+  bool is_instruction_tile(int n) const {
+    for (int t : s_.instruction_tile)
+      if (t == n) return true;
+    return false;
+  }
+
+  void leaves_below(int n, std::vector<int>& ops) const {
+    const model::TreeNode& t = f_.nodes[static_cast<size_t>(n)];
+    if (t.is_leaf) ops.push_back(t.op);
+    for (int c : t.children) leaves_below(c, ops);
+  }
+
+  Item build(int n, std::vector<int64_t> ext) {
+    const model::TreeNode& t = f_.nodes[static_cast<size_t>(n)];
+    Item g;
+    g.node = n;
+    if (is_instruction_tile(n)) {
+      std::vector<int> ops;
+      leaves_below(n, ops);
+      for (int op : ops) {
+        if (s_.instruction_tile[static_cast<size_t>(op)] != n)
+          refuse(t, "this tile holds operator '" + w_.ops[static_cast<size_t>(op)].name +
+                        "' through another on-chip tile and other operators directly; lowering needs each on-chip "
+                        "tile to be either an operator's innermost one or a tile of tiles");
+        Item c;
+        c.kind = Item::Kind::Compute;
+        c.op = op;
+        c.block = ext;
+        g.body.push_back(std::move(c));
+      }
+      return g;
+    }
+    std::vector<Item>* cur = &g.body;
+    for (const model::Loop& l : t.loops) {
+      const auto d = static_cast<size_t>(l.dim);
+      if (ext[d] % l.factor != 0)
+        throw InputError(l.loc, "lowering needs every factor to divide its extent: " + std::to_string(l.factor) + " does not divide " +
+                                    w_.dims[d].name + " = " + std::to_string(ext[d]));
+      ext[d] /= l.factor;
+      if (l.spatial && n == 0) {
+        s_.cores.push_back({l.dim, l.factor, ext[d]});
+        continue;
+      }
+      if (l.factor == 1) continue;
+      // Spatial loops below the root run in turn on one core (the instruction covers the
+      // spatial loops of its own tile, which is where the PE array's parallelism is).
+      Item loop;
+      loop.kind = Item::Kind::Loop;
+      loop.dim = l.dim;
+      loop.count = l.factor;
+      loop.chunk = ext[d];
+      cur->push_back(std::move(loop));
+      cur = &cur->back().body;
+    }
+    for (int c : t.children) cur->push_back(build(c, ext));
+    return g;
+  }
+};
+
+}  // namespace
+
+Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) {
+  Skeleton s = Builder(a, w, f).run();
+  int64_t cores = 1;
+  for (const CoreSplit& c : s.cores) cores *= c.factor;
+  if (cores > a.cores)
+    throw InputError(f.root().loc, "the root tile's spatial loops need " + std::to_string(cores) + " cores; the arch has " +
+                                       std::to_string(a.cores));
+  return s;
+}
+
+}  // namespace dfx::mapper::lowering
