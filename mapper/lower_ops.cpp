@@ -63,6 +63,21 @@ MemRef shaped(const OperandRef& o, const std::vector<int>& dims, const std::vect
 
 }  // namespace
 
+std::optional<arch::VecOp> vector_instruction(const model::Op& x) {
+  using arch::VecOp;
+  static const std::map<std::string, VecOp> binary = {{"add", VecOp::Add}, {"sub", VecOp::Sub}, {"mul", VecOp::Mul},
+                                                      {"div", VecOp::Div}, {"max", VecOp::Max}, {"min", VecOp::Min}};
+  if (x.unit != arch::UnitKind::Vector || x.vector_ops.size() != 1) return std::nullopt;
+  const std::string& name = x.vector_ops[0];
+  if (x.accumulate == model::Accumulate::Max && x.inputs.size() == 1) return VecOp::RowMax;
+  if (x.accumulate == model::Accumulate::Sum && x.inputs.size() == 1) return VecOp::RowSum;
+  if (x.accumulate != model::Accumulate::None) return std::nullopt;
+  if (binary.count(name) && x.inputs.size() == 2) return binary.at(name);
+  if (name == "exp" && x.inputs.size() == 1) return VecOp::Exp;
+  if (name == "copy" && x.inputs.size() == 1) return VecOp::Copy;
+  return std::nullopt;
+}
+
 std::vector<int64_t> row_major(const std::vector<int64_t>& box) {
   std::vector<int64_t> s(box.size(), 1);
   for (size_t p = box.size(); p-- > 1;) s[p - 1] = s[p] * box[p];
@@ -141,24 +156,13 @@ std::vector<Instruction> matrix_code(const model::Workload& w, const model::Op& 
 
 std::vector<Instruction> vector_code(const model::Workload& w, const model::Op& x, const std::vector<int64_t>& block,
                                      const OperandRefs& refs) {
-  using arch::VecOp;
-  static const std::map<std::string, VecOp> binary = {{"add", VecOp::Add}, {"sub", VecOp::Sub}, {"mul", VecOp::Mul},
-                                                      {"div", VecOp::Div}, {"max", VecOp::Max}, {"min", VecOp::Min}};
   if (x.vector_ops.size() != 1) refuse(x, "it needs " + std::to_string(x.vector_ops.size()) + " vector operations; lowering maps one operator to one");
-  const std::string& name = x.vector_ops[0];
+  const std::optional<arch::VecOp> vop = vector_instruction(x);
+  if (!vop) refuse(x, "'" + x.vector_ops[0] + "' with " + std::to_string(x.inputs.size()) + " tensor input(s) has no vector instruction");
   Instruction v;
   v.op = Opcode::Vec;
+  v.vop = *vop;
   const bool reduce = x.accumulate != model::Accumulate::None;
-  if (reduce) {
-    if (x.accumulate == model::Accumulate::Min) refuse(x, "the vector unit has no row minimum");
-    v.vop = x.accumulate == model::Accumulate::Max ? VecOp::RowMax : VecOp::RowSum;
-  } else if (binary.count(name) && x.inputs.size() == 2) {
-    v.vop = binary.at(name);
-  } else if ((name == "exp" || name == "copy") && x.inputs.size() == 1) {
-    v.vop = name == "exp" ? VecOp::Exp : VecOp::Copy;
-  } else {
-    refuse(x, "'" + name + "' with " + std::to_string(x.inputs.size()) + " tensor input(s) has no vector instruction");
-  }
   std::vector<int> out_dims;
   for (const auto& ix : x.out.index) out_dims.push_back(ix.terms.size() == 1 ? ix.terms[0].dim : -1);
   std::vector<int> rows = nontrivial(out_dims, block);

@@ -1,5 +1,6 @@
 #pragma once
 // Lowering: buffers, strides and the instruction of one operator's tile.
+#include <optional>
 #include <vector>
 
 #include "arch/isa.h"
@@ -33,6 +34,10 @@ int64_t stride_of(const model::TensorAccess& acc, const Buffer& b, int dim);
 // The access's slice over dims of the given extents: per index Σ coef·(extent − 1) + 1.
 std::vector<int64_t> box_of(const model::TensorAccess& acc, const std::vector<int64_t>& ext);
 bool is_reduction(const model::Op& op, int dim);
+
+// The vector instruction an operator maps to: one elementwise op or one row reduction (nullopt
+// for anything else, such as two operations in one statement or a minimum reduction).
+std::optional<arch::VecOp> vector_instruction(const model::Op& x);
 
 // Contract: the instruction(s) of a tile of a matrix or vector operator (an mma, a vec op,
 // wrapped in loops over batch dimensions), or InputError at the operator when the lowering

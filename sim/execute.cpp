@@ -27,69 +27,54 @@ void Executor::run(const arch::Instruction& i, const LoopIndex& idx, Memories& m
   }
 }
 
+// Operands are gathered into dense matrices and multiplied by Eigen: in double for integers
+// (exact: |products| < 2^31 and K < 2^20 keep every sum below 2^53), in float for floats.
 void Executor::mma(const arch::Instruction& i, bool accumulate, Memories& m) {
-  const auto M = static_cast<size_t>(i.a.sizes[0]), K = static_cast<size_t>(i.a.sizes[1]), N = static_cast<size_t>(i.b.sizes[1]);
-  result_.assign(M * N, 0.0);
-  const bool integer = is_integer(type_);
-  for (size_t r = 0; r < M; ++r)
-    for (size_t c = 0; c < N; ++c) {
-      double acc = accumulate ? m.at(i.dst.level, dst_[r * N + c]) : 0.0;
-      float facc = static_cast<float>(acc);
-      for (size_t k = 0; k < K; ++k) {
-        const double x = to_operand(type_, m.at(i.a.level, a_[r * K + k]));
-        const double y = to_operand(type_, m.at(i.b.level, b_[k * N + c]));
-        if (integer) acc += x * y;  // exact: |x·y| < 2^31, K < 2^20
-        else facc += static_cast<float>(x) * static_cast<float>(y);
+  const auto M = static_cast<Eigen::Index>(i.a.sizes[0]), K = static_cast<Eigen::Index>(i.a.sizes[1]),
+             N = static_cast<Eigen::Index>(i.b.sizes[1]);
+  const std::vector<double>& va = m.level(i.a.level);
+  const std::vector<double>& vb = m.level(i.b.level);
+  std::vector<double>& vc = m.level(i.dst.level);
+  auto gather = [&](auto& mat, const std::vector<double>& v, const std::vector<int64_t>& addr, Eigen::Index rows, Eigen::Index cols) {
+    mat.resize(rows, cols);
+    for (Eigen::Index r = 0; r < rows; ++r)
+      for (Eigen::Index c = 0; c < cols; ++c)
+        mat(r, c) = static_cast<typename std::decay_t<decltype(mat)>::Scalar>(to_operand(type_, v[static_cast<size_t>(addr[static_cast<size_t>(r * cols + c)])]));
+  };
+  if (is_integer(type_)) {
+    gather(ad_, va, a_, M, K), gather(bd_, vb, b_, K, N);
+    cd_.noalias() = ad_ * bd_;
+    for (Eigen::Index r = 0; r < M; ++r)
+      for (Eigen::Index c = 0; c < N; ++c) {
+        double& out = vc[static_cast<size_t>(dst_[static_cast<size_t>(r * N + c)])];
+        out = to_accumulator(type_, (accumulate ? out : 0.0) + cd_(r, c));
       }
-      result_[r * N + c] = to_accumulator(type_, integer ? acc : static_cast<double>(facc));
-    }
-  for (size_t e = 0; e < result_.size(); ++e) m.at(i.dst.level, dst_[e]) = result_[e];
-}
-
-double Executor::elementwise(arch::VecOp op, double x, double y, int64_t imm) const {
-  using arch::VecOp;
-  const bool integer = is_integer(type_);
-  if (!integer) x = static_cast<float>(x), y = static_cast<float>(y);
-  switch (op) {
-    case VecOp::Add: return x + y;
-    case VecOp::Sub: return x - y;
-    case VecOp::Mul: return x * y;
-    case VecOp::Div: return integer ? (y == 0 ? 0 : std::trunc(x / y)) : static_cast<float>(x) / static_cast<float>(y);
-    case VecOp::Max: return std::max(x, y);
-    case VecOp::Min: return std::min(x, y);
-    case VecOp::Exp: return integer ? std::trunc(std::exp(x)) : std::exp(static_cast<float>(x));
-    case VecOp::Scale:
-      return integer ? std::floor(x * static_cast<double>(imm) / 65536.0) : static_cast<float>(x) * (static_cast<float>(imm) / 65536.0f);
-    default: return x;  // copy, cast
+  } else {
+    gather(af_, va, a_, M, K), gather(bf_, vb, b_, K, N);
+    cf_.noalias() = af_ * bf_;
+    for (Eigen::Index r = 0; r < M; ++r)
+      for (Eigen::Index c = 0; c < N; ++c) {
+        double& out = vc[static_cast<size_t>(dst_[static_cast<size_t>(r * N + c)])];
+        out = static_cast<double>((accumulate ? static_cast<float>(out) : 0.0f) + cf_(r, c));
+      }
   }
 }
 
 void Executor::vec(const arch::Instruction& i, Memories& m) {
   using arch::VecOp;
-  const bool integer = is_integer(type_);
-  // Integers keep accumulator width through vector ops; only cast narrows them.
-  auto store = [&](double v) {
-    if (i.vop == VecOp::Cast || !integer) return to_storage(type_, integer ? v : static_cast<double>(static_cast<float>(v)));
-    return to_accumulator(type_, v);
-  };
   if (i.vop == VecOp::RowSum || i.vop == VecOp::RowMax) {
     const auto rows = static_cast<size_t>(i.a.sizes[0]), cols = static_cast<size_t>(i.a.sizes[1]);
     result_.assign(rows, 0.0);
     for (size_t r = 0; r < rows; ++r) {
       double acc = m.at(i.a.level, a_[r * cols]);
-      float facc = static_cast<float>(acc);
-      for (size_t c = 1; c < cols; ++c) {
-        const double v = m.at(i.a.level, a_[r * cols + c]);
-        if (i.vop == VecOp::RowMax) acc = std::max(acc, v), facc = std::max(facc, static_cast<float>(v));
-        else acc += v, facc += static_cast<float>(v);
-      }
-      result_[r] = store(integer ? acc : static_cast<double>(facc));
+      for (size_t c = 1; c < cols; ++c) acc = reduce_step(type_, i.vop, acc, m.at(i.a.level, a_[r * cols + c]));
+      result_[r] = vector_store(type_, i.vop, acc);
     }
   } else {
     result_.resize(dst_.size());
     for (size_t e = 0; e < dst_.size(); ++e) {
       const double y = i.b.level >= 0 ? m.at(i.b.level, b_[e]) : 0.0;
-      result_[e] = store(elementwise(i.vop, m.at(i.a.level, a_[e]), y, i.imm));
+      result_[e] = vector_store(type_, i.vop, vector_result(type_, i.vop, m.at(i.a.level, a_[e]), y, i.imm));
     }
   }
   for (size_t e = 0; e < dst_.size(); ++e) m.at(i.dst.level, dst_[e]) = result_[e];

@@ -1,5 +1,6 @@
 #pragma once
 // What an instruction does to data (the functional half of the simulator; timing is elsewhere).
+#include <Eigen/Core>
 #include <vector>
 
 #include "arch/isa.h"
@@ -17,10 +18,11 @@ class Executor {
   arch::DType type_;
   std::vector<int64_t> dst_, a_, b_;  // element addresses, reused between instructions
   std::vector<double> result_;
+  Eigen::MatrixXd ad_, bd_, cd_;  // integer products (exact in double)
+  Eigen::MatrixXf af_, bf_, cf_;  // float products
 
   void mma(const arch::Instruction& i, bool accumulate, Memories& m);
   void vec(const arch::Instruction& i, Memories& m);
-  double elementwise(arch::VecOp op, double x, double y, int64_t imm) const;
 };
 
 }  // namespace dfx::sim

@@ -2,6 +2,7 @@
 #include "sim/values.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -31,6 +32,35 @@ double to_storage(arch::DType t, double v) {
 
 double to_accumulator(arch::DType t, double v) {
   return is_integer(t) ? wrap(v, 32) : static_cast<double>(static_cast<float>(v));
+}
+
+double vector_result(arch::DType t, arch::VecOp op, double x, double y, int64_t imm) {
+  using arch::VecOp;
+  const bool integer = is_integer(t);
+  if (!integer) x = static_cast<float>(x), y = static_cast<float>(y);
+  switch (op) {
+    case VecOp::Add: return x + y;
+    case VecOp::Sub: return x - y;
+    case VecOp::Mul: return x * y;
+    case VecOp::Div: return integer ? (y == 0 ? 0 : std::trunc(x / y)) : static_cast<float>(x) / static_cast<float>(y);
+    case VecOp::Max: return std::max(x, y);
+    case VecOp::Min: return std::min(x, y);
+    case VecOp::Exp: return integer ? std::trunc(std::exp(x)) : std::exp(static_cast<float>(x));
+    case VecOp::Scale:
+      return integer ? std::floor(x * static_cast<double>(imm) / 65536.0) : static_cast<float>(x) * (static_cast<float>(imm) / 65536.0f);
+    default: return x;  // copy, cast
+  }
+}
+
+double vector_store(arch::DType t, arch::VecOp op, double v) {
+  if (!is_integer(t)) return to_storage(t, static_cast<double>(static_cast<float>(v)));
+  return op == arch::VecOp::Cast ? to_storage(t, v) : to_accumulator(t, v);
+}
+
+double reduce_step(arch::DType t, arch::VecOp op, double acc, double v) {
+  if (is_integer(t)) return op == arch::VecOp::RowMax ? std::max(acc, v) : acc + v;
+  const auto fa = static_cast<float>(acc), fv = static_cast<float>(v);
+  return op == arch::VecOp::RowMax ? std::max(fa, fv) : fa + fv;
 }
 
 std::vector<double> random_values(arch::DType t, int64_t count, uint64_t seed) {

@@ -16,6 +16,15 @@ double to_accumulator(arch::DType t, double v);
 inline double to_operand(arch::DType t, double v) { return to_storage(t, v); }
 bool is_integer(arch::DType t);
 
+// A vector op on one element (y is the second source, imm the scale), before storage: exact
+// for integers (division truncates, x / 0 = 0), fp32 for floats.
+double vector_result(arch::DType t, arch::VecOp op, double x, double y, int64_t imm);
+// What a vector result becomes in memory: integers keep accumulator width (only cast narrows
+// them to int16); floats round to the storage type.
+double vector_store(arch::DType t, arch::VecOp op, double v);
+// A row reduction's running value after one more element (fp32 for floats).
+double reduce_step(arch::DType t, arch::VecOp op, double acc, double v);
+
 // Random data for an input: integers in [-8, 7], floats in [-1, 1) rounded to the type.
 std::vector<double> random_values(arch::DType t, int64_t count, uint64_t seed);
 

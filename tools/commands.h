@@ -51,3 +51,27 @@ struct SimulateOptions {
 int run_simulate(const SimulateOptions& o);
 
 }  // namespace dfx::cli
+
+namespace dfx::cli {
+
+struct EmitOptions {
+  std::string arch, workload, flow, out, dtype = "auto";
+};
+
+int run_emit(const EmitOptions& o);
+// Lowers a dataflow and writes one program per core (PATH, then PATH.core1…); returns the paths.
+std::vector<std::string> emit_programs(const std::string& arch, const std::string& workload, const std::string& flow,
+                                       const std::string& dtype, const std::string& out);
+
+}  // namespace dfx::cli
+
+namespace dfx::cli {
+
+struct CompareOptions {
+  std::string arch, workload, flow, dtype = "auto";
+  uint64_t seed = 1;
+};
+
+int run_compare(const CompareOptions& o);
+
+}  // namespace dfx::cli

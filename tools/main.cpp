@@ -56,6 +56,24 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");
 
+  dfx::cli::EmitOptions em;
+  auto* emc = app.add_subcommand("emit", "Lower a dataflow to one program per core for the arch (docs/lowering.md)");
+  emc->add_option("arch", em.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
+  emc->add_option("workload", em.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
+  emc->add_option("flow", em.flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
+  emc->add_option("-o,--out", em.out, "Program to write (text; binary if it ends in .bin); other cores get PATH.coreN")->required();
+  emc->add_option("--dtype", em.dtype, "Element type (auto: fp16 if the workload has exp or a division, else int16)")
+      ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
+
+  dfx::cli::CompareOptions cmp;
+  auto* cm = app.add_subcommand("compare", "Model vs simulator on one dataflow: cycles, traffic, outputs against a reference");
+  cm->add_option("arch", cmp.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
+  cm->add_option("workload", cmp.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
+  cm->add_option("flow", cmp.flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
+  cm->add_option("--dtype", cmp.dtype, "Element type (auto: fp16 if the workload has exp or a division, else int16)")
+      ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
+  cm->add_option("--seed", cmp.seed, "Seed of the random inputs");
+
   dfx::cli::SimulateOptions sim;
   auto* sm = app.add_subcommand("simulate", "Run a program on the cycle-level SystemC model with real data");
   sm->add_option("arch", sim.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
@@ -81,6 +99,8 @@ int main(int argc, char** argv) {
     if (as->parsed()) return dfx::cli::run_asm(prog_arch, prog_in, prog_out);
     if (ds->parsed()) return dfx::cli::run_disasm(prog_arch, prog_in);
     if (sm->parsed()) return dfx::cli::run_simulate(sim);
+    if (emc->parsed()) return dfx::cli::run_emit(em);
+    if (cm->parsed()) return dfx::cli::run_compare(cmp);
   } catch (const dfx::InputError& err) {
     std::cerr << err.what() << '\n';
     return 2;

@@ -5,6 +5,10 @@
 #include <sstream>
 
 #include "arch/isa.h"
+#include "mapper/lower.h"
+#include "model/dataflow.h"
+#include "model/workload.h"
+#include "verify/compare.h"
 #include "tools/commands.h"
 
 namespace dfx::cli {
@@ -18,7 +22,76 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+void write_program(const arch::Program& p, const arch::Arch& a, const std::string& path, const std::string& header) {
+  const bool binary = path.size() > 4 && path.compare(path.size() - 4, 4, ".bin") == 0;
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw InputError(SourceLoc{path, 0, 0, ""}, "cannot write");
+  if (binary) {
+    const std::vector<uint8_t> bytes = arch::encode_program(p);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  } else {
+    f << header << arch::print_program(p, a);
+  }
+}
+
+// prog.s → prog.core1.s for the programs of the other cores.
+std::string core_path(const std::string& path, size_t core) {
+  if (core == 0) return path;
+  const size_t dot = path.find_last_of('.');
+  const size_t slash = path.find_last_of('/');
+  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return has_ext ? path.substr(0, dot) + ".core" + std::to_string(core) + path.substr(dot) : path + ".core" + std::to_string(core);
+}
+
 }  // namespace
+
+arch::DType parse_dtype(const std::string& name, const model::Workload& w) {
+  if (name == "int16") return arch::DType::Int16;
+  if (name == "fp16") return arch::DType::Fp16;
+  if (name == "bf16") return arch::DType::Bf16;
+  // auto: floats when any operator needs exp or a division, integers otherwise.
+  for (const auto& op : w.ops)
+    for (const auto& v : op.vector_ops)
+      if (v == "exp" || v == "div") return arch::DType::Fp16;
+  return arch::DType::Int16;
+}
+
+std::vector<std::string> emit_programs(const std::string& arch_path, const std::string& workload_path, const std::string& flow_path,
+                                       const std::string& dtype, const std::string& out) {
+  const arch::Arch a = arch::load_arch(arch_path);
+  const model::Workload w = model::load_workload(workload_path);
+  const model::Dataflow f = model::load_dataflow(flow_path, a, w);
+  const mapper::Lowered l = mapper::lower(a, w, f, parse_dtype(dtype, w));
+  std::vector<std::string> paths;
+  for (size_t c = 0; c < l.programs.size(); ++c) {
+    paths.push_back(core_path(out, c));
+    write_program(l.programs[c], a, paths.back(),
+                  "# " + w.name + " on " + a.name + ", dataflow '" + f.name + "' (" + flow_path + "), lowered by dfx emit: core " +
+                      std::to_string(c) + " of " + std::to_string(l.programs.size()) + ".\n");
+  }
+  return paths;
+}
+
+int run_emit(const EmitOptions& o) {
+  const std::vector<std::string> paths = emit_programs(o.arch, o.workload, o.flow, o.dtype, o.out);
+  std::cout << "wrote " << paths.size() << " program(s):";
+  for (const auto& p : paths) std::cout << ' ' << p;
+  std::cout << "\nrun them with: dfx simulate " << o.arch;
+  for (const auto& p : paths) std::cout << ' ' << p;
+  std::cout << '\n';
+  return 0;
+}
+
+int run_compare(const CompareOptions& o) {
+  const arch::Arch a = arch::load_arch(o.arch);
+  const model::Workload w = model::load_workload(o.workload);
+  const model::Dataflow f = model::load_dataflow(o.flow, a, w);
+  const verify::Comparison c = verify::compare(a, w, f, parse_dtype(o.dtype, w), o.seed);
+  std::cout << "dfx compare: " << f.name << " of " << w.name << " on " << a.name << ", " << c.sim.cores.size()
+            << " core(s)\n\n"
+            << verify::comparison_table(c, a);
+  return c.outputs_ok() ? 0 : 1;
+}
 
 int run_asm(const std::string& arch_path, const std::string& in, const std::string& out) {
   arch::Arch a = arch::load_arch(arch_path);

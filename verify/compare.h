@@ -1,0 +1,41 @@
+#pragma once
+// `dfx compare`: one dataflow through the analytical model and, lowered, through the simulator
+// with random data; outputs checked against the reference (docs/simulator.md).
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "model/dataflow.h"
+#include "model/report.h"
+#include "model/workload.h"
+#include "sim/simulator.h"
+
+namespace dfx::verify {
+
+struct OutputCheck {
+  std::string tensor;
+  double max_error = 0;      // largest |simulated − reference|
+  double max_reference = 0;  // largest |reference|, the scale of the tolerance
+  bool ok = false;
+};
+
+struct Comparison {
+  model::Report model;
+  sim::SimResult sim;
+  arch::DType dtype = arch::DType::Int16;
+  double tolerance = 0;  // allowed max_error / max_reference (0: bit-exact)
+  std::vector<OutputCheck> outputs;
+  bool outputs_ok() const;
+};
+
+// Relative tolerance of an element type: 0 for integers (bit-exact), else a few units of the
+// type's rounding error after a softmax and two GEMMs (docs/simulator.md).
+double tolerance_of(arch::DType t);
+
+// Contract: throws InputError when the dataflow is invalid for the model or cannot be lowered.
+Comparison compare(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType t, uint64_t seed);
+
+// Model next to simulator: cycles, DRAM traffic, fills per level, and the output checks.
+std::string comparison_table(const Comparison& c, const arch::Arch& a);
+
+}  // namespace dfx::verify
