@@ -8,14 +8,14 @@ namespace dfx::mapper {
 Lowered lower(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType dtype) {
   const lowering::Skeleton s = lowering::build_skeleton(a, w, f);
   int64_t cores = 1;
-  for (const auto& c : s.cores) cores *= c.factor;
+  for (int64_t c : s.core_split) cores *= c;
   Lowered out;
   for (int64_t core = 0; core < cores; ++core) {
-    std::vector<int64_t> coords(s.cores.size());
+    std::vector<int64_t> coords(s.core_split.size());
     int64_t rest = core;
-    for (size_t j = s.cores.size(); j-- > 0;) {
-      coords[j] = rest % s.cores[j].factor;
-      rest /= s.cores[j].factor;
+    for (size_t j = s.core_split.size(); j-- > 0;) {
+      coords[j] = rest % s.core_split[j];
+      rest /= s.core_split[j];
     }
     out.programs.push_back(lowering::plan_program(a, w, f, s, coords, dtype));
     arch::check_program(out.programs.back(), a, f.name + " (lowered, core " + std::to_string(core) + ")");

@@ -16,27 +16,22 @@ struct Item {
   int node = -1;                // Group: the tree node
   int dim = -1;                 // Loop: the dimension it walks
   int64_t count = 1, chunk = 1; // Loop: iterations; extent of its dim inside one iteration
+  bool on_cores = false;        // Loop: a spatial loop of a DRAM tile, run by `count` cores at once
   int op = -1;                  // Compute: the operator
   std::vector<int64_t> block;   // Compute: extent of every dim one instruction covers
   std::vector<Item> body;
   std::vector<arch::Instruction> before, code, after;  // emitted around / as the item
 };
 
-// A spatial loop of the root tile: its iterations run on different cores.
-struct CoreSplit {
-  int dim = -1;
-  int64_t factor = 1, chunk = 1;
-};
-
 struct Skeleton {
   Item root;
-  std::vector<CoreSplit> cores;
+  std::vector<int64_t> core_split;  // factors of the on-core loops, the same on every path
   std::vector<int> instruction_tile;  // per op: the tree node whose tile becomes its instruction
 };
 
 Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f);
 
-// Attaches transfers, instructions and flags for the core at `coords` (one index per CoreSplit)
+// Attaches transfers, instructions and flags for the core at `coords` (one index per core_split)
 // and returns the program: the flags' initial tokens, then the skeleton in order, then halt.
 arch::Program plan_program(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton s,
                            const std::vector<int64_t>& coords, arch::DType dtype);

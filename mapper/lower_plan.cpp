@@ -135,11 +135,14 @@ class Planner {
     path_.pop_back();
   }
 
-  // Loops among path_[from, to), outermost first.
+  // A loop of the program (on-core loops become addresses, not loops).
+  bool program_loop(size_t p) const { return path_[p]->kind == Item::Kind::Loop && !path_[p]->on_cores; }
+
+  // Program loops among path_[from, to), outermost first.
   std::vector<const Item*> loops_between(size_t from, size_t to) const {
     std::vector<const Item*> out;
     for (size_t p = from; p < to; ++p)
-      if (path_[p]->kind == Item::Kind::Loop) out.push_back(path_[p]);
+      if (program_loop(p)) out.push_back(path_[p]);
     return out;
   }
 
@@ -156,9 +159,8 @@ class Planner {
   size_t hoist(const model::TensorAccess& acc) const {
     size_t best = path_.size() - 1;
     for (size_t p = path_.size() - 1; p-- > 0;) {
-      const Item& it = *path_[p];
-      if (it.kind != Item::Kind::Loop) continue;
-      if (indexes(acc, it.dim)) break;
+      if (!program_loop(p)) continue;
+      if (indexes(acc, path_[p]->dim)) break;
       best = p;
     }
     return best;
@@ -176,8 +178,9 @@ class Planner {
     const Buffer& d = dram_[static_cast<size_t>(acc.tensor)];
     arch::MemRef r{0, d.base, {}, box, d.strides};
     for (size_t p = 0; p < acc.index.size(); ++p) r.base += acc.index[p].offset * d.strides[p];
-    for (size_t c = 0; c < s_.cores.size(); ++c)
-      r.base += coords_[c] * s_.cores[c].chunk * stride_of(acc, d, s_.cores[c].dim);
+    size_t j = 0;  // the core's coordinate along each on-core loop of the path
+    for (const Item* it : path_)
+      if (it->kind == Item::Kind::Loop && it->on_cores) r.base += coords_[j++] * it->chunk * stride_of(acc, d, it->dim);
     for (const Item* l : loops_between(0, pos)) r.loop_steps.push_back(l->chunk * stride_of(acc, d, l->dim));
     return r;
   }
@@ -186,7 +189,7 @@ class Planner {
   arch::MemRef buffer_steps(const Buffer& b, const model::TensorAccess& acc, size_t owner_pos) const {
     arch::MemRef r{b.level, b.base, {}, {}, {}};
     for (size_t p = 0; p + 1 < path_.size(); ++p)
-      if (path_[p]->kind == Item::Kind::Loop)
+      if (program_loop(p))
         r.loop_steps.push_back(p >= owner_pos ? path_[p]->chunk * stride_of(acc, b, path_[p]->dim) : 0);
     return r;
   }
@@ -230,7 +233,7 @@ class Planner {
       }
       if (output)
         for (size_t p = owner; p + 1 < path_.size(); ++p)
-          if (path_[p]->kind == Item::Kind::Loop && is_reduction(x, path_[p]->dim)) reduction_loops_inside.push_back(p);
+          if (program_loop(p) && is_reduction(x, path_[p]->dim)) reduction_loops_inside.push_back(p);
       (output ? refs.out : refs.in.emplace_back()) = {buffer_steps(buf, acc, owner), buf, &acc};
     }
     // Accumulate across loops: from zero at their first iteration, or onto partial sums read back.
@@ -312,7 +315,8 @@ class Planner {
 
   static void flatten(const Item& it, std::vector<Instruction>& out) {
     out.insert(out.end(), it.before.begin(), it.before.end());
-    if (it.kind == Item::Kind::Loop) {
+    const bool loop_here = it.kind == Item::Kind::Loop && !it.on_cores;
+    if (loop_here) {
       Instruction loop;
       loop.op = Opcode::Loop;
       loop.count = it.count;
@@ -320,7 +324,7 @@ class Planner {
     }
     out.insert(out.end(), it.code.begin(), it.code.end());
     for (const Item& child : it.body) flatten(child, out);
-    if (it.kind == Item::Kind::Loop) {
+    if (loop_here) {
       Instruction end;
       end.op = Opcode::EndLoop;
       out.push_back(end);

@@ -86,15 +86,13 @@ class Builder {
         throw InputError(l.loc, "lowering needs every factor to divide its extent: " + std::to_string(l.factor) + " does not divide " +
                                     w_.dims[d].name + " = " + std::to_string(ext[d]));
       ext[d] /= l.factor;
-      if (l.spatial && n == 0) {
-        s_.cores.push_back({l.dim, l.factor, ext[d]});
-        continue;
-      }
       if (l.factor == 1) continue;
-      // Spatial loops below the root run in turn on one core (the instruction covers the
-      // spatial loops of its own tile, which is where the PE array's parallelism is).
+      // Spatial loops of DRAM tiles spread over cores. Spatial loops of on-chip tiles above an
+      // instruction tile run in turn on one core (the instruction covers the spatial loops of
+      // its own tile, which is where the PE array's parallelism is).
       Item loop;
       loop.kind = Item::Kind::Loop;
+      loop.on_cores = l.spatial && a_.levels[static_cast<size_t>(t.levels.front())].parent < 0;
       loop.dim = l.dim;
       loop.count = l.factor;
       loop.chunk = ext[d];
@@ -108,10 +106,33 @@ class Builder {
 
 }  // namespace
 
+namespace {
+
+// The on-core loops above every instruction must agree, so that each core works on its own
+// slice of every tensor and needs no other core's results.
+void collect_core_split(const Item& it, std::vector<int64_t>& split, std::vector<int64_t>& seen, bool& first, bool& agree) {
+  if (it.kind == Item::Kind::Compute) {
+    if (first) seen = split, first = false;
+    else agree &= seen == split;
+    return;
+  }
+  if (it.on_cores) split.push_back(it.count);
+  for (const Item& c : it.body) collect_core_split(c, split, seen, first, agree);
+  if (it.on_cores) split.pop_back();
+}
+
+}  // namespace
+
 Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) {
   Skeleton s = Builder(a, w, f).run();
+  std::vector<int64_t> split;
+  bool first = true, agree = true;
+  collect_core_split(s.root, split, s.core_split, first, agree);
+  if (!agree)
+    throw InputError(f.root().loc, "the DRAM tiles' spatial loops differ between operators; lowering needs the same core "
+                                   "split above every operator (cores do not exchange data)");
   int64_t cores = 1;
-  for (const CoreSplit& c : s.cores) cores *= c.factor;
+  for (int64_t c : s.core_split) cores *= c;
   if (cores > a.cores)
     throw InputError(f.root().loc, "the root tile's spatial loops need " + std::to_string(cores) + " cores; the arch has " +
                                        std::to_string(a.cores));

@@ -35,6 +35,9 @@ double tolerance_of(arch::DType t);
 // Contract: throws InputError when the dataflow is invalid for the model or cannot be lowered.
 Comparison compare(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType t, uint64_t seed);
 
+// Each output against the reference: ok when max_error <= tolerance · max_reference.
+std::vector<OutputCheck> check_outputs(const sim::TensorValues& outputs, const sim::TensorValues& reference, double tolerance);
+
 // Model next to simulator: cycles, DRAM traffic, fills per level, and the output checks.
 std::string comparison_table(const Comparison& c, const arch::Arch& a);
 

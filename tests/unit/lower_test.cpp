@@ -1,0 +1,115 @@
+// Lowering: dataflows become programs whose simulated outputs equal the reference and whose
+// DRAM traffic equals the analytical model's.
+#include <gtest/gtest.h>
+
+#include "mapper/lower.h"
+#include "model/dataflow.h"
+#include "model/workload.h"
+#include "tests/unit/test_util.h"
+#include "verify/compare.h"
+#include "verify/reference.h"
+
+namespace dfx::verify {
+namespace {
+
+struct Case {
+  arch::Arch a;
+  model::Workload w;
+  model::Dataflow f;
+};
+
+Case shipped(const std::string& arch, const std::string& workload, const std::string& flow) {
+  Case c{arch::load_arch(test::config("arch/" + arch + ".yaml")), model::load_workload(test::config("workloads/" + workload + ".yaml")), {}};
+  c.f = model::load_dataflow(test::config("dataflows/" + flow + ".yaml"), c.a, c.w);
+  return c;
+}
+
+Case small(const std::string& arch, const std::string& workload, const std::string& flow) {
+  Case c{arch::load_arch(test::config("arch/" + arch + ".yaml")), model::load_workload_from_string(workload, "w.yaml"), {}};
+  c.f = model::load_dataflow_from_string(flow, "f.yaml", c.a, c.w);
+  return c;
+}
+
+// The DRAM bytes both ways: simulated transfers against the model's DRAM reads and updates.
+void expect_dram_traffic_equal(const Comparison& c) {
+  int64_t read = 0, written = 0;
+  for (const auto& p : c.sim.paths) (p.from == 0 ? read : written) += p.bytes;
+  const auto& dram = c.model.levels[0];
+  EXPECT_EQ(read, dram.traffic.read * dram.word_bytes);
+  EXPECT_EQ(written, dram.traffic.update * dram.word_bytes);
+}
+
+void expect_outputs_ok(const Comparison& c) {
+  ASSERT_FALSE(c.outputs.empty());
+  for (const auto& o : c.outputs) {
+    EXPECT_TRUE(o.ok) << o.tensor << ": error " << o.max_error << " of " << o.max_reference;
+    EXPECT_GT(o.max_reference, 0) << "the outputs are not all zero";
+  }
+}
+
+TEST(Lower, ShippedDataflowsRunAndMatchTheModelsTraffic) {
+  for (const auto& [workload, flow] : {std::pair{"gemm_chain_g1", "gemm_chain_g1_edge_fused"},
+                                       std::pair{"attention_g1", "attention_g1_edge_fused_pipe"},
+                                       std::pair{"attention_g1", "attention_g1_edge_layerwise"}}) {
+    SCOPED_TRACE(flow);
+    Case k = shipped("edge", workload, flow);
+    const arch::DType t = std::string(workload) == "attention_g1" ? arch::DType::Fp16 : arch::DType::Int16;
+    const Comparison c = compare(k.a, k.w, k.f, t, 7);
+    expect_outputs_ok(c);
+    expect_dram_traffic_equal(c);
+    EXPECT_EQ(c.sim.cores.size(), 4u) << "the root's b:4:sp runs on four cores";
+  }
+}
+
+const char* kGemm = "name: gemm\ndims: {m: 16, n: 16, k: 32}\nops:\n  - {name: mm, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n";
+
+std::string gemm_flow(const std::string& dram_loops) {
+  return "name: f\nworkload: gemm\ntree:\n  tile: DRAM\n  loops: [" + dram_loops +
+         "]\n  children:\n    - tile: SPM\n      children: [{op: mm}]\n";
+}
+
+TEST(Lower, ReductionLoopsAboveTheTile) {
+  // k outside m: each C block is revisited, so partial sums go back to DRAM and are read again.
+  // m outside k: the C block stays on chip across k and the first k step starts from zero.
+  for (const std::string loops : {"\"k:2\", \"m:2\"", "\"m:2\", \"k:2\"", "\"m:2\", \"n:2\", \"k:4\""}) {
+    SCOPED_TRACE(loops);
+    Case k = small("tpu_like", kGemm, gemm_flow(loops));
+    for (uint64_t seed : {1, 2}) expect_outputs_ok(compare(k.a, k.w, k.f, arch::DType::Int16, seed));
+  }
+  Case k = small("tpu_like", kGemm, gemm_flow("\"m:2\", \"k:2\""));
+  const std::string text = mapper::lower(k.a, k.w, k.f, arch::DType::Int16).text;
+  EXPECT_NE(text.find("init i1"), std::string::npos) << text;
+}
+
+TEST(Lower, AWrongProgramIsCaught) {
+  // Replace the exp of attention's softmax by a copy: the check must fail.
+  Case k = shipped("edge", "attention_g1", "attention_g1_edge_fused_pipe");
+  mapper::Lowered low = mapper::lower(k.a, k.w, k.f, arch::DType::Fp16);
+  int changed = 0;
+  for (auto& p : low.programs)
+    for (auto& i : p.code)
+      if (i.op == arch::Opcode::Vec && i.vop == arch::VecOp::Exp) i.vop = arch::VecOp::Copy, ++changed;
+  ASSERT_EQ(changed, 4);
+  const sim::SimResult r = sim::simulate(k.a, low.programs, {}, sim::SimOptions{}, "mutated");
+  const auto checks = check_outputs(r.outputs, reference(k.w, r.inputs, arch::DType::Fp16), tolerance_of(arch::DType::Fp16));
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_FALSE(checks[0].ok);
+}
+
+TEST(Lower, RefusalsSayWhy) {
+  std::string err = test::input_error([] {
+    Case k = small("tpu_like", kGemm, gemm_flow("\"m:3\""));
+    mapper::lower(k.a, k.w, k.f, arch::DType::Int16);
+  });
+  EXPECT_NE(err.find("f.yaml:5:"), std::string::npos) << err;
+  EXPECT_NE(err.find("3 does not divide m = 16"), std::string::npos) << err;
+  const char* two_ops = "name: gemm\ndims: {m: 16, n: 16}\nops:\n  - {name: e, expr: \"E[m,n] = exp(S[m,n] - T[m,n])\"}\n";
+  err = test::input_error([&] {
+    Case k = small("tpu_like", two_ops, "name: f\nworkload: gemm\ntree:\n  tile: DRAM\n  children:\n    - tile: SPM\n      children: [{op: e}]\n");
+    mapper::lower(k.a, k.w, k.f, arch::DType::Fp16);
+  });
+  EXPECT_NE(err.find("cannot lower operator 'e': it needs 2 vector operations"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace dfx::verify
