@@ -26,7 +26,8 @@ std::string index_text(const LoopIndex& idx) {
   return s;
 }
 
-constexpr int kStackBytes = 256 * 1024;
+// Eigen keeps GEMM blocking buffers of up to 128 KiB on the stack: pipes need room for them.
+constexpr int kStackBytes = 4 * 1024 * 1024;
 }  // namespace
 
 CoreModel::CoreModel(RunContext& run, int id, const arch::Program& program, Memories memories)

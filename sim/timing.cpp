@@ -42,8 +42,10 @@ int64_t mma_cycles(const arch::ComputeUnit& u, int64_t m, int64_t n, int64_t k) 
     return ceil_div(m, m0) * ceil_div(n, n0) * ceil_div(k, k0) + m0 + n0;
   }
   const int64_t rows = u.shape.size() == 2 ? u.shape[0] : 1, cols = u.shape.size() == 2 ? u.shape[1] : u.pes_per_instance;
+  // Consecutive blocks pipeline: while one block streams its k operands, the previous block's
+  // results drain through shadow accumulators, one row per cycle.
   const int64_t blocks = ceil_div(m, rows) * ceil_div(n, cols);
-  return blocks * ((rows + cols - 2) + k + rows);
+  return (rows + cols - 2) + blocks * std::max(k, rows) + rows;
 }
 
 int64_t vec_cycles(const arch::ComputeUnit& u, const arch::Instruction& v) {

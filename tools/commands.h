@@ -4,6 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "arch/arch.h"
+#include "model/dataflow.h"
+#include "model/workload.h"
+
 namespace dfx::cli {
 
 struct EvalOptions {
@@ -34,6 +38,7 @@ struct ExploreOptions {
   bool log_json = false;
   bool mcts = false;
   std::vector<std::string> prims, max_footprint;
+  std::string emit, dtype = "auto";  // lower the best dataflow to programs
 };
 
 int run_explore(const ExploreOptions& o);
@@ -59,6 +64,8 @@ struct EmitOptions {
 };
 
 int run_emit(const EmitOptions& o);
+std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const std::string& dtype,
+                                      const std::string& out, const std::string& source);
 // Lowers a dataflow and writes one program per core (PATH, then PATH.core1…); returns the paths.
 std::vector<std::string> emit_programs(const std::string& arch, const std::string& workload, const std::string& flow,
                                        const std::string& dtype, const std::string& out);

@@ -123,6 +123,13 @@ int run_explore(const ExploreOptions& o) {
                                 " --evals " + std::to_string(o.evals) + "\n" + best.flow_yaml);
     for (size_t i = 1; i < out.best.size(); ++i) ok &= write_file(o.out + "." + std::to_string(i + 1) + ".yaml", out.best[i].flow_yaml);
   }
+  if (!o.emit.empty()) {
+    const model::Dataflow f = model::load_dataflow_from_string(best.flow_yaml, "best dataflow", a, w);
+    const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.emit, "the best found by dfx explore");
+    std::printf("programs:");
+    for (const auto& p : paths) std::printf(" %s", p.c_str());
+    std::printf("\n");
+  }
   if (!o.json.empty()) ok &= write_file(o.json, mapper::to_json(out, o.arch, o.workload, s));
   if (!o.html.empty()) ok &= write_file(o.html, html_report(a, w, out));
   return ok ? 0 : 2;

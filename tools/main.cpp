@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
   x->add_option("--max-footprint", ex.max_footprint, "LEVEL=SIZE: the most a level may hold per instance, e.g. L1=2MiB")
       ->delimiter(',');
   x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");
+  x->add_option("--emit", ex.emit, "Lower the best dataflow to programs (PATH, PATH.core1…; binary if it ends in .bin)");
+  x->add_option("--dtype", ex.dtype, "Element type of --emit (auto: fp16 if the workload has exp or a division, else int16)")
+      ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
 
   dfx::cli::EmitOptions em;
   auto* emc = app.add_subcommand("emit", "Lower a dataflow to one program per core for the arch (docs/lowering.md)");

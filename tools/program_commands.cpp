@@ -56,20 +56,25 @@ arch::DType parse_dtype(const std::string& name, const model::Workload& w) {
   return arch::DType::Int16;
 }
 
-std::vector<std::string> emit_programs(const std::string& arch_path, const std::string& workload_path, const std::string& flow_path,
-                                       const std::string& dtype, const std::string& out) {
-  const arch::Arch a = arch::load_arch(arch_path);
-  const model::Workload w = model::load_workload(workload_path);
-  const model::Dataflow f = model::load_dataflow(flow_path, a, w);
+std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const std::string& dtype,
+                                      const std::string& out, const std::string& source) {
   const mapper::Lowered l = mapper::lower(a, w, f, parse_dtype(dtype, w));
   std::vector<std::string> paths;
   for (size_t c = 0; c < l.programs.size(); ++c) {
     paths.push_back(core_path(out, c));
     write_program(l.programs[c], a, paths.back(),
-                  "# " + w.name + " on " + a.name + ", dataflow '" + f.name + "' (" + flow_path + "), lowered by dfx emit: core " +
+                  "# " + w.name + " on " + a.name + ", dataflow '" + f.name + "' (" + source + "), lowered by dfx emit: core " +
                       std::to_string(c) + " of " + std::to_string(l.programs.size()) + ".\n");
   }
   return paths;
+}
+
+std::vector<std::string> emit_programs(const std::string& arch_path, const std::string& workload_path, const std::string& flow_path,
+                                       const std::string& dtype, const std::string& out) {
+  const arch::Arch a = arch::load_arch(arch_path);
+  const model::Workload w = model::load_workload(workload_path);
+  const model::Dataflow f = model::load_dataflow(flow_path, a, w);
+  return emit_lowered(a, w, f, dtype, out, flow_path);
 }
 
 int run_emit(const EmitOptions& o) {

@@ -61,6 +61,18 @@ TEST(Lower, ShippedDataflowsRunAndMatchTheModelsTraffic) {
   }
 }
 
+TEST(Lower, ExploredAttentionWithBatchLoopsInsideTheTile) {
+  // The explorer's best puts b inside the on-chip tiles: instructions loop over batches. The
+  // four cores share K and V, which the model multicasts and the programs each read.
+  Case k = shipped("edge", "attention_g1", "attention_g1_edge_explored");
+  const Comparison c = compare(k.a, k.w, k.f, arch::DType::Fp16, 3);
+  expect_outputs_ok(c);
+  int64_t read = 0;
+  for (const auto& p : c.sim.paths) read += p.from == 0 ? p.bytes : 0;
+  EXPECT_GT(read, c.model.levels[0].traffic.read * 2);
+  EXPECT_NE(mapper::lower(k.a, k.w, k.f, arch::DType::Fp16).text.find("loop 8"), std::string::npos);
+}
+
 const char* kGemm = "name: gemm\ndims: {m: 16, n: 16, k: 32}\nops:\n  - {name: mm, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n";
 
 std::string gemm_flow(const std::string& dram_loops) {
