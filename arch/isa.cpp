@@ -10,7 +10,8 @@ int64_t MemRef::elements() const {
 }
 
 bool MemRef::operator==(const MemRef& o) const {
-  return level == o.level && base == o.base && loop_steps == o.loop_steps && sizes == o.sizes && strides == o.strides;
+  return level == o.level && base == o.base && loop_steps == o.loop_steps && sizes == o.sizes && strides == o.strides &&
+         ring == o.ring && (ring <= 1 || (ring_stride == o.ring_stride && ring_weights == o.ring_weights));
 }
 
 bool Instruction::operator==(const Instruction& o) const {
@@ -27,6 +28,10 @@ std::pair<int64_t, int64_t> address_range(const MemRef& r, const std::vector<int
   }
   for (size_t j = 0; j < r.loop_steps.size() && j < loop_counts.size(); ++j) {
     const int64_t span = r.loop_steps[j] * (loop_counts[j] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  if (r.ring > 1) {
+    const int64_t span = (r.ring - 1) * r.ring_stride;
     (span < 0 ? lo : hi) += span;
   }
   return {lo, hi};

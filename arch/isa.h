@@ -23,13 +23,17 @@ enum class VecOp : uint8_t { Add, Sub, Mul, Div, Max, Min, Exp, Scale, Copy, Row
 constexpr int kMaxDims = 4;
 
 // A strided block in one level: address (elements) plus, per enclosing loop, an address step;
-// sizes and strides per dimension, outermost first.
+// sizes and strides per dimension, outermost first. A ring (double buffering) adds
+// ((Σ ring_weights[j]·i_j) mod ring) · ring_stride, so consecutive iterations use different copies.
 struct MemRef {
   int level = -1;
   int64_t base = 0;
   std::vector<int64_t> loop_steps;  // address step per enclosing loop, outermost first
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
+  int64_t ring = 1;                   // copies (1: none)
+  int64_t ring_stride = 0;            // elements between copies
+  std::vector<int64_t> ring_weights;  // per enclosing loop
   int64_t elements() const;
   bool operator==(const MemRef& o) const;
 };

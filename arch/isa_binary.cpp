@@ -28,6 +28,12 @@ class Writer {
     for (int64_t s : r.loop_steps) i64(s);
     for (int64_t s : r.sizes) i64(s);
     for (int64_t s : r.strides) i64(s);
+    i64(r.ring);
+    if (r.ring > 1) {
+      i64(r.ring_stride);
+      u8(r.ring_weights.size());
+      for (int64_t w : r.ring_weights) i64(w);
+    }
   }
 };
 
@@ -63,6 +69,13 @@ class Reader {
     for (size_t j = 0; j < steps; ++j) r.loop_steps.push_back(i64());
     for (size_t d = 0; d < dims; ++d) r.sizes.push_back(i64());
     for (size_t d = 0; d < dims; ++d) r.strides.push_back(i64());
+    r.ring = i64();
+    if (r.ring > 1) {
+      r.ring_stride = i64();
+      for (size_t j = 0, n = u8(); j < n; ++j) r.ring_weights.push_back(i64());
+    } else if (r.ring != 1) {
+      fail("a block with " + std::to_string(r.ring) + " ring copies");
+    }
     return r;
   }
   size_t pos_ = 0;

@@ -65,6 +65,7 @@ class LineParser {
       if (j < 0 || j >= loop_depth) fail("loop index i" + std::to_string(j) + " is not an enclosing loop");
       r.loop_steps[static_cast<size_t>(j)] += step;
     }
+    if (eat("%")) ring(r, loop_depth);
     expect(":");
     do r.sizes.push_back(integer());
     while (eat("x"));
@@ -74,6 +75,30 @@ class LineParser {
     expect("]");
     if (r.sizes.size() != r.strides.size()) fail("a block needs one stride per size");
     return r;
+  }
+  // %N*S(i0+2*i1): N copies S elements apart, chosen by (Σ weight·index) mod N.
+  void ring(MemRef& r, int loop_depth) {
+    r.ring = integer();
+    if (r.ring < 2) fail("a ring needs at least 2 copies");
+    expect("*");
+    r.ring_stride = integer();
+    expect("(");
+    r.ring_weights.assign(static_cast<size_t>(loop_depth), 0);
+    do {
+      skip();
+      int64_t weight = 1;
+      if (pos_ < s_.size() && s_[pos_] != 'i') {
+        weight = integer();
+        expect("*");
+        skip();
+      }
+      if (pos_ >= s_.size() || s_[pos_] != 'i') fail("expected a loop index such as i0");
+      ++pos_;
+      const int64_t j = integer();
+      if (j < 0 || j >= loop_depth) fail("loop index i" + std::to_string(j) + " is not an enclosing loop");
+      r.ring_weights[static_cast<size_t>(j)] += weight;
+    } while (eat("+"));
+    expect(")");
   }
   Pipe pipe() {
     const std::string p = word();
@@ -95,6 +120,16 @@ std::string mem_text(const MemRef& r, const Arch& a) {
   os << a.levels[static_cast<size_t>(r.level)].name << '[' << r.base;
   for (size_t j = 0; j < r.loop_steps.size(); ++j)
     if (r.loop_steps[j]) os << " +" << r.loop_steps[j] << "*i" << j;
+  if (r.ring > 1) {
+    os << " %" << r.ring << '*' << r.ring_stride << '(';
+    bool first = true;
+    for (size_t j = 0; j < r.ring_weights.size(); ++j) {
+      if (!r.ring_weights[j]) continue;
+      os << (first ? "" : "+") << (r.ring_weights[j] == 1 ? "" : std::to_string(r.ring_weights[j]) + "*") << 'i' << j;
+      first = false;
+    }
+    os << ')';
+  }
   os << " : ";
   for (size_t d = 0; d < r.sizes.size(); ++d) os << (d ? "x" : "") << r.sizes[d];
   os << " / ";

@@ -18,6 +18,11 @@ Lowered lower(const arch::Arch& a, const model::Workload& w, const model::Datafl
       rest /= s.core_split[j];
     }
     out.programs.push_back(lowering::plan_program(a, w, f, s, coords, dtype));
+    // Lines as in the emitted text (one header line, the declarations, then the code), so that
+    // any message about the program points into the file dfx emit writes.
+    arch::Program& p = out.programs.back();
+    const int first = 2 + static_cast<int>(p.tensors.size()) + (p.dtype != arch::DType::Int16 ? 1 : 0);
+    for (size_t k = 0; k < p.code.size(); ++k) p.code[k].line = first + static_cast<int>(k);
     arch::check_program(out.programs.back(), a, f.name + " (lowered, core " + std::to_string(core) + ")");
   }
   out.text = "# " + w.name + " on " + a.name + ", dataflow '" + f.name + "', lowered by dfx emit: core 0 of " +

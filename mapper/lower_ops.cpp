@@ -36,7 +36,10 @@ Wrapped open_loops(const std::vector<int>& dims, const std::vector<int64_t>& blo
     loop.op = Opcode::Loop;
     loop.count = block[static_cast<size_t>(d)];
     w.code.push_back(loop);
-    for (OperandRef* o : ops) o->ref.loop_steps.push_back(stride_of(*o->acc, o->buf, d));
+    for (OperandRef* o : ops) {
+      o->ref.loop_steps.push_back(stride_of(*o->acc, o->buf, d));
+      if (o->ref.ring > 1) o->ref.ring_weights.push_back(0);
+    }
   }
   w.loop_dims = dims;
   return w;
@@ -76,6 +79,14 @@ std::optional<arch::VecOp> vector_instruction(const model::Op& x) {
   if (name == "exp" && x.inputs.size() == 1) return VecOp::Exp;
   if (name == "copy" && x.inputs.size() == 1) return VecOp::Copy;
   return std::nullopt;
+}
+
+void apply_ring(const Buffer& b, arch::MemRef& r, size_t depth) {
+  if (b.copies < 2) return;
+  r.ring = b.copies;
+  r.ring_stride = volume(b.box);
+  r.ring_weights = b.ring_weights;
+  r.ring_weights.resize(depth, 0);
 }
 
 std::vector<int64_t> row_major(const std::vector<int64_t>& box) {

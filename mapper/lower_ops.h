@@ -9,11 +9,17 @@
 namespace dfx::mapper::lowering {
 
 // A tensor's slice in one level, row-major over the tensor's indices.
+// With copies > 1 the buffer is a ring: the copy used is (Σ ring_weights[j]·i_j) mod copies.
 struct Buffer {
   int level = -1;
   int64_t base = 0;
   std::vector<int64_t> box, strides;
+  int64_t copies = 1;
+  std::vector<int64_t> ring_weights;  // per program loop enclosing the buffer's position
 };
+
+// The buffer's ring on a block whose instruction sits `depth` loops deep.
+void apply_ring(const Buffer& b, arch::MemRef& r, size_t depth);
 
 // An operand of an instruction: its level, base and loop steps, the buffer and the access.
 struct OperandRef {

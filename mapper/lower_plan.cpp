@@ -12,6 +12,12 @@ using arch::Instruction;
 using arch::Opcode;
 using arch::Pipe;
 
+arch::MemRef block(int level, int64_t base, std::vector<int64_t> sizes, std::vector<int64_t> strides) {
+  arch::MemRef r;
+  r.level = level, r.base = base, r.sizes = std::move(sizes), r.strides = std::move(strides);
+  return r;
+}
+
 Instruction flag(Opcode op, Pipe from, Pipe to, int event) {
   Instruction i;
   i.op = op;
@@ -22,8 +28,11 @@ Instruction flag(Opcode op, Pipe from, Pipe to, int event) {
 class Planner {
  public:
   Planner(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton& s,
-          const std::vector<int64_t>& coords, arch::DType dtype)
-      : a_(a), w_(w), f_(f), s_(s), coords_(coords), dtype_(dtype) {}
+          const std::vector<int64_t>& coords, arch::DType dtype, bool double_buffer)
+      : a_(a), w_(w), f_(f), s_(s), coords_(coords), dtype_(dtype), double_buffer_(double_buffer) {}
+
+  // Thrown when double-buffered buffers do not fit: plan again with single ones.
+  struct TooBig {};
 
   arch::Program run() {
     place_tensors();
@@ -45,6 +54,7 @@ class Planner {
  private:
   struct TransferGroup {
     std::vector<Instruction> dmas;
+    int64_t copies = 1;  // of the buffers it fills or drains: as many tokens free at the start
   };
 
   const arch::Arch& a_;
@@ -53,6 +63,7 @@ class Planner {
   Skeleton& s_;
   std::vector<int64_t> coords_;
   arch::DType dtype_;
+  bool double_buffer_;
 
   std::vector<int> home_node_, home_level_;  // per tensor: fusion node and level if on chip, else -1
   std::vector<Buffer> dram_;                 // per tensor (level -1 when it never goes to DRAM)
@@ -83,15 +94,28 @@ class Planner {
     return next++;
   }
 
-  Buffer allocate(int level, const std::vector<int64_t>& box) {
+  // A buffer at path position `pos` (-1: outside every loop). Inside loops it is double
+  // buffered: consecutive executions of its position alternate between two copies, chosen by
+  // the parity of the position's linear iteration count Σ i_j·Π_{k>j} n_k.
+  Buffer allocate(int level, const std::vector<int64_t>& box, int pos) {
     Buffer b;
     b.level = level;
     b.box = box;
     b.strides = row_major(box);
+    const std::vector<const Item*> loops = pos < 0 ? std::vector<const Item*>{} : loops_between(0, static_cast<size_t>(pos));
+    if (double_buffer_ && level > 0 && !loops.empty()) {
+      b.copies = 2;
+      int64_t inner = 1;
+      b.ring_weights.assign(loops.size(), 0);
+      for (size_t j = loops.size(); j-- > 0;) {
+        b.ring_weights[j] = inner % 2;
+        inner *= loops[j]->count;
+      }
+    }
     const auto l = static_cast<size_t>(level);
     if (used_.size() <= l) used_.resize(l + 1, 0);
     b.base = used_[l];
-    used_[l] += volume(box);
+    used_[l] += volume(box) * b.copies;
     return b;
   }
 
@@ -115,13 +139,13 @@ class Planner {
     dram_.assign(w_.tensors.size(), Buffer{});
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
       if (home_node_[t] >= 0) continue;
-      dram_[t] = allocate(0, w_.tensors[t].shape);
+      dram_[t] = allocate(0, w_.tensors[t].shape, -1);
       const model::Tensor& ten = w_.tensors[t];
       if (ten.producer < 0 || ten.consumers.empty()) {
         arch::TensorDecl d;
         d.name = ten.name;
         d.output = ten.producer >= 0;
-        d.at = {0, dram_[t].base, {}, ten.shape, dram_[t].strides};
+        d.at = block(0, dram_[t].base, ten.shape, dram_[t].strides);
         decls_.push_back(d);
       }
     }
@@ -176,7 +200,7 @@ class Planner {
   // DRAM address of the access's slice at path position `pos` for this core.
   arch::MemRef dram_ref(const model::TensorAccess& acc, size_t pos, const std::vector<int64_t>& box) const {
     const Buffer& d = dram_[static_cast<size_t>(acc.tensor)];
-    arch::MemRef r{0, d.base, {}, box, d.strides};
+    arch::MemRef r = block(0, d.base, box, d.strides);
     for (size_t p = 0; p < acc.index.size(); ++p) r.base += acc.index[p].offset * d.strides[p];
     size_t j = 0;  // the core's coordinate along each on-core loop of the path
     for (const Item* it : path_)
@@ -187,10 +211,11 @@ class Planner {
 
   // The buffer's block for an access: base plus steps for the loops from the buffer's position in.
   arch::MemRef buffer_steps(const Buffer& b, const model::TensorAccess& acc, size_t owner_pos) const {
-    arch::MemRef r{b.level, b.base, {}, {}, {}};
+    arch::MemRef r = block(b.level, b.base, {}, {});
     for (size_t p = 0; p + 1 < path_.size(); ++p)
       if (program_loop(p))
         r.loop_steps.push_back(p >= owner_pos ? path_[p]->chunk * stride_of(acc, b, path_[p]->dim) : 0);
+    apply_ring(b, r, r.loop_steps.size());
     return r;
   }
 
@@ -209,26 +234,32 @@ class Planner {
       if (home_node_[t] >= 0) {
         while (path_[owner]->kind != Item::Kind::Group || path_[owner]->node != home_node_[t]) ++owner;
         const auto key = std::pair{acc.tensor, home_node_[t]};
-        if (!local_.count(key)) local_[key] = allocate(home_level_[t], box_of(acc, extent_at(owner, c)));
+        if (!local_.count(key)) local_[key] = allocate(home_level_[t], box_of(acc, extent_at(owner, c)), static_cast<int>(owner));
         buf = local_[key];
         LocalUse& use = local_uses_[key];
         if (output) use.producer = path_, use.writer = pipe;
         else use.consumers.push_back(path_), use.readers.push_back(pipe);
       } else {
         owner = hoist(acc);
-        buf = allocate(level_for(c, x.role_of(acc.tensor)), box_of(acc, extent_at(owner, c)));
-        const arch::MemRef onchip{buf.level, buf.base, std::vector<int64_t>(loops_between(0, owner).size(), 0), buf.box, buf.strides};
+        buf = allocate(level_for(c, x.role_of(acc.tensor)), box_of(acc, extent_at(owner, c)), static_cast<int>(owner));
+        arch::MemRef onchip = block(buf.level, buf.base, buf.box, buf.strides);
+        onchip.loop_steps.assign(loops_between(0, owner).size(), 0);
+        apply_ring(buf, onchip, onchip.loop_steps.size());
         const arch::MemRef dram = dram_ref(acc, owner, buf.box);
         for (const Item* l : loops_between(0, owner)) partial |= output && is_reduction(x, l->dim);
         Instruction dma;
         dma.op = Opcode::Dma;
         if (!output || partial) {
           dma.dst = onchip, dma.a = dram;
-          fills_[{path_[owner], static_cast<int>(pipe)}].dmas.push_back(dma);
+          auto& g = fills_[{path_[owner], static_cast<int>(pipe)}];
+          g.dmas.push_back(dma);
+          g.copies = buf.copies;
         }
         if (output) {
           dma.dst = dram, dma.a = onchip;
-          writebacks_[{path_[owner], static_cast<int>(pipe)}].dmas.push_back(dma);
+          auto& g = writebacks_[{path_[owner], static_cast<int>(pipe)}];
+          g.dmas.push_back(dma);
+          g.copies = buf.copies;
         }
       }
       if (output)
@@ -267,7 +298,7 @@ class Planner {
         auto [wq, rq] = diverge(use.producer, use.consumers[last]);
         wq->before.push_back(flag(Opcode::WaitFlag, reader, use.writer, e));
         rq->after.push_back(flag(Opcode::SetFlag, reader, use.writer, e));
-        primes_.push_back(flag(Opcode::SetFlag, reader, use.writer, e));
+        for (int64_t k = 0; k < local_.at(key).copies; ++k) primes_.push_back(flag(Opcode::SetFlag, reader, use.writer, e));
       }
     }
   }
@@ -289,7 +320,7 @@ class Planner {
     pre.push_back(flag(Opcode::WaitFlag, Pipe::Dma, pipe, 0));
     at.before.insert(at.before.begin(), pre.begin(), pre.end());
     at.after.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, e));
-    primes_.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, e));
+    for (int64_t k = 0; k < g.copies; ++k) primes_.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, e));
   }
 
   // Write-backs after the item: wait for the result, copy it out, then free the buffer.
@@ -300,13 +331,14 @@ class Planner {
     at.after.push_back(flag(Opcode::WaitFlag, pipe, Pipe::Dma, 0));
     at.after.insert(at.after.end(), g.dmas.begin(), g.dmas.end());
     at.after.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, e));
-    primes_.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, e));
+    for (int64_t k = 0; k < g.copies; ++k) primes_.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, e));
   }
 
   void check_capacity() const {
     for (size_t l = 1; l < used_.size(); ++l) {
       const auto& lv = a_.levels[l];
       const double bytes = static_cast<double>(used_[l]) * lv.word_bytes;
+      if (!lv.unlimited() && bytes > lv.capacity_bytes && double_buffer_) throw TooBig{};
       if (!lv.unlimited() && bytes > lv.capacity_bytes)
         refuse("the program's buffers need " + std::to_string(static_cast<int64_t>(bytes)) + " B of " + lv.name + ", which holds " +
                std::to_string(static_cast<int64_t>(lv.capacity_bytes)) + " B (lowering keeps one buffer per tensor and operator)");
@@ -337,7 +369,12 @@ class Planner {
 
 arch::Program plan_program(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton s,
                            const std::vector<int64_t>& coords, arch::DType dtype) {
-  return Planner(a, w, f, s, coords, dtype).run();
+  try {
+    Skeleton attempt = s;  // planning writes into the skeleton: keep `s` clean for a retry
+    return Planner(a, w, f, attempt, coords, dtype, true).run();
+  } catch (const Planner::TooBig&) {
+    return Planner(a, w, f, s, coords, dtype, false).run();  // single buffers, if they fit
+  }
 }
 
 }  // namespace dfx::mapper::lowering

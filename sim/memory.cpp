@@ -6,6 +6,11 @@ namespace dfx::sim {
 void block_addresses(const arch::MemRef& r, const LoopIndex& idx, std::vector<int64_t>& out) {
   int64_t base = r.base;
   for (size_t j = 0; j < r.loop_steps.size() && j < idx.size(); ++j) base += r.loop_steps[j] * idx[j];
+  if (r.ring > 1) {
+    int64_t copy = 0;
+    for (size_t j = 0; j < r.ring_weights.size() && j < idx.size(); ++j) copy += r.ring_weights[j] * idx[j];
+    base += (copy % r.ring) * r.ring_stride;
+  }
   out.assign(1, base);
   // Expand one dimension at a time, outermost first, so the result is row-major.
   for (size_t d = 0; d < r.sizes.size(); ++d) {
