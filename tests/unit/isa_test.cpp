@@ -56,6 +56,26 @@ TEST_F(BadProgram, SyntaxErrorsHaveLineAndColumn) {
   EXPECT_NE(err.find("never closed"), std::string::npos) << err;
 }
 
+TEST_F(BadProgram, RingsAndInitMasks) {
+  const std::string text = "loop 3\n  loop 2\n    dma SPM[0 %2*64(i0+i1) : 64 / 1] <- DRAM[0 +64*i0 : 64 / 1]\n"
+                           "    mma SPM[1000 : 4x4 / 4,1] += SPM[0 %2*64(i1) : 4x4 / 4,1] * SPM[200 : 4x4 / 4,1] init i1\n  endloop\nendloop\n";
+  Program p = parse_program(text, "p.s", tpu);
+  check_program(p, tpu, "p.s");
+  EXPECT_EQ(p.code[2].dst.ring, 2);
+  EXPECT_EQ(p.code[2].dst.ring_weights, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(address_range(p.code[2].dst, {3, 2}).second, 64 + 63);
+  EXPECT_TRUE(accumulates(p.code[3], {0, 1}));
+  EXPECT_FALSE(accumulates(p.code[3], {2, 0}));
+  Program back = parse_program(print_program(p, tpu), "printed", tpu);
+  Program bin = decode_program(encode_program(p), "bin");
+  for (size_t i = 0; i < p.code.size(); ++i) EXPECT_TRUE(back.code[i] == p.code[i] && bin.code[i] == p.code[i]) << i;
+  // The second copy is what reaches past the end.
+  std::string err = problems(tpu, "loop 2\ndma SPM[196500 %2*64(i0) : 64 / 1] <- DRAM[0 : 64 / 1]\nendloop\n");
+  EXPECT_NE(err.find("reaches element 196627"), std::string::npos) << err;
+  err = test::input_error([&] { parse_program("mma SPM[0 : 4x4 / 4,1] = SPM[0 : 4x4 / 4,1] * SPM[0 : 4x4 / 4,1] init i0\n", "p.s", tpu); });
+  EXPECT_NE(err.find("'init' only makes sense with '+='"), std::string::npos) << err;
+}
+
 TEST_F(BadProgram, Declarations) {
   std::string err = test::input_error([&] { parse_program(".dtype fp32\nhalt\n", "p.s", tpu); });
   EXPECT_NE(err.find("unknown element type 'fp32'"), std::string::npos) << err;

@@ -61,6 +61,22 @@ TEST(Lower, ShippedDataflowsRunAndMatchTheModelsTraffic) {
   }
 }
 
+TEST(Lower, EmittedProgramsRoundTripThroughTextAndBinary) {
+  Case k = shipped("edge", "attention_g1", "attention_g1_edge_fused_pipe");
+  const mapper::Lowered low = mapper::lower(k.a, k.w, k.f, arch::DType::Fp16);
+  ASSERT_NE(low.text.find("%2*"), std::string::npos) << "buffers inside loops are double buffered";
+  for (const arch::Program& p : low.programs) {
+    const arch::Program text = arch::parse_program(arch::print_program(p, k.a), "printed", k.a);
+    const arch::Program bin = arch::decode_program(arch::encode_program(p), "bin");
+    for (const arch::Program* q : {&text, &bin}) {
+      ASSERT_EQ(q->code.size(), p.code.size());
+      for (size_t i = 0; i < p.code.size(); ++i) EXPECT_TRUE(q->code[i] == p.code[i]) << "instruction " << i;
+      EXPECT_TRUE(q->tensors == p.tensors);
+      EXPECT_EQ(q->dtype, p.dtype);
+    }
+  }
+}
+
 TEST(Lower, ExploredAttentionWithBatchLoopsInsideTheTile) {
   // The explorer's best puts b inside the on-chip tiles: instructions loop over batches. The
   // four cores share K and V, which the model multicasts and the programs each read.
