@@ -4,6 +4,7 @@
 
 #include "mapper/lower_internal.h"
 #include "mapper/lower_ops.h"
+#include "model/placement.h"
 
 namespace dfx::mapper::lowering {
 namespace {
@@ -54,7 +55,8 @@ class Planner {
  private:
   struct TransferGroup {
     std::vector<Instruction> dmas;
-    int64_t copies = 1;  // of the buffers it fills or drains: as many tokens free at the start
+    bool synced = false;  // it fills (drains) a buffer a compute pipe reads (writes): flags needed
+    int64_t copies = 1;   // of that buffer: as many free tokens at the start
   };
 
   const arch::Arch& a_;
@@ -65,7 +67,8 @@ class Planner {
   arch::DType dtype_;
   bool double_buffer_;
 
-  std::vector<int> home_node_, home_level_;  // per tensor: fusion node and level if on chip, else -1
+  model::Placement placement_;
+  std::vector<int> home_node_;  // per tensor: its fusion tile if it lives on chip, else -1
   std::vector<Buffer> dram_;                 // per tensor (level -1 when it never goes to DRAM)
   std::map<std::pair<int, int>, Buffer> local_;
   std::vector<int64_t> used_;                // elements allocated per level
@@ -97,13 +100,13 @@ class Planner {
   // A buffer at path position `pos` (-1: outside every loop). Inside loops it is double
   // buffered: consecutive executions of its position alternate between two copies, chosen by
   // the parity of the position's linear iteration count Σ i_j·Π_{k>j} n_k.
-  Buffer allocate(int level, const std::vector<int64_t>& box, int pos) {
+  Buffer allocate(int level, const std::vector<int64_t>& box, int pos, bool ring = true) {
     Buffer b;
     b.level = level;
     b.box = box;
     b.strides = row_major(box);
     const std::vector<const Item*> loops = pos < 0 ? std::vector<const Item*>{} : loops_between(0, static_cast<size_t>(pos));
-    if (double_buffer_ && level > 0 && !loops.empty()) {
+    if (ring && double_buffer_ && level > 0 && !loops.empty()) {
       b.copies = 2;
       int64_t inner = 1;
       b.ring_weights.assign(loops.size(), 0);
@@ -119,22 +122,14 @@ class Planner {
     return b;
   }
 
-  // Home of every tensor: intermediates live at their fusion tile's level (or where `keep` says);
-  // the rest, and intermediates fused only at the root, live in DRAM.
+  // Where every tensor lives and which tiles keep buffers of it: the model's placement. An
+  // intermediate whose home is on chip lives in a buffer of its fusion tile; the rest in DRAM.
   void place_tensors() {
-    const model::OpsBelow below = model::ops_below(f_, w_.ops.size());
+    placement_ = model::place(a_, w_, f_);
     home_node_.assign(w_.tensors.size(), -1);
-    home_level_.assign(w_.tensors.size(), -1);
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
-      const model::Tensor& ten = w_.tensors[t];
-      if (!ten.is_intermediate()) continue;
-      const int node = model::fusion_tile(below, ten);
-      const model::TreeNode& tile = f_.nodes[static_cast<size_t>(node)];
-      int level = tile.levels.front();
-      for (const auto& [kt, kl] : tile.keep)
-        if (kt == static_cast<int>(t)) level = kl;
-      if (a_.levels[static_cast<size_t>(level)].parent < 0) continue;
-      home_node_[t] = node, home_level_[t] = level;
+      const model::TensorPlacement& tp = placement_.tensors[t];
+      if (w_.tensors[t].is_intermediate() && addressable(tp.home)) home_node_[t] = tp.region;
     }
     dram_.assign(w_.tensors.size(), Buffer{});
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
@@ -178,11 +173,11 @@ class Planner {
     return ext;
   }
 
-  // The outermost position the access can move out to while its slice stays the same: past
-  // every loop that does not index it, stopping at the first that does.
-  size_t hoist(const model::TensorAccess& acc) const {
-    size_t best = path_.size() - 1;
-    for (size_t p = path_.size() - 1; p-- > 0;) {
+  // The outermost position in [limit, start] the access can move out to while its slice stays
+  // the same: past every loop that does not index it, stopping at the first that does.
+  size_t hoist(const model::TensorAccess& acc, size_t start, size_t limit) const {
+    size_t best = start;
+    for (size_t p = start; p-- > limit;) {
       if (!program_loop(p)) continue;
       if (indexes(acc, path_[p]->dim)) break;
       best = p;
@@ -190,11 +185,36 @@ class Planner {
     return best;
   }
 
-  int level_for(const Item& compute, arch::Role role) const {
-    const auto& levels = f_.nodes[static_cast<size_t>(s_.instruction_tile[static_cast<size_t>(compute.op)])].levels;
-    for (int l : levels)
-      if (a_.levels[static_cast<size_t>(l)].holds[static_cast<int>(role)]) return l;
-    return levels.front();
+  bool addressable(int level) const {
+    const auto& lv = a_.levels[static_cast<size_t>(level)];
+    return lv.parent >= 0 && lv.instances <= a_.cores * a_.sub_cores;
+  }
+
+  size_t group_position(int node) const {
+    size_t p = 0;
+    while (path_[p]->kind != Item::Kind::Group || path_[p]->node != node) ++p;
+    return p;
+  }
+
+  // Levels from `from` to `to` along the arch's declared paths (fewest hops), or refuse. Paths
+  // work both ways, as in the model and arch::check_program.
+  std::vector<int> route(int from, int to) const {
+    std::vector<int> prev(a_.levels.size(), -2);
+    std::vector<int> queue = {from};
+    prev[static_cast<size_t>(from)] = -1;
+    for (size_t q = 0; q < queue.size(); ++q)
+      for (const auto& path : a_.paths)
+        for (auto [x, y] : {std::pair{path.from, path.to}, std::pair{path.to, path.from}})
+          if (x == queue[q] && prev[static_cast<size_t>(y)] == -2) {
+            prev[static_cast<size_t>(y)] = queue[q];
+            queue.push_back(y);
+          }
+    if (prev[static_cast<size_t>(to)] == -2)
+      refuse("no data path from '" + a_.levels[static_cast<size_t>(from)].name + "' to '" + a_.levels[static_cast<size_t>(to)].name +
+             "' in the arch, which this dataflow needs");
+    std::vector<int> r;
+    for (int l = to; l != -1; l = prev[static_cast<size_t>(l)]) r.insert(r.begin(), l);
+    return r;
   }
 
   // DRAM address of the access's slice at path position `pos` for this core.
@@ -209,69 +229,132 @@ class Planner {
     return r;
   }
 
-  // The buffer's block for an access: base plus steps for the loops from the buffer's position in.
-  arch::MemRef buffer_steps(const Buffer& b, const model::TensorAccess& acc, size_t owner_pos) const {
-    arch::MemRef r = block(b.level, b.base, {}, {});
-    for (size_t p = 0; p + 1 < path_.size(); ++p)
+  // The access's block in a buffer positioned at `owner` (-1 for DRAM), addressed from path
+  // position `at`: steps for the loops between the two, the buffer's ring; `box` gives sizes.
+  arch::MemRef block_in(const Buffer& b, long owner, const model::TensorAccess& acc, size_t at,
+                        const std::vector<int64_t>& box) const {
+    if (owner < 0) return dram_ref(acc, at, box);
+    arch::MemRef r = block(b.level, b.base, box, box.empty() ? std::vector<int64_t>{} : b.strides);
+    for (size_t p = 0; p < at; ++p)
       if (program_loop(p))
-        r.loop_steps.push_back(p >= owner_pos ? path_[p]->chunk * stride_of(acc, b, path_[p]->dim) : 0);
+        r.loop_steps.push_back(static_cast<long>(p) >= owner ? path_[p]->chunk * stride_of(acc, b, path_[p]->dim) : 0);
     apply_ring(b, r, r.loop_steps.size());
     return r;
+  }
+
+  // Copies between two buffers of an access at path position `at`, through the levels of the
+  // route between them (each hop gets a buffer of its own).
+  std::vector<Instruction> copy_chain(const Buffer& from, long from_owner, const Buffer& to, long to_owner,
+                                      const model::TensorAccess& acc, size_t at) {
+    const int from_level = from_owner < 0 ? 0 : from.level, to_level = to_owner < 0 ? 0 : to.level;
+    const std::vector<int> levels = route(from_level, to_level);
+    const std::vector<int64_t>& box = from_owner < 0 ? to.box : from.box;
+    std::vector<Instruction> out;
+    Buffer src = from;
+    long src_owner = from_owner;
+    for (size_t h = 1; h < levels.size(); ++h) {
+      const bool last = h + 1 == levels.size();
+      Buffer dst = last ? to : allocate(levels[h], box, static_cast<int>(at), false);
+      const long dst_owner = last ? to_owner : static_cast<long>(at);
+      Instruction dma;
+      dma.op = Opcode::Dma;
+      dma.a = block_in(src, src_owner, acc, at, box);
+      dma.dst = block_in(dst, dst_owner, acc, at, box);
+      out.push_back(dma);
+      src = dst, src_owner = dst_owner;
+    }
+    return out;
+  }
+
+  struct Stage {
+    Buffer buf;
+    long pos = -1;  // the buffer's position in path_ (-1: DRAM)
+  };
+
+  // Where an access's data is, from the outside in: DRAM or the intermediate's home buffer, then
+  // a buffer for every tile on the path that keeps its own (the model's owners), each filled from
+  // (or written back to) the one outside it at the outermost loop its slice allows.
+  Stage plan_access(const model::Op& x, Pipe pipe, const model::TensorAccess& acc, bool output, const Item& c, bool& carry) {
+    const auto t = static_cast<size_t>(acc.tensor);
+    const model::TensorPlacement& tp = placement_.tensors[t];
+    Stage outer{dram_[t], -1};
+    if (home_node_[t] >= 0) {
+      outer.pos = static_cast<long>(group_position(home_node_[t]));
+      const auto key = std::pair{acc.tensor, home_node_[t]};
+      if (!local_.count(key)) local_[key] = allocate(tp.home, box_of(acc, extent_at(static_cast<size_t>(outer.pos), c)), static_cast<int>(outer.pos));
+      outer.buf = local_[key];
+    }
+    std::vector<size_t> owners;
+    for (size_t p = static_cast<size_t>(outer.pos + 1); p + 1 < path_.size(); ++p) {
+      const Item& it = *path_[p];
+      if (it.kind == Item::Kind::Group && tp.owner[static_cast<size_t>(it.node)] && addressable(tp.level[static_cast<size_t>(it.node)]))
+        owners.push_back(p);
+    }
+    if (owners.empty() && outer.pos < 0)
+      refuse("operator '" + x.name + "' would read '" + w_.tensors[t].name + "' straight from DRAM; give it an on-chip tile");
+    std::vector<Stage> stages = {outer};
+    for (size_t i = 0; i < owners.size(); ++i) {
+      const Stage& prev = stages.back();
+      const size_t anchor = hoist(acc, owners[i], static_cast<size_t>(prev.pos + 1));
+      const bool innermost = i + 1 == owners.size();
+      const int level = tp.level[static_cast<size_t>(path_[owners[i]]->node)];
+      stages.push_back({allocate(level, box_of(acc, extent_at(anchor, c)), static_cast<int>(anchor), innermost), static_cast<long>(anchor)});
+    }
+    // Transfers, anchored at each stage's position; fills outside in, write-backs inside out.
+    for (size_t i = 1; i < stages.size(); ++i) {
+      const Stage &prev = stages[i - 1], &cur = stages[i];
+      const auto anchor = static_cast<size_t>(cur.pos);
+      bool partial = false;
+      for (size_t p = static_cast<size_t>(std::max(prev.pos, 0L)); p < anchor; ++p)
+        partial |= output && program_loop(p) && is_reduction(x, path_[p]->dim);
+      if (partial && prev.pos >= 0 && home_node_[t] >= 0 && i == 1)
+        refuse("operator '" + x.name + "' reduces over a loop between its fusion tile and its own tile; move the loop inside");
+      carry |= partial;
+      TransferGroup& fill = fills_[{path_[anchor], static_cast<int>(pipe)}];
+      if (!output || carry) {
+        for (Instruction& d : copy_chain(prev.buf, prev.pos, cur.buf, cur.pos, acc, anchor)) fill.dmas.push_back(d);
+        fill.synced |= i + 1 == stages.size();
+        fill.copies = std::max(fill.copies, cur.buf.copies);
+      }
+    }
+    for (size_t i = stages.size(); output && i-- > 1;) {
+      const Stage &prev = stages[i - 1], &cur = stages[i];
+      TransferGroup& back = writebacks_[{path_[static_cast<size_t>(cur.pos)], static_cast<int>(pipe)}];
+      for (Instruction& d : copy_chain(cur.buf, cur.pos, prev.buf, prev.pos, acc, static_cast<size_t>(cur.pos))) back.dmas.push_back(d);
+      back.synced |= i + 1 == stages.size();
+      back.copies = std::max(back.copies, cur.buf.copies);
+    }
+    if (home_node_[t] >= 0) {
+      LocalUse& use = local_uses_[{acc.tensor, home_node_[t]}];
+      const Pipe user = owners.empty() ? pipe : Pipe::Dma;  // who touches the home buffer
+      if (output) use.producer = path_, use.writer = user;
+      else use.consumers.push_back(path_), use.readers.push_back(user);
+    }
+    return stages.back();
   }
 
   void plan_compute(Item& c) {
     const model::Op& x = op(c.op);
     const Pipe pipe = x.unit == arch::UnitKind::Matrix ? Pipe::Matrix : Pipe::Vector;
     OperandRefs refs;
-    std::vector<size_t> reduction_loops_inside;  // path positions of X's reduction loops inside its output's buffer
-    bool partial = false;
+    bool carry = false;  // partial sums come back from outside: always accumulate
+    Stage out;
     for (size_t k = 0; k <= x.inputs.size(); ++k) {
       const bool output = k == x.inputs.size();
       const model::TensorAccess& acc = output ? x.out : x.inputs[k];
-      const auto t = static_cast<size_t>(acc.tensor);
-      size_t owner = 0;
-      Buffer buf;
-      if (home_node_[t] >= 0) {
-        while (path_[owner]->kind != Item::Kind::Group || path_[owner]->node != home_node_[t]) ++owner;
-        const auto key = std::pair{acc.tensor, home_node_[t]};
-        if (!local_.count(key)) local_[key] = allocate(home_level_[t], box_of(acc, extent_at(owner, c)), static_cast<int>(owner));
-        buf = local_[key];
-        LocalUse& use = local_uses_[key];
-        if (output) use.producer = path_, use.writer = pipe;
-        else use.consumers.push_back(path_), use.readers.push_back(pipe);
-      } else {
-        owner = hoist(acc);
-        buf = allocate(level_for(c, x.role_of(acc.tensor)), box_of(acc, extent_at(owner, c)), static_cast<int>(owner));
-        arch::MemRef onchip = block(buf.level, buf.base, buf.box, buf.strides);
-        onchip.loop_steps.assign(loops_between(0, owner).size(), 0);
-        apply_ring(buf, onchip, onchip.loop_steps.size());
-        const arch::MemRef dram = dram_ref(acc, owner, buf.box);
-        for (const Item* l : loops_between(0, owner)) partial |= output && is_reduction(x, l->dim);
-        Instruction dma;
-        dma.op = Opcode::Dma;
-        if (!output || partial) {
-          dma.dst = onchip, dma.a = dram;
-          auto& g = fills_[{path_[owner], static_cast<int>(pipe)}];
-          g.dmas.push_back(dma);
-          g.copies = buf.copies;
-        }
-        if (output) {
-          dma.dst = dram, dma.a = onchip;
-          auto& g = writebacks_[{path_[owner], static_cast<int>(pipe)}];
-          g.dmas.push_back(dma);
-          g.copies = buf.copies;
-        }
-      }
-      if (output)
-        for (size_t p = owner; p + 1 < path_.size(); ++p)
-          if (program_loop(p) && is_reduction(x, path_[p]->dim)) reduction_loops_inside.push_back(p);
-      (output ? refs.out : refs.in.emplace_back()) = {buffer_steps(buf, acc, owner), buf, &acc};
+      const Stage st = plan_access(x, pipe, acc, output, c, carry);
+      if (output) out = st;
+      const std::vector<int64_t> shape_later;  // matrix_code / vector_code set sizes and strides
+      const OperandRef operand{block_in(st.buf, st.pos, acc, path_.size() - 1, shape_later), st.buf, &acc};
+      if (output) refs.out = operand;
+      else refs.in.push_back(operand);
     }
-    // Accumulate across loops: from zero at their first iteration, or onto partial sums read back.
+    // Reduction loops inside the result's buffer: start from zero at their first iteration.
     int64_t init_mask = 0;
-    if (!partial)
-      for (size_t p : reduction_loops_inside) init_mask |= int64_t{1} << loops_between(0, p).size();
-    const bool accumulate = partial || init_mask != 0;
+    if (!carry)
+      for (size_t p = static_cast<size_t>(std::max(out.pos, 0L)); p + 1 < path_.size(); ++p)
+        if (program_loop(p) && is_reduction(x, path_[p]->dim)) init_mask |= int64_t{1} << loops_between(0, p).size();
+    const bool accumulate = carry || init_mask != 0;
     if (x.unit == arch::UnitKind::Vector && accumulate)
       refuse("operator '" + x.name + "' reduces over a loop above its on-chip tile; lowering needs a vector reduction's "
              "reduced dimensions inside one tile");
@@ -313,6 +396,11 @@ class Planner {
   // Fills before the item: wait until the pipe is done with the old contents, copy, then let
   // the pipe go on.
   void attach_fills(Item& at, Pipe pipe, const TransferGroup& g) {
+    if (g.dmas.empty()) return;
+    if (!g.synced) {  // staging only the dma pipe itself reads: program order is enough
+      at.before.insert(at.before.begin(), g.dmas.begin(), g.dmas.end());
+      return;
+    }
     const int e = event(pipe, Pipe::Dma);
     std::vector<Instruction> pre = {flag(Opcode::WaitFlag, pipe, Pipe::Dma, e)};
     pre.insert(pre.end(), g.dmas.begin(), g.dmas.end());
@@ -325,6 +413,11 @@ class Planner {
 
   // Write-backs after the item: wait for the result, copy it out, then free the buffer.
   void attach_writebacks(Item& at, Pipe pipe, const TransferGroup& g) {
+    if (g.dmas.empty()) return;
+    if (!g.synced) {
+      at.after.insert(at.after.end(), g.dmas.begin(), g.dmas.end());
+      return;
+    }
     const int e = event(Pipe::Dma, pipe);
     at.before.push_back(flag(Opcode::WaitFlag, Pipe::Dma, pipe, e));
     at.after.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, 0));
