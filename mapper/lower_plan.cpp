@@ -242,13 +242,12 @@ class Planner {
     return r;
   }
 
-  // Copies between two buffers of an access at path position `at`, through the levels of the
-  // route between them (each hop gets a buffer of its own).
+  // Copies of the inner buffer's slice (`box`) between two buffers of an access at path position
+  // `at`, through the levels of the route between them (each hop gets a buffer of its own).
   std::vector<Instruction> copy_chain(const Buffer& from, long from_owner, const Buffer& to, long to_owner,
-                                      const model::TensorAccess& acc, size_t at) {
+                                      const model::TensorAccess& acc, size_t at, const std::vector<int64_t>& box) {
     const int from_level = from_owner < 0 ? 0 : from.level, to_level = to_owner < 0 ? 0 : to.level;
     const std::vector<int> levels = route(from_level, to_level);
-    const std::vector<int64_t>& box = from_owner < 0 ? to.box : from.box;
     std::vector<Instruction> out;
     Buffer src = from;
     long src_owner = from_owner;
@@ -312,7 +311,7 @@ class Planner {
       carry |= partial;
       TransferGroup& fill = fills_[{path_[anchor], static_cast<int>(pipe)}];
       if (!output || carry) {
-        for (Instruction& d : copy_chain(prev.buf, prev.pos, cur.buf, cur.pos, acc, anchor)) fill.dmas.push_back(d);
+        for (Instruction& d : copy_chain(prev.buf, prev.pos, cur.buf, cur.pos, acc, anchor, cur.buf.box)) fill.dmas.push_back(d);
         fill.synced |= i + 1 == stages.size();
         fill.copies = std::max(fill.copies, cur.buf.copies);
       }
@@ -320,7 +319,7 @@ class Planner {
     for (size_t i = stages.size(); output && i-- > 1;) {
       const Stage &prev = stages[i - 1], &cur = stages[i];
       TransferGroup& back = writebacks_[{path_[static_cast<size_t>(cur.pos)], static_cast<int>(pipe)}];
-      for (Instruction& d : copy_chain(cur.buf, cur.pos, prev.buf, prev.pos, acc, static_cast<size_t>(cur.pos))) back.dmas.push_back(d);
+      for (Instruction& d : copy_chain(cur.buf, cur.pos, prev.buf, prev.pos, acc, static_cast<size_t>(cur.pos), cur.buf.box)) back.dmas.push_back(d);
       back.synced |= i + 1 == stages.size();
       back.copies = std::max(back.copies, cur.buf.copies);
     }

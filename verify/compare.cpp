@@ -13,8 +13,10 @@ namespace {
 
 std::string row(const std::string& what, double model, double sim) {
   char buf[160];
-  const double diff = model != 0 ? (sim - model) / model * 100 : 0;
-  std::snprintf(buf, sizeof buf, "%-24s %16.0f %16.0f %+11.1f%%\n", what.c_str(), model, sim, diff);
+  if (model == 0 && sim != 0)  // e.g. staging the model does not count
+    std::snprintf(buf, sizeof buf, "%-24s %16.0f %16.0f %12s\n", what.c_str(), model, sim, "(not in model)");
+  else
+    std::snprintf(buf, sizeof buf, "%-24s %16.0f %16.0f %+11.1f%%\n", what.c_str(), model, sim, model != 0 ? (sim - model) / model * 100 : 0.0);
   return buf;
 }
 
