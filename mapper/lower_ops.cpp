@@ -132,7 +132,7 @@ bool is_reduction(const model::Op& op, int dim) {
   return false;
 }
 
-std::vector<Instruction> matrix_code(const model::Workload& w, const model::Op& x, const std::vector<int64_t>& block,
+std::vector<Instruction> matrix_code(const model::Workload&, const model::Op& x, const std::vector<int64_t>& block,
                                      const OperandRefs& refs, bool accumulate, int64_t init_mask) {
   OperandRef a = refs.in[0], b = refs.in[1], c = refs.out;
   if (x.role_of(a.acc->tensor) != arch::Role::Left) std::swap(a, b);
@@ -145,13 +145,28 @@ std::vector<Instruction> matrix_code(const model::Workload& w, const model::Op& 
     else if (in_a && in_b) k.push_back(d);
   }
   m = nontrivial(m, block), n = nontrivial(n, block), k = nontrivial(k, block);
-  for (const auto& [dims, what] : {std::pair{&m, "rows (M)"}, std::pair{&n, "columns (N)"}, std::pair{&k, "reduction (K)"}})
-    if (dims->size() > 1)
-      refuse(x, std::string("its tile spans ") + std::to_string(dims->size()) + " " + what + " dimensions (" +
-                    w.dims[static_cast<size_t>((*dims)[0])].name + ", " + w.dims[static_cast<size_t>((*dims)[1])].name +
-                    "); an mma takes one of each: split all but one with factors over the whole extent");
-  const int dm = m.empty() ? -1 : m[0], dn = n.empty() ? -1 : n[0], dk = k.empty() ? -1 : k[0];
-  Wrapped loops = open_loops(nontrivial(batch, block), block, {&a, &b, &c});
+  // The largest M, N and K dimension go into the mma; the others (a convolution's second output
+  // dimension and its window) become loops around it, the reduction ones innermost.
+  std::vector<int> around = nontrivial(batch, block);
+  auto keep_largest = [&](std::vector<int>& dims) {
+    if (dims.empty()) return -1;
+    auto best = std::max_element(dims.begin(), dims.end(), [&](int p, int q) { return block[static_cast<size_t>(p)] < block[static_cast<size_t>(q)]; });
+    const int d = *best;
+    dims.erase(best);
+    around.insert(around.end(), dims.begin(), dims.end());
+    return d;
+  };
+  const int dm = keep_largest(m), dn = keep_largest(n);
+  const size_t first_k_loop = around.size();
+  const int dk = keep_largest(k);
+  const size_t depth = c.ref.loop_steps.size();
+  Wrapped loops = open_loops(around, block, {&a, &b, &c});
+  // Reduction loops around the mma accumulate; unless partial sums come back from outside, the
+  // first contribution (every masked loop at 0) starts from zero.
+  if (around.size() > first_k_loop && !(accumulate && init_mask == 0)) {
+    for (size_t j = first_k_loop; j < around.size(); ++j) init_mask |= int64_t{1} << (depth + j);
+    accumulate = true;
+  }
   Instruction mma;
   mma.op = Opcode::Mma;
   mma.dst = shaped(c, {dm, dn}, block);

@@ -47,6 +47,18 @@ class Builder {
     }
   }
 
+  // Cores exchange no data, so none may hold a partial sum another core must add to.
+  void refuse_core_reduction(int n, const model::Loop& l) const {
+    std::vector<int> ops;
+    leaves_below(n, ops);
+    for (int op : ops)
+      for (int d : w_.ops[static_cast<size_t>(op)].reduction_dims)
+        if (d == l.dim)
+          throw InputError(l.loc, "this loop spreads '" + w_.dims[static_cast<size_t>(d)].name + "', a reduction of operator '" +
+                                      w_.ops[static_cast<size_t>(op)].name + "', over cores; lowering needs each core to finish "
+                                      "its own results (cores do not add each other's partial sums)");
+  }
+
   bool is_instruction_tile(int n) const {
     for (int t : s_.instruction_tile)
       if (t == n) return true;
@@ -93,6 +105,7 @@ class Builder {
       Item loop;
       loop.kind = Item::Kind::Loop;
       loop.on_cores = l.spatial && a_.levels[static_cast<size_t>(t.levels.front())].parent < 0;
+      if (loop.on_cores) refuse_core_reduction(n, l);
       loop.dim = l.dim;
       loop.count = l.factor;
       loop.chunk = ext[d];
@@ -110,27 +123,47 @@ namespace {
 
 // The on-core loops above every instruction must agree, so that each core works on its own
 // slice of every tensor and needs no other core's results.
-void collect_core_split(const Item& it, std::vector<int64_t>& split, std::vector<int64_t>& seen, bool& first, bool& agree) {
+using Split = std::vector<std::pair<int, int64_t>>;  // (dim, cores) of each on-core loop
+
+void collect_core_split(const Item& it, Split& split, Split& seen, bool& first, bool& agree) {
   if (it.kind == Item::Kind::Compute) {
     if (first) seen = split, first = false;
     else agree &= seen == split;
     return;
   }
-  if (it.on_cores) split.push_back(it.count);
+  if (it.on_cores) split.push_back({it.dim, it.count});
   for (const Item& c : it.body) collect_core_split(c, split, seen, first, agree);
   if (it.on_cores) split.pop_back();
+}
+
+// A consumer that reads a window of an intermediate across a split dim needs its neighbour
+// core's rows.
+void refuse_windows_across_cores(const model::Workload& w, const Split& split, const model::Dataflow& f) {
+  for (const auto& op : w.ops)
+    for (const auto& in : op.inputs) {
+      if (w.tensors[static_cast<size_t>(in.tensor)].producer < 0) continue;
+      for (const auto& ix : in.index)
+        for (const auto& term : ix.terms)
+          for (const auto& [d, n] : split)
+            if (term.dim == d && ix.terms.size() > 1)
+              throw InputError(f.root().loc, "operator '" + op.name + "' reads a window of '" + w.tensors[static_cast<size_t>(in.tensor)].name +
+                                                 "' across '" + w.dims[static_cast<size_t>(d)].name +
+                                                 "', which the cores split: each core would need its neighbour's results");
+    }
 }
 
 }  // namespace
 
 Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) {
   Skeleton s = Builder(a, w, f).run();
-  std::vector<int64_t> split;
+  Split split, seen;
   bool first = true, agree = true;
-  collect_core_split(s.root, split, s.core_split, first, agree);
+  collect_core_split(s.root, split, seen, first, agree);
   if (!agree)
     throw InputError(f.root().loc, "the DRAM tiles' spatial loops differ between operators; lowering needs the same core "
-                                   "split above every operator (cores do not exchange data)");
+                                   "split (dims and factors) above every operator (cores do not exchange data)");
+  refuse_windows_across_cores(w, seen, f);
+  for (const auto& [d, n] : seen) s.core_split.push_back(n);
   int64_t cores = 1;
   for (int64_t c : s.core_split) cores *= c;
   if (cores > a.cores)
