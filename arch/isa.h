@@ -13,7 +13,9 @@
 
 namespace dfx::arch {
 
-enum class Opcode : uint8_t { Dma = 1, Mma, Vec, SetFlag, WaitFlag, Loop, EndLoop, Halt };
+// Barrier: the core waits until its pipes are idle and every core of the run has reached its
+// matching barrier (the k-th of each core), so that cores can hand data over through DRAM.
+enum class Opcode : uint8_t { Dma = 1, Mma, Vec, SetFlag, WaitFlag, Loop, EndLoop, Halt, Barrier };
 
 // The units that run instructions side by side; flags order them.
 enum class Pipe : uint8_t { Dma, Matrix, Vector, Scalar };

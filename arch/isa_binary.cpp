@@ -133,7 +133,7 @@ Program decode_program(const std::vector<uint8_t>& bytes, const std::string& nam
   for (int64_t n = 0; n < count; ++n) {
     Instruction i;
     const uint8_t op = r.u8();
-    if (op < static_cast<uint8_t>(Opcode::Dma) || op > static_cast<uint8_t>(Opcode::Halt))
+    if (op < static_cast<uint8_t>(Opcode::Dma) || op > static_cast<uint8_t>(Opcode::Barrier))
       r.fail("unknown opcode " + std::to_string(op) + " in instruction " + std::to_string(n));
     i.op = static_cast<Opcode>(op);
     i.accumulate = r.u8() != 0;

@@ -55,7 +55,8 @@ class Checker {
             counts.pop_back();
           }
           break;
-        case Opcode::Halt: break;
+        case Opcode::Halt:
+        case Opcode::Barrier: break;
       }
       if ((i.op == Opcode::SetFlag || i.op == Opcode::WaitFlag) && (i.event < 0 || i.event > 15))
         problem("flag event " + std::to_string(i.event) + " (0 to 15)");

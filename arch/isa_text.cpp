@@ -230,6 +230,8 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
       if (--depth < 0) lp.fail("endloop without loop");
     } else if (op == "halt") {
       i.op = Opcode::Halt;
+    } else if (op == "barrier") {
+      i.op = Opcode::Barrier;
     } else {
       lp.fail("unknown instruction '" + op + "'");
     }
@@ -267,6 +269,7 @@ std::string print_program(const Program& p, const Arch& a) {
       case Opcode::Loop: os << "loop " << i.count; break;
       case Opcode::EndLoop: os << "endloop"; break;
       case Opcode::Halt: os << "halt"; break;
+      case Opcode::Barrier: os << "barrier"; break;
     }
     os << '\n';
     if (i.op == Opcode::Loop) ++depth;

@@ -7,17 +7,10 @@ namespace dfx::mapper {
 
 Lowered lower(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType dtype) {
   const lowering::Skeleton s = lowering::build_skeleton(a, w, f);
-  int64_t cores = 1;
-  for (int64_t c : s.core_split) cores *= c;
+  const int64_t cores = s.cores;
   Lowered out;
   for (int64_t core = 0; core < cores; ++core) {
-    std::vector<int64_t> coords(s.core_split.size());
-    int64_t rest = core;
-    for (size_t j = s.core_split.size(); j-- > 0;) {
-      coords[j] = rest % s.core_split[j];
-      rest /= s.core_split[j];
-    }
-    out.programs.push_back(lowering::plan_program(a, w, f, s, coords, dtype));
+    out.programs.push_back(lowering::plan_program(a, w, f, s, core, dtype));
     // Lines as in the emitted text (one header line, the declarations, then the code), so that
     // any message about the program points into the file dfx emit writes.
     arch::Program& p = out.programs.back();

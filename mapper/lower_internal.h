@@ -25,15 +25,16 @@ struct Item {
 
 struct Skeleton {
   Item root;
-  std::vector<int64_t> core_split;  // factors of the on-core loops, the same on every path
+  int64_t cores = 1;  // the most cores any operator's on-core loops spread over
   std::vector<int> instruction_tile;  // per op: the tree node whose tile becomes its instruction
 };
 
 Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f);
 
-// Attaches transfers, instructions and flags for the core at `coords` (one index per core_split)
-// and returns the program: the flags' initial tokens, then the skeleton in order, then halt.
+// Attaches transfers, instructions, flags and barriers for one core and returns its program: the
+// flags' initial tokens, then the skeleton in order, then halt. A core skips the operators whose
+// on-core loops spread over fewer cores than its number.
 arch::Program plan_program(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton s,
-                           const std::vector<int64_t>& coords, arch::DType dtype);
+                           int64_t core, arch::DType dtype);
 
 }  // namespace dfx::mapper::lowering

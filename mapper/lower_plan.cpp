@@ -29,14 +29,15 @@ Instruction flag(Opcode op, Pipe from, Pipe to, int event) {
 class Planner {
  public:
   Planner(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton& s,
-          const std::vector<int64_t>& coords, arch::DType dtype, bool double_buffer)
-      : a_(a), w_(w), f_(f), s_(s), coords_(coords), dtype_(dtype), double_buffer_(double_buffer) {}
+          int64_t core, arch::DType dtype, bool double_buffer)
+      : a_(a), w_(w), f_(f), s_(s), core_(core), dtype_(dtype), double_buffer_(double_buffer) {}
 
   // Thrown when double-buffered buffers do not fit: plan again with single ones.
   struct TooBig {};
 
   arch::Program run() {
     place_tensors();
+    place_barriers();
     visit(s_.root);
     sync_locals();
     for (auto& [key, g] : fills_) attach_fills(*key.first, static_cast<Pipe>(key.second), g);
@@ -63,7 +64,7 @@ class Planner {
   const model::Workload& w_;
   const model::Dataflow& f_;
   Skeleton& s_;
-  std::vector<int64_t> coords_;
+  int64_t core_;
   arch::DType dtype_;
   bool double_buffer_;
 
@@ -146,9 +147,71 @@ class Planner {
     }
   }
 
+  // The on-core loops of a path: (dim, cores) from the outside in.
+  static std::vector<std::pair<int, int64_t>> core_split(const std::vector<Item*>& path) {
+    std::vector<std::pair<int, int64_t>> out;
+    for (const Item* it : path)
+      if (it->kind == Item::Kind::Loop && it->on_cores) out.push_back({it->dim, it->count});
+    return out;
+  }
+
+  static void all_computes(Item& it, std::vector<Item*>& path, std::vector<std::vector<Item*>>& out) {
+    path.push_back(&it);
+    if (it.kind == Item::Kind::Compute) out.push_back(path);
+    for (Item& c : it.body) all_computes(c, path, out);
+    path.pop_back();
+  }
+
+  // Cores hand intermediates over through DRAM: unless every core reads exactly what it wrote
+  // (same core split, same indexing), the consumer waits at a barrier until every core has
+  // written, and inside a loop the producer's next round waits until every core has read.
+  void place_barriers() {
+    std::vector<std::vector<Item*>> computes;
+    std::vector<Item*> path;
+    all_computes(s_.root, path, computes);
+    std::vector<Item*> done;
+    auto barrier_before = [&](Item* it) {
+      if (std::count(done.begin(), done.end(), it)) return;
+      done.push_back(it);
+      Instruction b;
+      b.op = Opcode::Barrier;
+      it->before.insert(it->before.begin(), b);
+    };
+    for (const auto& prod : computes) {
+      const model::Op& px = op(prod.back()->op);
+      const auto t = static_cast<size_t>(px.out.tensor);
+      if (home_node_[t] >= 0) continue;
+      for (const auto& cons : computes)
+        for (const model::TensorAccess& in : op(cons.back()->op).inputs) {
+          if (in.tensor != px.out.tensor) continue;
+          bool same = core_split(prod) == core_split(cons) && in.index.size() == px.out.index.size();
+          for (size_t p = 0; same && p < in.index.size(); ++p) {
+            same &= in.index[p].terms.size() == px.out.index[p].terms.size();
+            for (size_t k = 0; same && k < in.index[p].terms.size(); ++k)
+              same &= in.index[p].terms[k].dim == px.out.index[p].terms[k].dim && in.index[p].terms[k].coef == px.out.index[p].terms[k].coef;
+          }
+          if (same || (core_split(prod).empty() && core_split(cons).empty() && s_.cores == 1)) continue;
+          size_t k = 0;
+          while (prod[k] == cons[k]) ++k;
+          barrier_before(cons[k]);
+          for (size_t q = 0; q < k; ++q)
+            if (prod[q]->kind == Item::Kind::Loop && !prod[q]->on_cores) barrier_before(prod[k]);
+        }
+    }
+  }
+
+  // How many cores the on-core loops of the current path spread over.
+  int64_t path_cores() const {
+    int64_t n = 1;
+    for (const Item* it : path_) n *= it->kind == Item::Kind::Loop && it->on_cores ? it->count : 1;
+    return n;
+  }
+
   void visit(Item& item) {
     path_.push_back(&item);
-    if (item.kind == Item::Kind::Compute) plan_compute(item);
+    if (item.kind == Item::Kind::Compute) {
+      if (core_ < path_cores()) plan_compute(item);  // else this core has no share of the operator
+    }
     else
       for (Item& child : item.body) visit(child);
     path_.pop_back();
@@ -222,9 +285,13 @@ class Planner {
     const Buffer& d = dram_[static_cast<size_t>(acc.tensor)];
     arch::MemRef r = block(0, d.base, box, d.strides);
     for (size_t p = 0; p < acc.index.size(); ++p) r.base += acc.index[p].offset * d.strides[p];
-    size_t j = 0;  // the core's coordinate along each on-core loop of the path
-    for (const Item* it : path_)
-      if (it->kind == Item::Kind::Loop && it->on_cores) r.base += coords_[j++] * it->chunk * stride_of(acc, d, it->dim);
+    // The core's coordinate along each on-core loop of the path: its number in mixed radix.
+    int64_t rest = core_;
+    for (size_t p = path_.size(); p-- > 0;)
+      if (path_[p]->kind == Item::Kind::Loop && path_[p]->on_cores) {
+        r.base += (rest % path_[p]->count) * path_[p]->chunk * stride_of(acc, d, path_[p]->dim);
+        rest /= path_[p]->count;
+      }
     for (const Item* l : loops_between(0, pos)) r.loop_steps.push_back(l->chunk * stride_of(acc, d, l->dim));
     return r;
   }
@@ -460,12 +527,12 @@ class Planner {
 }  // namespace
 
 arch::Program plan_program(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton s,
-                           const std::vector<int64_t>& coords, arch::DType dtype) {
+                           int64_t core, arch::DType dtype) {
   try {
     Skeleton attempt = s;  // planning writes into the skeleton: keep `s` clean for a retry
-    return Planner(a, w, f, attempt, coords, dtype, true).run();
+    return Planner(a, w, f, attempt, core, dtype, true).run();
   } catch (const Planner::TooBig&) {
-    return Planner(a, w, f, s, coords, dtype, false).run();  // single buffers, if they fit
+    return Planner(a, w, f, s, core, dtype, false).run();  // single buffers, if they fit
   }
 }
 

@@ -1,4 +1,6 @@
 // The program skeleton of a tile tree (see lower_internal.h).
+#include <algorithm>
+
 #include "mapper/lower_internal.h"
 
 namespace dfx::mapper::lowering {
@@ -123,49 +125,20 @@ namespace {
 
 // The on-core loops above every instruction must agree, so that each core works on its own
 // slice of every tensor and needs no other core's results.
-using Split = std::vector<std::pair<int, int64_t>>;  // (dim, cores) of each on-core loop
-
-void collect_core_split(const Item& it, Split& split, Split& seen, bool& first, bool& agree) {
-  if (it.kind == Item::Kind::Compute) {
-    if (first) seen = split, first = false;
-    else agree &= seen == split;
-    return;
-  }
-  if (it.on_cores) split.push_back({it.dim, it.count});
-  for (const Item& c : it.body) collect_core_split(c, split, seen, first, agree);
-  if (it.on_cores) split.pop_back();
-}
-
-// A consumer that reads a window of an intermediate across a split dim needs its neighbour
-// core's rows.
-void refuse_windows_across_cores(const model::Workload& w, const Split& split, const model::Dataflow& f) {
-  for (const auto& op : w.ops)
-    for (const auto& in : op.inputs) {
-      if (w.tensors[static_cast<size_t>(in.tensor)].producer < 0) continue;
-      for (const auto& ix : in.index)
-        for (const auto& term : ix.terms)
-          for (const auto& [d, n] : split)
-            if (term.dim == d && ix.terms.size() > 1)
-              throw InputError(f.root().loc, "operator '" + op.name + "' reads a window of '" + w.tensors[static_cast<size_t>(in.tensor)].name +
-                                                 "' across '" + w.dims[static_cast<size_t>(d)].name +
-                                                 "', which the cores split: each core would need its neighbour's results");
-    }
+// The most cores any operator's on-core loops spread over.
+int64_t cores_used(const Item& it, int64_t above) {
+  const int64_t here = it.on_cores ? above * it.count : above;
+  int64_t most = it.kind == Item::Kind::Compute ? here : 1;
+  for (const Item& c : it.body) most = std::max(most, cores_used(c, here));
+  return most;
 }
 
 }  // namespace
 
 Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) {
   Skeleton s = Builder(a, w, f).run();
-  Split split, seen;
-  bool first = true, agree = true;
-  collect_core_split(s.root, split, seen, first, agree);
-  if (!agree)
-    throw InputError(f.root().loc, "the DRAM tiles' spatial loops differ between operators; lowering needs the same core "
-                                   "split (dims and factors) above every operator (cores do not exchange data)");
-  refuse_windows_across_cores(w, seen, f);
-  for (const auto& [d, n] : seen) s.core_split.push_back(n);
-  int64_t cores = 1;
-  for (int64_t c : s.core_split) cores *= c;
+  s.cores = cores_used(s.root, 1);
+  const int64_t cores = s.cores;
   if (cores > a.cores)
     throw InputError(f.root().loc, "the root tile's spatial loops need " + std::to_string(cores) + " cores; the arch has " +
                                        std::to_string(a.cores));

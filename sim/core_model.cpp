@@ -49,6 +49,8 @@ bool CoreModel::finished() const {
 void CoreModel::wake_all() {
   for (PipeState& p : pipes_) p.pushed.notify(sc_core::SC_ZERO_TIME), p.popped.notify(sc_core::SC_ZERO_TIME);
   flag_set_.notify(sc_core::SC_ZERO_TIME);
+  pipe_idle_.notify(sc_core::SC_ZERO_TIME);
+  run_.barrier_released.notify(sc_core::SC_ZERO_TIME);
 }
 
 void CoreModel::dispatch() {
@@ -65,6 +67,11 @@ void CoreModel::dispatch() {
     ++st.instructions;
     ++cycle;
     if (i.op == Opcode::Halt) break;
+    if (i.op == Opcode::Barrier) {
+      barrier(i, cycle);
+      ++pc;
+      continue;
+    }
     if (i.op == Opcode::Loop) {
       loops.push_back({pc + 1, i.count});
       idx.push_back(0);
@@ -112,6 +119,30 @@ void CoreModel::dispatch() {
   stats_.cycles = std::max(stats_.cycles, run_.clock.now());
 }
 
+bool CoreModel::pipes_idle() const {
+  for (int p = 0; p < kScalar; ++p)
+    if (!pipes_[static_cast<size_t>(p)].queue.empty() || pipes_[static_cast<size_t>(p)].executing) return false;
+  return true;
+}
+
+// Drain this core's pipes, then wait for every core: the last to arrive releases the others.
+void CoreModel::barrier(const Instruction& i, int64_t& cycle) {
+  run_.clock.advance_to(cycle);
+  const int64_t start = run_.clock.now();
+  at_barrier_ = &i;
+  while (!pipes_idle() && !run_.abort.requested) sc_core::wait(pipe_idle_);
+  const int64_t generation = run_.barrier_generation;
+  if (++run_.at_barrier == run_.core_count) {
+    run_.at_barrier = 0;
+    ++run_.barrier_generation;
+    run_.barrier_released.notify(sc_core::SC_ZERO_TIME);
+  }
+  while (run_.barrier_generation == generation && !run_.abort.requested) sc_core::wait(run_.barrier_released);
+  at_barrier_ = nullptr;
+  stats_.pipes[kScalar].wait_flag += run_.clock.now() - start;
+  cycle = run_.clock.now();
+}
+
 void CoreModel::pipe_loop(int pipe) {
   PipeState& q = pipes_[static_cast<size_t>(pipe)];
   while (!run_.abort.requested) {
@@ -120,8 +151,11 @@ void CoreModel::pipe_loop(int pipe) {
     Entry e = std::move(q.queue.front());
     q.queue.pop_front();
     q.popped.notify(sc_core::SC_ZERO_TIME);
+    q.executing = true;
     run_.clock.advance_to(e.ready_at);
     execute(pipe, e);
+    q.executing = false;
+    if (q.queue.empty()) pipe_idle_.notify(sc_core::SC_ZERO_TIME);
   }
   q.done = true;
   stats_.cycles = std::max(stats_.cycles, run_.clock.now());
@@ -220,6 +254,9 @@ std::vector<Problem> CoreModel::blocked(const std::string& program_name) const {
                        arch::pipe_name(w.from) + " -> " + arch::pipe_name(w.to) + " " + std::to_string(w.event) +
                        index_text(q.blocked_idx) + ", which is never set"});
   }
+  if (at_barrier_)
+    out.push_back({SourceLoc{program_name, at_barrier_->line, 1, ""},
+                   "deadlock: " + core + "waits at a barrier that not every core reaches (a core halted or is stuck)"});
   if (dispatch_blocked_pipe_ >= 0)
     out.push_back({SourceLoc{program_name, 0, 0, ""}, "deadlock: " + core + "the dispatcher waits for room in the " +
                                                           arch::pipe_name(static_cast<Pipe>(dispatch_blocked_pipe_)) + " queue"});

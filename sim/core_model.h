@@ -25,9 +25,14 @@ struct RunContext {
   Abort abort;
   DramPort dram;
   std::map<std::pair<int, int>, PathTraffic> paths;
+  // Barriers: how many cores wait at the current one, and a generation count that releases them.
+  int core_count = 1;
+  int at_barrier = 0;
+  int64_t barrier_generation = 0;
+  sc_core::sc_event barrier_released;
   std::vector<TraceEvent> trace;
   RunContext(const arch::Arch& a, const SimOptions& o, int cores)
-      : arch(a), options(o), dram(clock, abort, cores, o.dram_burst_bytes) {}
+      : arch(a), options(o), dram(clock, abort, cores, o.dram_burst_bytes), core_count(cores) {}
 };
 
 class CoreModel {
@@ -51,6 +56,7 @@ class CoreModel {
     std::deque<Entry> queue;
     sc_core::sc_event pushed, popped;
     bool done = false;
+    bool executing = false;  // an entry is being executed
     const arch::Instruction* blocked_on = nullptr;  // a wait_flag it is stuck in
     LoopIndex blocked_idx;
   };
@@ -65,9 +71,13 @@ class CoreModel {
   std::array<int64_t, kPipes * kPipes * 16> flags_{};
   sc_core::sc_event flag_set_;
   bool dispatch_done_ = false;
+  sc_core::sc_event pipe_idle_;
+  const arch::Instruction* at_barrier_ = nullptr;  // the barrier the dispatcher waits at
   int dispatch_blocked_pipe_ = -1;
 
   void dispatch();
+  void barrier(const arch::Instruction& i, int64_t& cycle);
+  bool pipes_idle() const;
   void pipe_loop(int pipe);
   void execute(int pipe, const Entry& e);
   void transfer(const arch::Instruction& i, PipeStats& st);

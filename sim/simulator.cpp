@@ -72,8 +72,10 @@ SimResult simulate(const arch::Arch& a, const std::vector<arch::Program>& progra
   sc_core::sc_start();
 
   std::vector<Problem> stuck;
-  for (auto& core : cores)
-    for (Problem& p : core->blocked(name)) stuck.push_back(std::move(p));
+  for (size_t c = 0; c < cores.size(); ++c) {
+    const std::string& program = c < options.program_names.size() ? options.program_names[c] : name;
+    for (Problem& p : cores[c]->blocked(program)) stuck.push_back(std::move(p));
+  }
   bool all_done = true;
   for (auto& core : cores) all_done &= core->finished();
   // Wake every thread so it returns before the objects it uses go away.

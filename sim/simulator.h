@@ -19,6 +19,7 @@ struct SimOptions {
   int64_t dram_burst_bytes = 256;   // the shared DRAM port serves cores round-robin in bursts
   bool trace = false;               // record one event per instruction (SimResult::trace)
   uint64_t seed = 1;                // random inputs for tensors not given
+  std::vector<std::string> program_names;  // per core, for messages (default: the run's name)
 };
 
 // Values of named tensors, flat in the row-major order of their declared block.

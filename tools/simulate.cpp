@@ -99,6 +99,7 @@ int run_simulate(const SimulateOptions& o) {
   sim::SimOptions so;
   so.trace = !o.trace.empty();
   so.seed = o.seed;
+  so.program_names = o.programs;
   const sim::SimResult r = sim::simulate(a, programs, read_inputs(programs[0], o.inputs), so, o.programs[0]);
   if (!o.outputs.empty())
     for (const arch::Program& p : programs) write_tensors(p, r, o.outputs);

@@ -146,6 +146,18 @@ TEST_F(Sim, FlagsInsideLoopsLetTheDmaRunAhead) {
   EXPECT_EQ(r.cycles, 2 + 8 * 18 + vec);
 }
 
+TEST_F(Sim, BarrierWaitsForEveryCoreAndItsOwnPipes) {
+  // Core 0 moves 8000 B (10 + 1000 cycles) before its barrier; core 1 waits for it there.
+  SimResult r = run({"dma SPM[0 : 4000 / 1] <- DRAM[0 : 4000 / 1]\nbarrier\nhalt\n",
+                     "barrier\ndma SPM[0 : 4 / 1] <- DRAM[8000 : 4 / 1]\nhalt\n"});
+  // Released when core 0's transfer ends (cycle 1 + 1010); the next dma issues a cycle later.
+  EXPECT_EQ(r.cores[1].cycles, 1 + 1010 + 1 + 10 + 1);
+  EXPECT_GE(r.cores[1].pipes[3].wait_flag, 1000);
+  // A barrier another core never reaches is a deadlock, not a hang.
+  const std::string err = test::input_error([&] { run({"barrier\nhalt\n", "halt\n"}); });
+  EXPECT_NE(err.find("p.s:1:1: deadlock: core 0: waits at a barrier"), std::string::npos) << err;
+}
+
 TEST(Values, RoundingRules) {
   EXPECT_EQ(to_storage(arch::DType::Int16, 32768), -32768);
   EXPECT_EQ(to_storage(arch::DType::Int16, -32769), 32767);
