@@ -7,7 +7,9 @@
 #include <map>
 #include <sstream>
 
+#include "mapper/lower.h"
 #include "model/analyze.h"
+#include "sim/simulator.h"
 #include "tools/validation_cases.h"
 
 namespace dfx {
@@ -23,6 +25,12 @@ const Shipped kShipped[] = {
     {"edge", "attention_g1", "attention_g1_edge_layerwise"},
     {"edge", "attention_g1", "attention_g1_edge_fused_pipe"},
     {"edge", "gemm_chain_g1", "gemm_chain_g1_edge_fused"},
+    {"edge", "attention_g1", "attention_g1_edge_explored"},
+    {"edge", "conv_chain_c1", "conv_chain_c1_edge_explored"},
+    {"tpu_like", "attention_g1", "attention_g1_tpu_like_explored"},
+    {"ascend_like", "attention_g1", "attention_g1_ascend_fused"},
+    {"ascend_like", "gemm_chain_g1", "gemm_chain_g1_ascend_fused"},
+    {"ascend_like", "conv_chain_c1", "conv_chain_c1_ascend"},
     {"tileflow_validation", "fused_gemm_validation", "validation_fused_gemm"},
 };
 
@@ -54,6 +62,14 @@ std::map<std::string, std::string> figures() {
       put(l.name + ".update", static_cast<double>(l.traffic.update));
       put(l.name + ".peak_bytes", static_cast<double>(l.peak_bytes));
     }
+    if (std::string(s.arch) == "tileflow_validation") continue;
+    // The lowered programs on the simulator: cycles and bytes per path (timing only: the data
+    // are random but do not change it).
+    const auto low = mapper::lower(a, w, f, arch::DType::Int16);
+    const sim::SimResult run = sim::simulate(a, low.programs, {}, sim::SimOptions{}, s.flow);
+    put("sim.cycles", static_cast<double>(run.cycles));
+    for (const auto& p : run.paths)
+      put("sim." + a.levels[static_cast<size_t>(p.from)].name + "->" + a.levels[static_cast<size_t>(p.to)].name, static_cast<double>(p.bytes));
   }
   return out;
 }
