@@ -3,6 +3,7 @@
 
 #include "arch/arch.h"
 #include "arch/config.h"
+#include "arch/isa.h"
 #include "arch/units.h"
 
 namespace dfx::arch {
@@ -138,6 +139,9 @@ void read_paths(const ConfigNode& node, Arch& a, Diagnostics& diag) {
       }
     }
     p.engine = r.str_or("engine", "dma");
+    Pipe pipe;
+    if (!engine_pipe(p.engine, pipe))
+      diag.add(r.node()["engine"].loc(), "unknown engine '" + p.engine + "' (dma, MTE1, MTE2, MTE3, fixpipe)");
     r.finish();
     if (p.from >= 0 && p.to >= 0) a.paths.push_back(p);
   }

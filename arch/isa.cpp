@@ -1,6 +1,8 @@
 // ISA basics shared by the text and binary forms.
 #include "arch/isa.h"
 
+#include <cctype>
+
 namespace dfx::arch {
 
 int64_t MemRef::elements() const {
@@ -43,6 +45,10 @@ const char* pipe_name(Pipe p) {
     case Pipe::Matrix: return "matrix";
     case Pipe::Vector: return "vector";
     case Pipe::Scalar: return "scalar";
+    case Pipe::Mte1: return "mte1";
+    case Pipe::Mte2: return "mte2";
+    case Pipe::Mte3: return "mte3";
+    case Pipe::Fixpipe: return "fixpipe";
   }
   return "?";
 }
@@ -61,9 +67,29 @@ const char* dtype_name(DType t) {
   return "?";
 }
 
-Pipe pipe_of(const Instruction& i) {
+bool engine_pipe(const std::string& engine, Pipe& p) {
+  std::string e;
+  for (char c : engine) e += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (Pipe x : {Pipe::Dma, Pipe::Mte1, Pipe::Mte2, Pipe::Mte3, Pipe::Fixpipe})
+    if (e == pipe_name(x)) {
+      p = x;
+      return true;
+    }
+  return false;
+}
+
+Pipe pipe_of(const Instruction& i, const Arch& a) {
   switch (i.op) {
-    case Opcode::Dma: return Pipe::Dma;
+    case Opcode::Dma:
+      // A path in the transfer's direction first; paths also work backwards (as in the model).
+      for (bool backwards : {false, true})
+        for (const auto& path : a.paths)
+          if (path.from == (backwards ? i.dst.level : i.a.level) && path.to == (backwards ? i.a.level : i.dst.level)) {
+            Pipe p = Pipe::Dma;
+            engine_pipe(path.engine, p);
+            return p;
+          }
+      return Pipe::Dma;
     case Opcode::Mma: return Pipe::Matrix;
     case Opcode::Vec: return Pipe::Vector;
     default: return Pipe::Scalar;

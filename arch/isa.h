@@ -17,8 +17,11 @@ namespace dfx::arch {
 // matching barrier (the k-th of each core), so that cores can hand data over through DRAM.
 enum class Opcode : uint8_t { Dma = 1, Mma, Vec, SetFlag, WaitFlag, Loop, EndLoop, Halt, Barrier };
 
-// The units that run instructions side by side; flags order them.
-enum class Pipe : uint8_t { Dma, Matrix, Vector, Scalar };
+// The units that run instructions side by side; flags order them. A transfer runs on the
+// engine of its path (arch.yaml `paths[].engine`): the generic dma, or Ascend's MTE1/2/3 and
+// fixpipe, each a pipe of its own.
+enum class Pipe : uint8_t { Dma, Matrix, Vector, Scalar, Mte1, Mte2, Mte3, Fixpipe };
+constexpr int kPipeCount = 8;
 
 enum class VecOp : uint8_t { Add, Sub, Mul, Div, Max, Min, Exp, Scale, Copy, RowSum, RowMax, Cast };
 
@@ -84,7 +87,11 @@ std::pair<int64_t, int64_t> address_range(const MemRef& r, const std::vector<int
 
 const char* pipe_name(Pipe p);
 const char* vecop_name(VecOp v);
-Pipe pipe_of(const Instruction& i);  // which unit runs it
+// Which unit runs an instruction: a transfer's engine, mma on matrix, vec on vector, the rest
+// on scalar (flags are routed by the simulator: set in `from`, wait in `to`).
+Pipe pipe_of(const Instruction& i, const Arch& a);
+// The pipe of an engine name (dma, MTE1, MTE2, MTE3, fixpipe; any case); false if unknown.
+bool engine_pipe(const std::string& engine, Pipe& p);
 // Whether an mma adds to its accumulator at these loop indices (see Instruction::imm).
 bool accumulates(const Instruction& mma, const std::vector<int64_t>& loop_index);
 

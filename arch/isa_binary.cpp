@@ -139,7 +139,7 @@ Program decode_program(const std::vector<uint8_t>& bytes, const std::string& nam
     i.accumulate = r.u8() != 0;
     const uint8_t vop = r.u8(), from = r.u8(), to = r.u8();
     if (vop > static_cast<uint8_t>(VecOp::Cast)) r.fail("unknown vector op " + std::to_string(vop));
-    if (from > static_cast<uint8_t>(Pipe::Scalar) || to > static_cast<uint8_t>(Pipe::Scalar)) r.fail("unknown pipe");
+    if (from >= kPipeCount || to >= kPipeCount) r.fail("unknown pipe");
     i.vop = static_cast<VecOp>(vop), i.from = static_cast<Pipe>(from), i.to = static_cast<Pipe>(to);
     i.event = r.u8();
     i.count = r.i64();

@@ -60,6 +60,9 @@ class Checker {
       }
       if ((i.op == Opcode::SetFlag || i.op == Opcode::WaitFlag) && (i.event < 0 || i.event > 15))
         problem("flag event " + std::to_string(i.event) + " (0 to 15)");
+      if (i.op == Opcode::SetFlag || i.op == Opcode::WaitFlag)
+        for (Pipe q : {i.from, i.to})
+          if (!has_pipe(q)) problem(std::string("the arch has no '") + pipe_name(q) + "' pipe (its transfers run on " + engines() + ")");
     }
     if (!counts.empty()) problem(std::to_string(counts.size()) + " loop(s) never closed");
     if (dynamic > kMaxDynamicInstructions)
@@ -79,6 +82,24 @@ class Checker {
   int line_ = 0;
   Diagnostics diag_;
   std::vector<Instruction> pending_;
+
+  // Engine pipes exist when a path uses them; matrix, vector and scalar always do.
+  bool has_pipe(Pipe p) const {
+    if (p == Pipe::Matrix || p == Pipe::Vector || p == Pipe::Scalar) return true;
+    for (const auto& path : a_.paths) {
+      Pipe e;
+      if (engine_pipe(path.engine, e) && e == p) return true;
+    }
+    return false;
+  }
+  std::string engines() const {
+    std::string out;
+    for (int x = 0; x < kPipeCount; ++x) {
+      const Pipe p = static_cast<Pipe>(x);
+      if (p != Pipe::Matrix && p != Pipe::Vector && p != Pipe::Scalar && has_pipe(p)) out += (out.empty() ? "" : ", ") + std::string(pipe_name(p));
+    }
+    return out;
+  }
 
   void problem(const std::string& msg) { diag_.add(SourceLoc{name_, line_, 1, ""}, msg); }
   std::string level(int l) const { return a_.levels[static_cast<size_t>(l)].name; }

@@ -102,9 +102,9 @@ class LineParser {
   }
   Pipe pipe() {
     const std::string p = word();
-    for (Pipe x : {Pipe::Dma, Pipe::Matrix, Pipe::Vector, Pipe::Scalar})
-      if (p == pipe_name(x)) return x;
-    fail("unknown pipe '" + p + "' (dma, matrix, vector, scalar)");
+    for (int x = 0; x < kPipeCount; ++x)
+      if (p == pipe_name(static_cast<Pipe>(x))) return static_cast<Pipe>(x);
+    fail("unknown pipe '" + p + "' (dma, matrix, vector, scalar, mte1, mte2, mte3, fixpipe)");
   }
 
  private:

@@ -4,6 +4,7 @@
 
 #include "mapper/lower_internal.h"
 #include "mapper/lower_ops.h"
+#include "mapper/lower_sync.h"
 #include "model/placement.h"
 
 namespace dfx::mapper::lowering {
@@ -19,18 +20,11 @@ arch::MemRef block(int level, int64_t base, std::vector<int64_t> sizes, std::vec
   return r;
 }
 
-Instruction flag(Opcode op, Pipe from, Pipe to, int event) {
-  Instruction i;
-  i.op = op;
-  i.from = from, i.to = to, i.event = event;
-  return i;
-}
-
 class Planner {
  public:
   Planner(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton& s,
           int64_t core, arch::DType dtype, bool double_buffer)
-      : a_(a), w_(w), f_(f), s_(s), core_(core), dtype_(dtype), double_buffer_(double_buffer) {}
+      : a_(a), w_(w), f_(f), s_(s), core_(core), dtype_(dtype), double_buffer_(double_buffer), flags_(f.root().loc) {}
 
   // Thrown when double-buffered buffers do not fit: plan again with single ones.
   struct TooBig {};
@@ -39,14 +33,13 @@ class Planner {
     place_tensors();
     place_barriers();
     visit(s_.root);
+    attach_transfers();
     sync_locals();
-    for (auto& [key, g] : fills_) attach_fills(*key.first, static_cast<Pipe>(key.second), g);
-    for (auto& [key, g] : writebacks_) attach_writebacks(*key.first, static_cast<Pipe>(key.second), g);
     check_capacity();
     arch::Program p;
     p.dtype = dtype_;
     p.tensors = decls_;
-    p.code = primes_;
+    p.code = flags_.primes();
     flatten(s_.root, p.code);
     Instruction halt;
     p.code.push_back(halt);
@@ -54,10 +47,14 @@ class Planner {
   }
 
  private:
-  struct TransferGroup {
-    std::vector<Instruction> dmas;
-    bool synced = false;  // it fills (drains) a buffer a compute pipe reads (writes): flags needed
-    int64_t copies = 1;   // of that buffer: as many free tokens at the start
+  // Copies into (fill) or out of (drain) one buffer at its position, and the pipe on the
+  // other side of the buffer (its reader inside for a fill, its writer inside for a drain).
+  struct Transfer {
+    Item* at = nullptr;
+    bool fill = true;
+    std::vector<Instruction> copies;
+    Pipe inside = Pipe::Dma;
+    int64_t buffer_copies = 1;
   };
 
   const arch::Arch& a_;
@@ -67,6 +64,7 @@ class Planner {
   int64_t core_;
   arch::DType dtype_;
   bool double_buffer_;
+  Flags flags_;
 
   model::Placement placement_;
   std::vector<int> home_node_;  // per tensor: its fusion tile if it lives on chip, else -1
@@ -74,29 +72,20 @@ class Planner {
   std::map<std::pair<int, int>, Buffer> local_;
   std::vector<int64_t> used_;                // elements allocated per level
   std::vector<arch::TensorDecl> decls_;
-  std::vector<Instruction> primes_;
   std::vector<Item*> path_;
-  std::map<std::pair<Item*, int>, TransferGroup> fills_, writebacks_;
-  int next_event_[4][4] = {};
+  std::vector<Transfer> transfers_;  // in planning order: outer fills before inner ones
   struct LocalUse {
     std::vector<Item*> producer;
     std::vector<std::vector<Item*>> consumers;
     Pipe writer = Pipe::Matrix;
     std::vector<Pipe> readers;
+    int64_t copies = 1;
   };
   std::map<std::pair<int, int>, LocalUse> local_uses_;
 
   [[noreturn]] void refuse(const std::string& msg) const { throw InputError(f_.root().loc, msg); }
   const model::Op& op(int i) const { return w_.ops[static_cast<size_t>(i)]; }
 
-  int event(Pipe from, Pipe to) {
-    int& next = next_event_[static_cast<int>(from)][static_cast<int>(to)];
-    if (next == 0) next = 1;  // event 0 of every pair is for fill→use and result→write-back
-    if (next > 15)
-      refuse(std::string("the program needs more than 15 flags from the ") + arch::pipe_name(from) + " to the " +
-             arch::pipe_name(to) + " pipe; use fewer fused buffers");
-    return next++;
-  }
 
   // A buffer at path position `pos` (-1: outside every loop). Inside loops it is double
   // buffered: consecutive executions of its position alternate between two copies, chosen by
@@ -366,8 +355,12 @@ class Planner {
       const int level = tp.level[static_cast<size_t>(path_[owners[i]]->node)];
       stages.push_back({allocate(level, box_of(acc, extent_at(anchor, c)), static_cast<int>(anchor), innermost), static_cast<long>(anchor)});
     }
-    // Transfers, anchored at each stage's position; fills outside in, write-backs inside out.
-    for (size_t i = 1; i < stages.size(); ++i) {
+    // Transfers, anchored at each stage's position: fills outside in, write-backs inside out.
+    // Each stage buffer is read (written) inside by the next stage's first (last) engine, or by
+    // the operator's unit for the innermost one.
+    const size_t n = stages.size();
+    std::vector<std::vector<Instruction>> in(n), out(n);
+    for (size_t i = 1; i < n; ++i) {
       const Stage &prev = stages[i - 1], &cur = stages[i];
       const auto anchor = static_cast<size_t>(cur.pos);
       bool partial = false;
@@ -376,25 +369,25 @@ class Planner {
       if (partial && prev.pos >= 0 && home_node_[t] >= 0 && i == 1)
         refuse("operator '" + x.name + "' reduces over a loop between its fusion tile and its own tile; move the loop inside");
       carry |= partial;
-      TransferGroup& fill = fills_[{path_[anchor], static_cast<int>(pipe)}];
-      if (!output || carry) {
-        for (Instruction& d : copy_chain(prev.buf, prev.pos, cur.buf, cur.pos, acc, anchor, cur.buf.box)) fill.dmas.push_back(d);
-        fill.synced |= i + 1 == stages.size();
-        fill.copies = std::max(fill.copies, cur.buf.copies);
-      }
+      if (!output || carry) in[i] = copy_chain(prev.buf, prev.pos, cur.buf, cur.pos, acc, anchor, cur.buf.box);
+      if (output) out[i] = copy_chain(cur.buf, cur.pos, prev.buf, prev.pos, acc, anchor, cur.buf.box);
     }
-    for (size_t i = stages.size(); output && i-- > 1;) {
-      const Stage &prev = stages[i - 1], &cur = stages[i];
-      TransferGroup& back = writebacks_[{path_[static_cast<size_t>(cur.pos)], static_cast<int>(pipe)}];
-      for (Instruction& d : copy_chain(cur.buf, cur.pos, prev.buf, prev.pos, acc, static_cast<size_t>(cur.pos), cur.buf.box)) back.dmas.push_back(d);
-      back.synced |= i + 1 == stages.size();
-      back.copies = std::max(back.copies, cur.buf.copies);
-    }
-    if (home_node_[t] >= 0) {
+    auto engine = [&](const std::vector<Instruction>& copies, bool first) {
+      return copies.empty() ? pipe : arch::pipe_of(first ? copies.front() : copies.back(), a_);
+    };
+    for (size_t i = 1; i < n; ++i)
+      if (!in[i].empty())
+        transfers_.push_back({path_[static_cast<size_t>(stages[i].pos)], true, in[i], i + 1 < n ? engine(in[i + 1], true) : pipe,
+                              stages[i].buf.copies});
+    for (size_t i = n; output && i-- > 1;)
+      transfers_.push_back({path_[static_cast<size_t>(stages[i].pos)], false, out[i], i + 1 < n ? engine(out[i + 1], false) : pipe,
+                            stages[i].buf.copies});
+    // Who touches the home buffer (or DRAM) for the operators on either side of an intermediate.
+    if (w_.tensors[t].is_intermediate()) {
       LocalUse& use = local_uses_[{acc.tensor, home_node_[t]}];
-      const Pipe user = owners.empty() ? pipe : Pipe::Dma;  // who touches the home buffer
-      if (output) use.producer = path_, use.writer = user;
-      else use.consumers.push_back(path_), use.readers.push_back(user);
+      use.copies = home_node_[t] >= 0 ? outer.buf.copies : 1;
+      if (output) use.producer = path_, use.writer = n > 1 ? engine(out[1], false) : pipe;
+      else use.consumers.push_back(path_), use.readers.push_back(n > 1 ? engine(in[1], true) : pipe);
     }
     return stages.back();
   }
@@ -432,6 +425,7 @@ class Planner {
   // writer's result; the writer waits until the readers are done before overwriting it.
   void sync_locals() {
     for (auto& [key, use] : local_uses_) {
+      if (use.producer.empty()) continue;  // this core has no share of the producer (barriers order it)
       std::vector<Pipe> done;
       for (size_t r = 0; r < use.consumers.size(); ++r) {
         const Pipe reader = use.readers[r];
@@ -441,13 +435,8 @@ class Planner {
         for (size_t q = r; q < use.consumers.size(); ++q)
           if (use.readers[q] == reader) last = q;
         auto [wp, rp] = diverge(use.producer, use.consumers[r]);
-        wp->after.push_back(flag(Opcode::SetFlag, use.writer, reader, 0));
-        rp->before.push_back(flag(Opcode::WaitFlag, use.writer, reader, 0));
-        const int e = event(reader, use.writer);
         auto [wq, rq] = diverge(use.producer, use.consumers[last]);
-        wq->before.push_back(flag(Opcode::WaitFlag, reader, use.writer, e));
-        rq->after.push_back(flag(Opcode::SetFlag, reader, use.writer, e));
-        for (int64_t k = 0; k < local_.at(key).copies; ++k) primes_.push_back(flag(Opcode::SetFlag, reader, use.writer, e));
+        hand_over(*wp, *rp, *wq, *rq, use.writer, reader, use.copies, flags_);
       }
     }
   }
@@ -459,38 +448,21 @@ class Planner {
     return {a[k], b[k]};
   }
 
-  // Fills before the item: wait until the pipe is done with the old contents, copy, then let
-  // the pipe go on.
-  void attach_fills(Item& at, Pipe pipe, const TransferGroup& g) {
-    if (g.dmas.empty()) return;
-    if (!g.synced) {  // staging only the dma pipe itself reads: program order is enough
-      at.before.insert(at.before.begin(), g.dmas.begin(), g.dmas.end());
-      return;
+  // Transfers with their handover flags, in planning order; an item's fills go in front of it,
+  // outer buffers first.
+  void attach_transfers() {
+    std::map<Item*, std::vector<Instruction>> pre;
+    std::vector<Item*> order;
+    for (const Transfer& t : transfers_) {
+      const Chain c = sequence(t.copies, a_, flags_);
+      if (!t.fill) {
+        drain_around(*t.at, c, t.inside, t.buffer_copies, flags_);
+        continue;
+      }
+      if (!pre.count(t.at)) order.push_back(t.at);
+      fill_around(*t.at, c, t.inside, t.buffer_copies, flags_, pre[t.at]);
     }
-    const int e = event(pipe, Pipe::Dma);
-    std::vector<Instruction> pre = {flag(Opcode::WaitFlag, pipe, Pipe::Dma, e)};
-    pre.insert(pre.end(), g.dmas.begin(), g.dmas.end());
-    pre.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, 0));
-    pre.push_back(flag(Opcode::WaitFlag, Pipe::Dma, pipe, 0));
-    at.before.insert(at.before.begin(), pre.begin(), pre.end());
-    at.after.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, e));
-    for (int64_t k = 0; k < g.copies; ++k) primes_.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, e));
-  }
-
-  // Write-backs after the item: wait for the result, copy it out, then free the buffer.
-  void attach_writebacks(Item& at, Pipe pipe, const TransferGroup& g) {
-    if (g.dmas.empty()) return;
-    if (!g.synced) {
-      at.after.insert(at.after.end(), g.dmas.begin(), g.dmas.end());
-      return;
-    }
-    const int e = event(Pipe::Dma, pipe);
-    at.before.push_back(flag(Opcode::WaitFlag, Pipe::Dma, pipe, e));
-    at.after.push_back(flag(Opcode::SetFlag, pipe, Pipe::Dma, 0));
-    at.after.push_back(flag(Opcode::WaitFlag, pipe, Pipe::Dma, 0));
-    at.after.insert(at.after.end(), g.dmas.begin(), g.dmas.end());
-    at.after.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, e));
-    for (int64_t k = 0; k < g.copies; ++k) primes_.push_back(flag(Opcode::SetFlag, Pipe::Dma, pipe, e));
+    for (Item* it : order) it->before.insert(it->before.begin(), pre[it].begin(), pre[it].end());
   }
 
   void check_capacity() const {

@@ -14,10 +14,10 @@ using arch::Pipe;
 constexpr int kScalar = static_cast<int>(Pipe::Scalar);
 
 // Which queue an instruction goes to: flags run in the pipe that sets or waits.
-int target_pipe(const Instruction& i) {
+int target_pipe(const Instruction& i, const arch::Arch& a) {
   if (i.op == Opcode::SetFlag) return static_cast<int>(i.from);
   if (i.op == Opcode::WaitFlag) return static_cast<int>(i.to);
-  return static_cast<int>(arch::pipe_of(i));
+  return static_cast<int>(arch::pipe_of(i, a));
 }
 
 std::string index_text(const LoopIndex& idx) {
@@ -37,7 +37,8 @@ void CoreModel::spawn() {
   sc_core::sc_spawn_options opts;
   opts.set_stack_size(kStackBytes);
   sc_core::sc_spawn([this] { dispatch(); }, nullptr, &opts);
-  for (int p = 0; p < kScalar; ++p) sc_core::sc_spawn([this, p] { pipe_loop(p); }, nullptr, &opts);
+  for (int p = 0; p < kPipes; ++p)
+    if (p != kScalar) sc_core::sc_spawn([this, p] { pipe_loop(p); }, nullptr, &opts);
 }
 
 bool CoreModel::finished() const {
@@ -87,7 +88,7 @@ void CoreModel::dispatch() {
       }
       continue;
     }
-    const int pipe = target_pipe(i);
+    const int pipe = target_pipe(i, run_.arch);
     if (pipe == kScalar) {  // a flag the scalar unit itself sets or waits for
       run_.clock.advance_to(cycle);
       if (i.op == Opcode::SetFlag) set_flag(i);
@@ -120,8 +121,8 @@ void CoreModel::dispatch() {
 }
 
 bool CoreModel::pipes_idle() const {
-  for (int p = 0; p < kScalar; ++p)
-    if (!pipes_[static_cast<size_t>(p)].queue.empty() || pipes_[static_cast<size_t>(p)].executing) return false;
+  for (int p = 0; p < kPipes; ++p)
+    if (p != kScalar && (!pipes_[static_cast<size_t>(p)].queue.empty() || pipes_[static_cast<size_t>(p)].executing)) return false;
   return true;
 }
 
@@ -153,12 +154,22 @@ void CoreModel::pipe_loop(int pipe) {
     q.popped.notify(sc_core::SC_ZERO_TIME);
     q.executing = true;
     run_.clock.advance_to(e.ready_at);
+    Clock::advance(jitter(pipe));
     execute(pipe, e);
     q.executing = false;
     if (q.queue.empty()) pipe_idle_.notify(sc_core::SC_ZERO_TIME);
   }
   q.done = true;
   stats_.cycles = std::max(stats_.cycles, run_.clock.now());
+}
+
+// A small xorshift per pipe keeps jittered runs reproducible for a seed.
+int64_t CoreModel::jitter(int pipe) {
+  if (run_.options.jitter <= 0) return 0;
+  uint64_t& x = jitter_state_[static_cast<size_t>(pipe)];
+  if (x == 0) x = (run_.options.seed + 1) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(id_ * kPipes + pipe + 1);
+  x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+  return static_cast<int64_t>(x % static_cast<uint64_t>(run_.options.jitter + 1));
 }
 
 void CoreModel::execute(int pipe, const Entry& e) {

@@ -68,6 +68,7 @@ class CoreModel {
   Executor exec_;
   CoreStats stats_;
   std::array<PipeState, kPipes> pipes_;
+  std::array<uint64_t, kPipes> jitter_state_{};
   std::array<int64_t, kPipes * kPipes * 16> flags_{};
   sc_core::sc_event flag_set_;
   bool dispatch_done_ = false;
@@ -80,6 +81,7 @@ class CoreModel {
   bool pipes_idle() const;
   void pipe_loop(int pipe);
   void execute(int pipe, const Entry& e);
+  int64_t jitter(int pipe);
   void transfer(const arch::Instruction& i, PipeStats& st);
   void set_flag(const arch::Instruction& i);
   void wait_flag(int pipe, const arch::Instruction& i, const LoopIndex& idx);

@@ -12,7 +12,7 @@
 
 namespace dfx::sim {
 
-constexpr int kPipes = 4;  // dma, matrix, vector, scalar (the dispatcher), as arch::Pipe
+constexpr int kPipes = arch::kPipeCount;  // indexed by arch::Pipe; scalar is the dispatcher
 
 struct SimOptions {
   int queue_depth = 8;              // instructions waiting per pipe before dispatch stalls
@@ -20,6 +20,9 @@ struct SimOptions {
   bool trace = false;               // record one event per instruction (SimResult::trace)
   uint64_t seed = 1;                // random inputs for tensors not given
   std::vector<std::string> program_names;  // per core, for messages (default: the run's name)
+  // Testing aid: up to this many random extra cycles before every instruction of every pipe
+  // (seeded). A correctly synchronised program computes the same outputs under any jitter.
+  int64_t jitter = 0;
 };
 
 // Values of named tensors, flat in the row-major order of their declared block.

@@ -51,6 +51,7 @@ struct SimulateOptions {
   std::string arch, inputs, outputs, json, trace;
   std::vector<std::string> programs;  // one per core
   uint64_t seed = 1;
+  int64_t jitter = 0;
 };
 
 int run_simulate(const SimulateOptions& o);
@@ -77,6 +78,7 @@ namespace dfx::cli {
 struct CompareOptions {
   std::string arch, workload, flow, dtype = "auto";
   uint64_t seed = 1;
+  int64_t jitter = 0;
 };
 
 int run_compare(const CompareOptions& o);

@@ -76,6 +76,8 @@ int main(int argc, char** argv) {
   cm->add_option("--dtype", cmp.dtype, "Element type (auto: fp16 if the workload has exp or a division, else int16)")
       ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
   cm->add_option("--seed", cmp.seed, "Seed of the random inputs");
+  cm->add_option("--jitter", cmp.jitter, "Up to N random extra cycles before every instruction (finds missing flags)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
 
   dfx::cli::SimulateOptions sim;
   auto* sm = app.add_subcommand("simulate", "Run a program on the cycle-level SystemC model with real data");
@@ -86,7 +88,9 @@ int main(int argc, char** argv) {
   sm->add_option("--outputs", sim.outputs, "Directory to write every tensor (inputs as used, outputs) as NAME.npy");
   sm->add_option("--json", sim.json, "Write cycles, per-pipe activity and traffic as JSON ('-' for stdout)");
   sm->add_option("--trace", sim.trace, "Write a Chrome/Perfetto trace-event JSON (ui.perfetto.dev)");
-  sm->add_option("--seed", sim.seed, "Seed of the random inputs");
+  sm->add_option("--seed", sim.seed, "Seed of the random inputs (and of --jitter)");
+  sm->add_option("--jitter", sim.jitter, "Up to N random extra cycles before every instruction (finds missing flags)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
 
   try {
     app.parse(argc, argv);

@@ -91,7 +91,7 @@ int run_compare(const CompareOptions& o) {
   const arch::Arch a = arch::load_arch(o.arch);
   const model::Workload w = model::load_workload(o.workload);
   const model::Dataflow f = model::load_dataflow(o.flow, a, w);
-  const verify::Comparison c = verify::compare(a, w, f, parse_dtype(o.dtype, w), o.seed);
+  const verify::Comparison c = verify::compare(a, w, f, parse_dtype(o.dtype, w), o.seed, o.jitter);
   std::cout << "dfx compare: " << f.name << " of " << w.name << " on " << a.name << ", " << c.sim.cores.size()
             << " core(s)\n\n"
             << verify::comparison_table(c, a);

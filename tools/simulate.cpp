@@ -31,11 +31,17 @@ void write_tensors(const arch::Program& p, const sim::SimResult& r, const std::s
   }
 }
 
+// The four pipes every core has, and any engine that ran something.
+bool shown(const sim::CoreStats& c, int p) {
+  return p <= static_cast<int>(arch::Pipe::Scalar) || c.pipes[static_cast<size_t>(p)].instructions > 0;
+}
+
 nlohmann::json stats_json(const arch::Arch& a, const sim::SimResult& r) {
   nlohmann::json j = {{"schema", "dfx.simulate/1"}, {"arch", a.name}, {"cycles", r.cycles}};
   for (size_t c = 0; c < r.cores.size(); ++c) {
     nlohmann::json core = {{"core", c}, {"cycles", r.cores[c].cycles}};
     for (int p = 0; p < sim::kPipes; ++p) {
+      if (!shown(r.cores[c], p)) continue;
       const sim::PipeStats& s = r.cores[c].pipes[static_cast<size_t>(p)];
       core["pipes"][arch::pipe_name(static_cast<arch::Pipe>(p))] = {
           {"instructions", s.instructions}, {"busy", s.busy}, {"wait_flag", s.wait_flag},
@@ -78,6 +84,7 @@ void print_summary(const arch::Arch& a, const sim::SimResult& r, std::ostream& o
   for (size_t c = 0; c < r.cores.size(); ++c) {
     os << "core " << c << "    instructions      busy  wait_flag  wait_memory\n";
     for (int p = 0; p < sim::kPipes; ++p) {
+      if (!shown(r.cores[c], p)) continue;
       const sim::PipeStats& s = r.cores[c].pipes[static_cast<size_t>(p)];
       os << "  " << std::left << std::setw(8) << arch::pipe_name(static_cast<arch::Pipe>(p)) << std::right << std::setw(12)
          << s.instructions << std::setw(10) << s.busy << std::setw(11) << s.wait_flag << std::setw(13) << s.wait_memory << '\n';
@@ -100,6 +107,7 @@ int run_simulate(const SimulateOptions& o) {
   so.trace = !o.trace.empty();
   so.seed = o.seed;
   so.program_names = o.programs;
+  so.jitter = o.jitter;
   const sim::SimResult r = sim::simulate(a, programs, read_inputs(programs[0], o.inputs), so, o.programs[0]);
   if (!o.outputs.empty())
     for (const arch::Program& p : programs) write_tensors(p, r, o.outputs);

@@ -37,7 +37,8 @@ double tolerance_of(arch::DType t) {
   return 0;
 }
 
-Comparison compare(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType t, uint64_t seed) {
+Comparison compare(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType t, uint64_t seed,
+                   int64_t jitter) {
   Comparison c;
   c.dtype = t;
   c.tolerance = tolerance_of(t);
@@ -46,6 +47,7 @@ Comparison compare(const arch::Arch& a, const model::Workload& w, const model::D
   const mapper::Lowered low = mapper::lower(a, w, f, t);
   sim::SimOptions o;
   o.seed = seed;
+  o.jitter = jitter;
   c.sim = sim::simulate(a, low.programs, {}, o, f.name + " (lowered)");
   c.outputs = check_outputs(c.sim.outputs, reference(w, c.sim.inputs, t), c.tolerance);
   return c;

@@ -33,7 +33,9 @@ struct Comparison {
 double tolerance_of(arch::DType t);
 
 // Contract: throws InputError when the dataflow is invalid for the model or cannot be lowered.
-Comparison compare(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType t, uint64_t seed);
+// `jitter` > 0 perturbs the simulator's timing (sim::SimOptions::jitter) to expose missing flags.
+Comparison compare(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType t, uint64_t seed,
+                   int64_t jitter = 0);
 
 // Each output against the reference: ok when max_error <= tolerance · max_reference.
 std::vector<OutputCheck> check_outputs(const sim::TensorValues& outputs, const sim::TensorValues& reference, double tolerance);

@@ -88,6 +88,15 @@ TEST_F(BadProgram, Declarations) {
   EXPECT_NE(err.find("tensor 'A' reaches element 196615"), std::string::npos) << err;
 }
 
+TEST_F(BadProgram, FlagsNameThePipesTheArchHas) {
+  // ascend_like moves data on MTE1/2/3 and fixpipe: a flag on 'dma' would order nothing.
+  std::string err = problems(ascend, "set_flag dma -> vector 0\nwait_flag dma -> vector 0\n");
+  EXPECT_NE(err.find("the arch has no 'dma' pipe (its transfers run on mte1, mte2, mte3, fixpipe)"), std::string::npos) << err;
+  check_program(parse_program("set_flag mte2 -> vector 0\nwait_flag mte2 -> vector 0\n", "ok.s", ascend), ascend, "ok.s");
+  err = problems(tpu, "set_flag mte2 -> vector 0\nwait_flag mte2 -> vector 0\n");
+  EXPECT_NE(err.find("the arch has no 'mte2' pipe (its transfers run on dma)"), std::string::npos) << err;
+}
+
 TEST_F(BadProgram, TooManyInstructionsToRun) {
   std::string err = problems(tpu, "loop 100000\nloop 100000\nset_flag dma -> matrix 0\nendloop\nendloop\n");
   EXPECT_NE(err.find("would run"), std::string::npos) << err;

@@ -2,6 +2,7 @@
 // DRAM traffic equals the analytical model's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "mapper/lower.h"
@@ -117,6 +118,21 @@ TEST(Lower, EveryWorkloadFamilyOnBothArchFamilies) {
   }
 }
 
+TEST(Lower, OutputsSurviveTimingJitter) {
+  // Random extra cycles before every instruction change every interleaving of the pipes and
+  // cores; a missing flag or barrier shows up as a wrong output.
+  for (const auto& [arch, workload, flow] : {std::tuple{"edge", "attention_g1", "attention_g1_edge_fused_pipe"},
+                                             std::tuple{"edge", "conv_chain_c1", "conv_chain_c1_edge_explored"},
+                                             std::tuple{"ascend_like", "attention_g1", "attention_g1_ascend_fused"},
+                                             std::tuple{"ascend_like", "gemm_chain_g1", "gemm_chain_g1_ascend_fused"},
+                                             std::tuple{"ascend_like", "conv_chain_c1", "conv_chain_c1_ascend"}}) {
+    SCOPED_TRACE(flow);
+    Case k = shipped(arch, workload, flow);
+    const arch::DType t = std::string(workload) == "attention_g1" ? arch::DType::Fp16 : arch::DType::Int16;
+    expect_outputs_ok(compare(k.a, k.w, k.f, t, 1, 300));
+  }
+}
+
 TEST(Lower, EmittedProgramsRoundTripThroughTextAndBinary) {
   Case k = shipped("edge", "attention_g1", "attention_g1_edge_fused_pipe");
   const mapper::Lowered low = mapper::lower(k.a, k.w, k.f, arch::DType::Fp16);
@@ -178,6 +194,18 @@ TEST(Lower, AWrongProgramIsCaught) {
   const auto checks = check_outputs(r.outputs, reference(k.w, r.inputs, arch::DType::Fp16), tolerance_of(arch::DType::Fp16));
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_FALSE(checks[0].ok);
+  // Drop the vector unit's waits for the matrix unit's scores: with jitter it reads stale ones.
+  mapper::Lowered racy = mapper::lower(k.a, k.w, k.f, arch::DType::Fp16);
+  for (auto& p : racy.programs)
+    p.code.erase(std::remove_if(p.code.begin(), p.code.end(),
+                                [](const arch::Instruction& i) {
+                                  return i.op == arch::Opcode::WaitFlag && i.from == arch::Pipe::Matrix && i.to == arch::Pipe::Vector && i.event == 0;
+                                }),
+                 p.code.end());
+  sim::SimOptions o;
+  o.jitter = 300;
+  const sim::SimResult rr = sim::simulate(k.a, racy.programs, {}, o, "racy");
+  EXPECT_FALSE(check_outputs(rr.outputs, reference(k.w, rr.inputs, arch::DType::Fp16), tolerance_of(arch::DType::Fp16))[0].ok);
 }
 
 TEST(Lower, RefusalsSayWhy) {

@@ -1,0 +1,51 @@
+#pragma once
+// Lowering: the flags that hand buffers between pipes. A buffer written by pipe W and read by
+// pipe R is handed over with two counters: "ready" (W → R, event 0 of the pair, set right after
+// the write and waited for right after that) and "free" (R → W, an event of its own, set when R
+// is done with a copy and waited for before W overwrites one; primed with one token per copy).
+// Set and wait of each pair sit at the same loop depth, so their counts match.
+#include <vector>
+
+#include "arch/isa.h"
+#include "mapper/lower_internal.h"
+
+namespace dfx::mapper::lowering {
+
+arch::Instruction flag(arch::Opcode op, arch::Pipe from, arch::Pipe to, int event);
+
+class Flags {
+ public:
+  explicit Flags(SourceLoc where) : where_(std::move(where)) {}
+  // A fresh "free" event for the pair (1..15). Contract: throws InputError when none is left.
+  int fresh(arch::Pipe from, arch::Pipe to);
+  // `tokens` sets of from → to at the start of the program.
+  void prime(arch::Pipe from, arch::Pipe to, int event, int64_t tokens);
+  const std::vector<arch::Instruction>& primes() const { return primes_; }
+
+ private:
+  SourceLoc where_;
+  int next_[arch::kPipeCount][arch::kPipeCount] = {};
+  std::vector<arch::Instruction> primes_;
+};
+
+// Transfers in order with the engines they run on: where consecutive copies run on different
+// engines, the hop buffer between them is handed over.
+struct Chain {
+  std::vector<arch::Instruction> code;
+  arch::Pipe first = arch::Pipe::Dma, last = arch::Pipe::Dma;
+  bool empty() const { return code.empty(); }
+};
+Chain sequence(const std::vector<arch::Instruction>& copies, const arch::Arch& a, Flags& flags);
+
+// A chain that fills a buffer (copies: its copies) read by `reader` inside `at`: flags before
+// and after `at`, appended to `pre` (which goes in front of at.before) and at.after.
+void fill_around(Item& at, const Chain& c, arch::Pipe reader, int64_t copies, Flags& flags, std::vector<arch::Instruction>& pre);
+// A chain that drains a buffer written by `writer` inside `at`, after `at`.
+void drain_around(Item& at, const Chain& c, arch::Pipe writer, int64_t copies, Flags& flags);
+// A handover between two items at the same depth (an intermediate between operators): the
+// writer's item sets "ready" after it (after its own transfers out), the reader's item waits for
+// it before anything else; "free" back. Call it after the items' transfers are attached.
+void hand_over(Item& writer_item, Item& reader_item, Item& writer_next, Item& reader_last, arch::Pipe writer, arch::Pipe reader,
+               int64_t copies, Flags& flags);
+
+}  // namespace dfx::mapper::lowering
