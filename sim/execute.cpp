@@ -16,9 +16,11 @@ void Executor::run(const arch::Instruction& i, const LoopIndex& idx, Memories& m
   switch (i.op) {
     case arch::Opcode::Dma: {
       // Read everything first: source and destination may overlap.
+      const std::vector<double>& src = m.level(i.a.level);
       result_.resize(a_.size());
-      for (size_t e = 0; e < a_.size(); ++e) result_[e] = m.at(i.a.level, a_[e]);
-      for (size_t e = 0; e < dst_.size(); ++e) m.at(i.dst.level, dst_[e]) = result_[e];
+      for (size_t e = 0; e < a_.size(); ++e) result_[e] = src[static_cast<size_t>(a_[e])];
+      std::vector<double>& dst = m.level(i.dst.level);
+      for (size_t e = 0; e < dst_.size(); ++e) dst[static_cast<size_t>(dst_[e])] = result_[e];
       break;
     }
     case arch::Opcode::Mma: mma(i, arch::accumulates(i, idx), m); break;
@@ -65,19 +67,23 @@ void Executor::vec(const arch::Instruction& i, Memories& m) {
   if (i.vop == VecOp::RowSum || i.vop == VecOp::RowMax) {
     const auto rows = static_cast<size_t>(i.a.sizes[0]), cols = static_cast<size_t>(i.a.sizes[1]);
     result_.assign(rows, 0.0);
+    const std::vector<double>& src = m.level(i.a.level);
     for (size_t r = 0; r < rows; ++r) {
-      double acc = m.at(i.a.level, a_[r * cols]);
-      for (size_t c = 1; c < cols; ++c) acc = reduce_step(type_, i.vop, acc, m.at(i.a.level, a_[r * cols + c]));
+      double acc = src[static_cast<size_t>(a_[r * cols])];
+      for (size_t c = 1; c < cols; ++c) acc = reduce_step(type_, i.vop, acc, src[static_cast<size_t>(a_[r * cols + c])]);
       result_[r] = vector_store(type_, i.vop, acc);
     }
   } else {
+    const std::vector<double>& x = m.level(i.a.level);
+    const std::vector<double>* y = i.b.level >= 0 ? &m.level(i.b.level) : nullptr;
     result_.resize(dst_.size());
     for (size_t e = 0; e < dst_.size(); ++e) {
-      const double y = i.b.level >= 0 ? m.at(i.b.level, b_[e]) : 0.0;
-      result_[e] = vector_store(type_, i.vop, vector_result(type_, i.vop, m.at(i.a.level, a_[e]), y, i.imm));
+      const double ye = y ? (*y)[static_cast<size_t>(b_[e])] : 0.0;
+      result_[e] = vector_store(type_, i.vop, vector_result(type_, i.vop, x[static_cast<size_t>(a_[e])], ye, i.imm));
     }
   }
-  for (size_t e = 0; e < dst_.size(); ++e) m.at(i.dst.level, dst_[e]) = result_[e];
+  std::vector<double>& dst = m.level(i.dst.level);
+  for (size_t e = 0; e < dst_.size(); ++e) dst[static_cast<size_t>(dst_[e])] = result_[e];
 }
 
 }  // namespace dfx::sim

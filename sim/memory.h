@@ -28,7 +28,7 @@ class Memories {
  private:
   std::vector<std::vector<double>>* shared_;
   std::vector<std::vector<double>> own_;
-  std::vector<bool> shared_level_;
+  std::vector<char> shared_level_;  // char, not bool: read on every access
 };
 
 // Grows the memories of `m` to every address `p` can touch.
