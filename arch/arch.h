@@ -21,6 +21,7 @@ struct MemoryLevel {
   double read_bw = 0;   // bytes per cycle per instance
   double write_bw = 0;  // bytes per cycle per instance
   int64_t latency = 0;  // cycles from a transfer's request to its first data
+  int64_t banks = 1;    // word-interleaved banks sharing the bandwidth (simulator: strided access)
   int64_t instances = 1;
   int parent = -1;      // index of the enclosing level in the level hierarchy (-1 for the root)
   bool holds[kRoleCount] = {true, true, true, true};

@@ -95,6 +95,7 @@ void read_level(const ConfigNode& node, const Scope& s, Arch& a, Diagnostics& di
   lv.read_bw = bw("read_bw");
   lv.write_bw = bw("write_bw");
   lv.latency = r.integer_or("latency", 0, 0);
+  lv.banks = r.integer_or("banks", 1, 1);
   lv.instances = instances_for(r, s, diag);
   lv.read_pj = r.number_or("read_pj", 0.0, 0.0);
   lv.write_pj = r.number_or("write_pj", 0.0, 0.0);

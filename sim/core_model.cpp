@@ -3,6 +3,8 @@
 // entry no earlier than the cycle it was dispatched. This keeps events per instruction low.
 #include "sim/core_model.h"
 
+#include <cmath>
+
 #include "sim/timing.h"
 
 namespace dfx::sim {
@@ -31,7 +33,7 @@ constexpr int kStackBytes = 4 * 1024 * 1024;
 }  // namespace
 
 CoreModel::CoreModel(RunContext& run, int id, const arch::Program& program, Memories memories)
-    : run_(run), id_(id), program_(program), mem_(std::move(memories)), exec_(program.dtype) {}
+    : run_(run), id_(id), program_(program), mem_(std::move(memories)), exec_(program.dtype), ports_(run.arch) {}
 
 void CoreModel::spawn() {
   sc_core::sc_spawn_options opts;
@@ -181,18 +183,8 @@ void CoreModel::execute(int pipe, const Entry& e) {
     case Opcode::SetFlag: set_flag(i); return;
     case Opcode::WaitFlag: wait_flag(pipe, i, e.idx); return;
     case Opcode::Dma: transfer(i, st); break;
-    case Opcode::Mma: {
-      const int64_t c = mma_cycles(*run_.arch.unit(arch::UnitKind::Matrix), i.a.sizes[0], i.b.sizes[1], i.a.sizes[1]);
-      Clock::advance(c);
-      st.busy += c;
-      break;
-    }
-    case Opcode::Vec: {
-      const int64_t c = vec_cycles(*run_.arch.unit(arch::UnitKind::Vector), i);
-      Clock::advance(c);
-      st.busy += c;
-      break;
-    }
+    case Opcode::Mma: compute(i, mma_cycles(*run_.arch.unit(arch::UnitKind::Matrix), i.a.sizes[0], i.b.sizes[1], i.a.sizes[1]), st); break;
+    case Opcode::Vec: compute(i, vec_cycles(*run_.arch.unit(arch::UnitKind::Vector), i), st); break;
     default: return;
   }
   exec_.run(i, e.idx, mem_);
@@ -208,16 +200,51 @@ void CoreModel::execute(int pipe, const Entry& e) {
 
 // A transfer touching the chip's root level (DRAM) crosses the shared port; it ends no earlier
 // than its uncontended time, and whatever it waits beyond that is charged to memory contention.
+double CoreModel::port(const arch::MemRef& block, bool write, double bytes, double start) {
+  const auto& lv = run_.arch.levels[static_cast<size_t>(block.level)];
+  if (lv.parent < 0) return start;
+  return (lv.instances == 1 ? run_.shared_ports : ports_).reserve(block.level, write, bytes, start, bank_share(block, lv.banks));
+}
+
+// A unit's instruction takes its own time or as long as its operands take to stream through
+// the ports of their levels, whichever is longer; the difference is memory waiting.
+void CoreModel::compute(const Instruction& i, int64_t cycles, PipeStats& st) {
+  const auto& a = run_.arch;
+  const auto start = static_cast<double>(run_.clock.now());
+  auto bytes = [&](const arch::MemRef& r, int64_t times) {
+    return static_cast<double>(r.elements() * times * a.levels[static_cast<size_t>(r.level)].word_bytes);
+  };
+  double end = start + static_cast<double>(cycles);
+  if (i.op == Opcode::Mma) {
+    // Each block of the output streams its rows of A and columns of B once.
+    const auto& shape = a.unit(arch::UnitKind::Matrix)->shape;
+    const int64_t rows = shape.size() >= 2 ? shape[0] : 1, cols = shape.size() >= 2 ? shape[1] : 1;
+    end = std::max(end, port(i.a, false, bytes(i.a, (i.b.sizes[1] + cols - 1) / cols), start));
+    end = std::max(end, port(i.b, false, bytes(i.b, (i.a.sizes[0] + rows - 1) / rows), start));
+  } else {
+    end = std::max(end, port(i.a, false, bytes(i.a, 1), start));
+    if (i.b.level >= 0) end = std::max(end, port(i.b, false, bytes(i.b, 1), start));
+  }
+  end = std::max(end, port(i.dst, true, bytes(i.dst, 1), start));
+  run_.clock.advance_to(static_cast<int64_t>(std::ceil(end - 1e-9)));
+  st.busy += cycles;
+  st.wait_memory += run_.clock.now() - static_cast<int64_t>(start) - cycles;
+}
+
 void CoreModel::transfer(const Instruction& i, PipeStats& st) {
   const auto& a = run_.arch;
   const int64_t start = run_.clock.now(), alone = dma_cycles(a, i), bytes = transfer_bytes(a, i);
   const auto& src = a.levels[static_cast<size_t>(i.a.level)];
   const auto& dst = a.levels[static_cast<size_t>(i.dst.level)];
+  // The on-chip ends stream once the latency has passed.
+  const auto streams = static_cast<double>(start + std::max(src.latency, dst.latency));
+  const double through = std::max(port(i.a, false, static_cast<double>(bytes), streams),
+                                  port(i.dst, true, static_cast<double>(bytes), streams));
   if (src.parent < 0 || dst.parent < 0) {
     Clock::advance(std::max(src.latency, dst.latency));
     run_.dram.transfer(id_, bytes, src.parent < 0 ? src.read_bw : dst.write_bw);
   }
-  run_.clock.advance_to(start + alone);
+  run_.clock.advance_to(std::max(start + alone, static_cast<int64_t>(std::ceil(through - 1e-9))));
   st.busy += alone;
   st.wait_memory += run_.clock.now() - (start + alone);
   PathTraffic& p = run_.paths[{i.a.level, i.dst.level}];

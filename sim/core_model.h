@@ -12,6 +12,7 @@
 #include "sim/dram_port.h"
 #include "sim/execute.h"
 #include "sim/kernel.h"
+#include "sim/level_ports.h"
 #include "sim/memory.h"
 #include "sim/simulator.h"
 
@@ -25,6 +26,7 @@ struct RunContext {
   Abort abort;
   DramPort dram;
   std::map<std::pair<int, int>, PathTraffic> paths;
+  LevelPorts shared_ports;  // of on-chip levels with one instance per chip
   // Barriers: how many cores wait at the current one, and a generation count that releases them.
   int core_count = 1;
   int at_barrier = 0;
@@ -32,7 +34,7 @@ struct RunContext {
   sc_core::sc_event barrier_released;
   std::vector<TraceEvent> trace;
   RunContext(const arch::Arch& a, const SimOptions& o, int cores)
-      : arch(a), options(o), dram(clock, abort, cores, o.dram_burst_bytes), core_count(cores) {}
+      : arch(a), options(o), dram(clock, abort, cores, o.dram_burst_bytes), shared_ports(a), core_count(cores) {}
 };
 
 class CoreModel {
@@ -69,6 +71,7 @@ class CoreModel {
   CoreStats stats_;
   std::array<PipeState, kPipes> pipes_;
   std::array<uint64_t, kPipes> jitter_state_{};
+  LevelPorts ports_;  // of this core's on-chip levels
   std::array<int64_t, kPipes * kPipes * 16> flags_{};
   sc_core::sc_event flag_set_;
   bool dispatch_done_ = false;
@@ -83,6 +86,10 @@ class CoreModel {
   void execute(int pipe, const Entry& e);
   int64_t jitter(int pipe);
   void transfer(const arch::Instruction& i, PipeStats& st);
+  void compute(const arch::Instruction& i, int64_t cycles, PipeStats& st);
+  // Streams `bytes` through an on-chip level's port from `start`; returns when it is through
+  // (the root level, DRAM, is the DRAM port's business: returns start).
+  double port(const arch::MemRef& block, bool write, double bytes, double start);
   void set_flag(const arch::Instruction& i);
   void wait_flag(int pipe, const arch::Instruction& i, const LoopIndex& idx);
   int64_t& flag(const arch::Instruction& i);

@@ -20,6 +20,7 @@ const Entry kLevelKeys[] = {
     {"word_bytes", "bytes per element at this level (default 2)"},
     {"read_bw / write_bw", "bytes per cycle per instance, or a rate such as 60 GB/s (uses 'clock')"},
     {"latency", "cycles from a transfer's request to its first data (default 0; used by the simulator)"},
+    {"banks", "word-interleaved banks; an access touching fewer of them gets that share of the bandwidth (default 1; simulator)"},
     {"per / instances", "sharing: chip, core, sub_core, pe, lane; or an explicit instance count"},
     {"parent", "the enclosing level (default: the level listed before)"},
     {"holds", "tensor roles the level may hold: left, right, acc, vector (default all)"},

@@ -5,6 +5,7 @@
 
 #include "arch/isa.h"
 #include "sim/simulator.h"
+#include "sim/level_ports.h"
 #include "sim/timing.h"
 #include "sim/values.h"
 #include "tests/unit/test_util.h"
@@ -172,6 +173,44 @@ TEST(SimEngines, AscendEnginesRunSideBySide) {
   EXPECT_LT(r.cycles, 2 * one) << "not one after the other";
   EXPECT_EQ(r.cores[0].pipes[static_cast<size_t>(arch::Pipe::Mte2)].instructions, 1);
   EXPECT_EQ(r.cores[0].pipes[static_cast<size_t>(arch::Pipe::Mte3)].instructions, 1);
+}
+
+TEST(SimPorts, PipesShareALevelsPorts) {
+  // Two engines write S at once; its write port takes 16 B a cycle, so the second transfer
+  // streams after the first: 100 cycles each, 200 together (not 100).
+  const arch::Arch a = arch::load_arch_from_string(R"(
+name: ports
+compute:
+  vector: {lanes: 64}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 1000, write_bw: 1000}
+  - {name: T, capacity: 64 KiB, read_bw: 1000, write_bw: 1000, parent: DRAM}
+  - {name: S, capacity: 64 KiB, read_bw: 16, write_bw: 16, parent: DRAM}
+paths:
+  - {from: DRAM, to: S, engine: MTE2}
+  - {from: DRAM, to: T, engine: MTE2}
+  - {from: T, to: S, engine: MTE1}
+)", "ports.yaml");
+  auto run_text = [&](const std::string& text) {
+    arch::Program p = arch::parse_program(text, "p.s", a);
+    arch::check_program(p, a, "p.s");
+    return simulate(a, {p}, {}, SimOptions{}, "p.s");
+  };
+  EXPECT_EQ(run_text("dma S[0 : 800 / 1] <- T[0 : 800 / 1]\nhalt\n").cycles, 1 + 100);
+  const SimResult both = run_text("dma S[0 : 800 / 1] <- T[0 : 800 / 1]\ndma S[1000 : 800 / 1] <- DRAM[0 : 800 / 1]\nhalt\n");
+  EXPECT_EQ(both.cycles, 1 + 100 + 100);
+  EXPECT_EQ(both.cores[0].pipes[static_cast<size_t>(arch::Pipe::Mte2)].wait_memory, 99);
+  // A vector op over 640 elements of S: 10 passes of 64 lanes, but S reads 8 elements a cycle.
+  const SimResult v = run_text("vec.exp T[0 : 640 / 1] <- S[0 : 640 / 1]\nhalt\n");
+  EXPECT_EQ(v.cycles, 1 + 640 * 2 / 16);
+  // Banks: with 4 banks, a block with stride 4 lands in one of them: a quarter of the bandwidth.
+  EXPECT_DOUBLE_EQ(bank_share(arch::parse_program("dma S[0 : 8 / 4] <- T[0 : 8 / 1]\n", "p.s", a).code[0].dst, 4), 0.25);
+  EXPECT_DOUBLE_EQ(bank_share(arch::parse_program("dma S[0 : 8 / 2] <- T[0 : 8 / 1]\n", "p.s", a).code[0].dst, 4), 0.5);
+  EXPECT_DOUBLE_EQ(bank_share(arch::parse_program("dma S[0 : 2x4 / 100,1] <- T[0 : 8 / 1]\n", "p.s", a).code[0].dst, 4), 1.0);
+  arch::Arch banked = a;
+  banked.levels[2].banks = 4;
+  arch::Program strided = arch::parse_program("dma S[0 : 800 / 4] <- T[0 : 800 / 1]\nhalt\n", "p.s", banked);
+  EXPECT_EQ(simulate(banked, {strided}, {}, SimOptions{}, "p.s").cycles, 1 + 4 * 100);
 }
 
 TEST(Values, RoundingRules) {
