@@ -4,17 +4,36 @@
 #include "arch/errors.h"
 #include "tools/commands.h"
 
+namespace {
+
+// The ARCH WORKLOAD [FLOW] inputs several subcommands take.
+void add_inputs(CLI::App* c, std::string& arch, std::string& workload, std::string* flow) {
+  c->add_option("arch", arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
+  c->add_option("workload", workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
+  if (flow) c->add_option("flow", *flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
+}
+
+void add_dtype(CLI::App* c, std::string& dtype, const std::string& what) {
+  c->add_option("--dtype", dtype, what + " (auto: fp16 if the workload has exp or a division, else int16)")
+      ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
+}
+
+void add_jitter(CLI::App* c, int64_t& jitter) {
+  c->add_option("--jitter", jitter, "Up to N random extra cycles before every instruction (finds missing flags)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"dfx — fusion-dataflow explorer and accelerator simulator.\n"
-               "Analyse a tile-tree dataflow of a workload on an accelerator (eval), check input files\n"
-               "(validate), and list what dfx knows (list)."};
+               "Search dataflows (explore), analyse one (eval), lower it to programs (emit), run programs\n"
+               "on the cycle-level model (simulate), compare model and simulator (compare)."};
   app.require_subcommand(1);
 
   dfx::cli::EvalOptions eval;
   auto* e = app.add_subcommand("eval", "Analyse one dataflow: traffic per level, footprint, cycles, energy");
-  e->add_option("arch", eval.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
-  e->add_option("workload", eval.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
-  e->add_option("flow", eval.flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
+  add_inputs(e, eval.arch, eval.workload, &eval.flow);
   e->add_option("--json", eval.json, "Also write the report as JSON to this file ('-' for stdout)");
   e->add_flag("--explain", eval.explain, "Print the tree in the paper's notation, implicit factors explicit");
 
@@ -36,8 +55,7 @@ int main(int argc, char** argv) {
 
   dfx::cli::ExploreOptions ex;
   auto* x = app.add_subcommand("explore", "Search order × resource × tiling for the best dataflows; compare with baselines");
-  x->add_option("arch", ex.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
-  x->add_option("workload", ex.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
+  add_inputs(x, ex.arch, ex.workload, nullptr);
   x->add_option("--objective", ex.objective, "What to minimise")->check(CLI::IsMember({"cycles", "energy", "edp"}));
   x->add_option("--seed", ex.seed, "Random seed; the same seed gives the same result");
   x->add_option("--evals", ex.evals, "Budget of analyses (baselines included)")->check(CLI::Range(int64_t{10}, int64_t{100000000}));
@@ -56,28 +74,20 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");
   x->add_option("--emit", ex.emit, "Lower the best dataflow to programs (PATH, PATH.core1…; binary if it ends in .bin)");
-  x->add_option("--dtype", ex.dtype, "Element type of --emit (auto: fp16 if the workload has exp or a division, else int16)")
-      ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
+  add_dtype(x, ex.dtype, "Element type of --emit");
 
   dfx::cli::EmitOptions em;
   auto* emc = app.add_subcommand("emit", "Lower a dataflow to one program per core for the arch (docs/lowering.md)");
-  emc->add_option("arch", em.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
-  emc->add_option("workload", em.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
-  emc->add_option("flow", em.flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
+  add_inputs(emc, em.arch, em.workload, &em.flow);
   emc->add_option("-o,--out", em.out, "Program to write (text; binary if it ends in .bin); other cores get PATH.coreN")->required();
-  emc->add_option("--dtype", em.dtype, "Element type (auto: fp16 if the workload has exp or a division, else int16)")
-      ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
+  add_dtype(emc, em.dtype, "Element type");
 
   dfx::cli::CompareOptions cmp;
   auto* cm = app.add_subcommand("compare", "Model vs simulator on one dataflow: cycles, traffic, outputs against a reference");
-  cm->add_option("arch", cmp.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
-  cm->add_option("workload", cmp.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
-  cm->add_option("flow", cmp.flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
-  cm->add_option("--dtype", cmp.dtype, "Element type (auto: fp16 if the workload has exp or a division, else int16)")
-      ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
+  add_inputs(cm, cmp.arch, cmp.workload, &cmp.flow);
+  add_dtype(cm, cmp.dtype, "Element type");
   cm->add_option("--seed", cmp.seed, "Seed of the random inputs");
-  cm->add_option("--jitter", cmp.jitter, "Up to N random extra cycles before every instruction (finds missing flags)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+  add_jitter(cm, cmp.jitter);
 
   dfx::cli::SimulateOptions sim;
   auto* sm = app.add_subcommand("simulate", "Run a program on the cycle-level SystemC model with real data");
@@ -89,8 +99,7 @@ int main(int argc, char** argv) {
   sm->add_option("--json", sim.json, "Write cycles, per-pipe activity and traffic as JSON ('-' for stdout)");
   sm->add_option("--trace", sim.trace, "Write a Chrome/Perfetto trace-event JSON (ui.perfetto.dev)");
   sm->add_option("--seed", sim.seed, "Seed of the random inputs (and of --jitter)");
-  sm->add_option("--jitter", sim.jitter, "Up to N random extra cycles before every instruction (finds missing flags)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+  add_jitter(sm, sim.jitter);
 
   try {
     app.parse(argc, argv);
