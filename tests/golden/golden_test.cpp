@@ -28,6 +28,8 @@ const Shipped kShipped[] = {
     {"edge", "attention_g1", "attention_g1_edge_explored"},
     {"edge", "conv_chain_c1", "conv_chain_c1_edge_explored"},
     {"tpu_like", "attention_g1", "attention_g1_tpu_like_explored"},
+    {"tpu_like", "gemm_chain_g1", "gemm_chain_g1_tpu_like_explored"},
+    {"tpu_like", "conv_chain_c1", "conv_chain_c1_tpu_like_explored"},
     {"ascend_like", "attention_g1", "attention_g1_ascend_fused"},
     {"ascend_like", "gemm_chain_g1", "gemm_chain_g1_ascend_fused"},
     {"ascend_like", "conv_chain_c1", "conv_chain_c1_ascend"},

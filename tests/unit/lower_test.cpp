@@ -101,10 +101,12 @@ TEST(Lower, AscendLikeStagesThroughItsLevels) {
 }
 
 TEST(Lower, EveryWorkloadFamilyOnBothArchFamilies) {
-  // GEMM chains and convolution chains on ascend_like, attention on tpu_like (the others are above).
+  // GEMM chains and convolution chains on ascend_like, all three on tpu_like (edge is above).
   for (const auto& [arch, workload, flow] : {std::tuple{"ascend_like", "gemm_chain_g1", "gemm_chain_g1_ascend_fused"},
                                              std::tuple{"ascend_like", "conv_chain_c1", "conv_chain_c1_ascend"},
-                                             std::tuple{"tpu_like", "attention_g1", "attention_g1_tpu_like_explored"}}) {
+                                             std::tuple{"tpu_like", "attention_g1", "attention_g1_tpu_like_explored"},
+                                             std::tuple{"tpu_like", "gemm_chain_g1", "gemm_chain_g1_tpu_like_explored"},
+                                             std::tuple{"tpu_like", "conv_chain_c1", "conv_chain_c1_tpu_like_explored"}}) {
     SCOPED_TRACE(flow);
     Case k = shipped(arch, workload, flow);
     const arch::DType t = std::string(workload) == "attention_g1" ? arch::DType::Fp16 : arch::DType::Int16;
