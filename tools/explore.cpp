@@ -99,6 +99,26 @@ bool write_file(const std::string& path, const std::string& text) {
   return true;
 }
 
+// Lowers the best dataflow the lowering can express: the first of the --top K that lowers (its
+// buffers may need more room than the model's peak; docs/lowering.md lists the limits).
+bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o) {
+  for (size_t k = 0; k < out.best.size(); ++k) {
+    const std::string which = k == 0 ? "the best" : "number " + std::to_string(k + 1);
+    try {
+      const model::Dataflow f = model::load_dataflow_from_string(out.best[k].flow_yaml, which + " dataflow", a, w);
+      const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.emit, which + " found by dfx explore");
+      std::printf("programs (%s dataflow):", which.c_str());
+      for (const auto& p : paths) std::printf(" %s", p.c_str());
+      std::printf("\n");
+      return true;
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "%s dataflow cannot be lowered: %s\n", which.c_str(), e.what());
+    }
+  }
+  std::fprintf(stderr, "no program written: none of the %zu best dataflows lowers (try a larger --top)\n", out.best.size());
+  return false;
+}
+
 }  // namespace
 
 int run_explore(const ExploreOptions& o) {
@@ -123,13 +143,7 @@ int run_explore(const ExploreOptions& o) {
                                 " --evals " + std::to_string(o.evals) + "\n" + best.flow_yaml);
     for (size_t i = 1; i < out.best.size(); ++i) ok &= write_file(o.out + "." + std::to_string(i + 1) + ".yaml", out.best[i].flow_yaml);
   }
-  if (!o.emit.empty()) {
-    const model::Dataflow f = model::load_dataflow_from_string(best.flow_yaml, "best dataflow", a, w);
-    const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.emit, "the best found by dfx explore");
-    std::printf("programs:");
-    for (const auto& p : paths) std::printf(" %s", p.c_str());
-    std::printf("\n");
-  }
+  if (!o.emit.empty()) ok &= emit_best(a, w, out, o);
   if (!o.json.empty()) ok &= write_file(o.json, mapper::to_json(out, o.arch, o.workload, s));
   if (!o.html.empty()) ok &= write_file(o.html, html_report(a, w, out));
   return ok ? 0 : 2;
