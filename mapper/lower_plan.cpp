@@ -31,7 +31,7 @@ class Planner {
 
   arch::Program run() {
     place_tensors();
-    place_barriers();
+    place_barriers(s_, w_, home_node_);
     visit(s_.root);
     attach_transfers();
     sync_locals();
@@ -136,59 +136,6 @@ class Planner {
     }
   }
 
-  // The on-core loops of a path: (dim, cores) from the outside in.
-  static std::vector<std::pair<int, int64_t>> core_split(const std::vector<Item*>& path) {
-    std::vector<std::pair<int, int64_t>> out;
-    for (const Item* it : path)
-      if (it->kind == Item::Kind::Loop && it->on_cores) out.push_back({it->dim, it->count});
-    return out;
-  }
-
-  static void all_computes(Item& it, std::vector<Item*>& path, std::vector<std::vector<Item*>>& out) {
-    path.push_back(&it);
-    if (it.kind == Item::Kind::Compute) out.push_back(path);
-    for (Item& c : it.body) all_computes(c, path, out);
-    path.pop_back();
-  }
-
-  // Cores hand intermediates over through DRAM: unless every core reads exactly what it wrote
-  // (same core split, same indexing), the consumer waits at a barrier until every core has
-  // written, and inside a loop the producer's next round waits until every core has read.
-  void place_barriers() {
-    std::vector<std::vector<Item*>> computes;
-    std::vector<Item*> path;
-    all_computes(s_.root, path, computes);
-    std::vector<Item*> done;
-    auto barrier_before = [&](Item* it) {
-      if (std::count(done.begin(), done.end(), it)) return;
-      done.push_back(it);
-      Instruction b;
-      b.op = Opcode::Barrier;
-      it->before.insert(it->before.begin(), b);
-    };
-    for (const auto& prod : computes) {
-      const model::Op& px = op(prod.back()->op);
-      const auto t = static_cast<size_t>(px.out.tensor);
-      if (home_node_[t] >= 0) continue;
-      for (const auto& cons : computes)
-        for (const model::TensorAccess& in : op(cons.back()->op).inputs) {
-          if (in.tensor != px.out.tensor) continue;
-          bool same = core_split(prod) == core_split(cons) && in.index.size() == px.out.index.size();
-          for (size_t p = 0; same && p < in.index.size(); ++p) {
-            same &= in.index[p].terms.size() == px.out.index[p].terms.size();
-            for (size_t k = 0; same && k < in.index[p].terms.size(); ++k)
-              same &= in.index[p].terms[k].dim == px.out.index[p].terms[k].dim && in.index[p].terms[k].coef == px.out.index[p].terms[k].coef;
-          }
-          if (same || (core_split(prod).empty() && core_split(cons).empty() && s_.cores == 1)) continue;
-          size_t k = 0;
-          while (prod[k] == cons[k]) ++k;
-          barrier_before(cons[k]);
-          for (size_t q = 0; q < k; ++q)
-            if (prod[q]->kind == Item::Kind::Loop && !prod[q]->on_cores) barrier_before(prod[k]);
-        }
-    }
-  }
-
   // How many cores the on-core loops of the current path spread over.
   int64_t path_cores() const {
     int64_t n = 1;
@@ -248,27 +195,6 @@ class Planner {
     return p;
   }
 
-  // Levels from `from` to `to` along the arch's declared paths (fewest hops), or refuse. Paths
-  // work both ways, as in the model and arch::check_program.
-  std::vector<int> route(int from, int to) const {
-    std::vector<int> prev(a_.levels.size(), -2);
-    std::vector<int> queue = {from};
-    prev[static_cast<size_t>(from)] = -1;
-    for (size_t q = 0; q < queue.size(); ++q)
-      for (const auto& path : a_.paths)
-        for (auto [x, y] : {std::pair{path.from, path.to}, std::pair{path.to, path.from}})
-          if (x == queue[q] && prev[static_cast<size_t>(y)] == -2) {
-            prev[static_cast<size_t>(y)] = queue[q];
-            queue.push_back(y);
-          }
-    if (prev[static_cast<size_t>(to)] == -2)
-      refuse("no data path from '" + a_.levels[static_cast<size_t>(from)].name + "' to '" + a_.levels[static_cast<size_t>(to)].name +
-             "' in the arch, which this dataflow needs");
-    std::vector<int> r;
-    for (int l = to; l != -1; l = prev[static_cast<size_t>(l)]) r.insert(r.begin(), l);
-    return r;
-  }
-
   // DRAM address of the access's slice at path position `pos` for this core.
   arch::MemRef dram_ref(const model::TensorAccess& acc, size_t pos, const std::vector<int64_t>& box) const {
     const Buffer& d = dram_[static_cast<size_t>(acc.tensor)];
@@ -303,7 +229,7 @@ class Planner {
   std::vector<Instruction> copy_chain(const Buffer& from, long from_owner, const Buffer& to, long to_owner,
                                       const model::TensorAccess& acc, size_t at, const std::vector<int64_t>& box) {
     const int from_level = from_owner < 0 ? 0 : from.level, to_level = to_owner < 0 ? 0 : to.level;
-    const std::vector<int> levels = route(from_level, to_level);
+    const std::vector<int> levels = route(a_, from_level, to_level, f_.root().loc);
     std::vector<Instruction> out;
     Buffer src = from;
     long src_owner = from_owner;

@@ -1,6 +1,8 @@
 // Handovers between pipes (see lower_sync.h).
 #include "mapper/lower_sync.h"
 
+#include <algorithm>
+
 namespace dfx::mapper::lowering {
 
 using arch::Instruction;
@@ -88,6 +90,69 @@ void hand_over(Item& writer_item, Item& reader_item, Item& writer_next, Item& re
   writer_next.before.insert(writer_next.before.begin(), flag(Opcode::WaitFlag, reader, writer, e));
   reader_last.after.push_back(flag(Opcode::SetFlag, reader, writer, e));
   flags.prime(reader, writer, e, copies);
+}
+
+namespace {
+
+// The on-core loops of a path: (dim, cores) from the outside in.
+std::vector<std::pair<int, int64_t>> core_split(const std::vector<Item*>& path) {
+  std::vector<std::pair<int, int64_t>> out;
+  for (const Item* it : path)
+    if (it->kind == Item::Kind::Loop && it->on_cores) out.push_back({it->dim, it->count});
+  return out;
+}
+
+// Two accesses that address a tensor the same way (each index the same sum of dims).
+bool same_indexing(const model::TensorAccess& a, const model::TensorAccess& b) {
+  if (a.index.size() != b.index.size()) return false;
+  for (size_t p = 0; p < a.index.size(); ++p) {
+    if (a.index[p].terms.size() != b.index[p].terms.size()) return false;
+    for (size_t k = 0; k < a.index[p].terms.size(); ++k)
+      if (a.index[p].terms[k].dim != b.index[p].terms[k].dim || a.index[p].terms[k].coef != b.index[p].terms[k].coef) return false;
+  }
+  return true;
+}
+
+void all_computes(Item& it, std::vector<Item*>& path, std::vector<std::vector<Item*>>& out) {
+  path.push_back(&it);
+  if (it.kind == Item::Kind::Compute) out.push_back(path);
+  for (Item& c : it.body) all_computes(c, path, out);
+  path.pop_back();
+}
+
+}  // namespace
+
+// Cores hand intermediates over through DRAM: unless every core reads exactly what it wrote
+// (same core split, same indexing), the consumer waits at a barrier until every core has
+// written, and inside a loop the producer's next round waits until every core has read.
+void place_barriers(Skeleton& s, const model::Workload& w, const std::vector<int>& home_node) {
+  std::vector<std::vector<Item*>> computes;
+  std::vector<Item*> path;
+  all_computes(s.root, path, computes);
+  std::vector<Item*> done;
+  auto barrier_before = [&](Item* it) {
+    if (std::count(done.begin(), done.end(), it)) return;
+    done.push_back(it);
+    Instruction b;
+    b.op = Opcode::Barrier;
+    it->before.insert(it->before.begin(), b);
+  };
+  for (const auto& prod : computes) {
+    const model::Op& px = w.ops[static_cast<size_t>(prod.back()->op)];
+    const auto t = static_cast<size_t>(px.out.tensor);
+    if (home_node[t] >= 0) continue;
+    for (const auto& cons : computes)
+      for (const model::TensorAccess& in : w.ops[static_cast<size_t>(cons.back()->op)].inputs) {
+        if (in.tensor != px.out.tensor) continue;
+        const bool own_data = core_split(prod) == core_split(cons) && same_indexing(in, px.out);
+        if (own_data || s.cores == 1) continue;
+        size_t k = 0;
+        while (prod[k] == cons[k]) ++k;
+        barrier_before(cons[k]);
+        for (size_t q = 0; q < k; ++q)
+          if (prod[q]->kind == Item::Kind::Loop && !prod[q]->on_cores) barrier_before(prod[k]);
+      }
+  }
 }
 
 }  // namespace dfx::mapper::lowering

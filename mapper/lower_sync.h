@@ -48,4 +48,9 @@ void drain_around(Item& at, const Chain& c, arch::Pipe writer, int64_t copies, F
 void hand_over(Item& writer_item, Item& reader_item, Item& writer_next, Item& reader_last, arch::Pipe writer, arch::Pipe reader,
                int64_t copies, Flags& flags);
 
+// Cores hand intermediates over through DRAM: unless every core reads exactly what it wrote
+// (same core split, same indexing), the consumer starts with a barrier; inside a loop, so does
+// the producer's next round. `home_node` per tensor: its fusion tile if it lives on chip.
+void place_barriers(Skeleton& s, const model::Workload& w, const std::vector<int>& home_node);
+
 }  // namespace dfx::mapper::lowering
