@@ -86,7 +86,6 @@ class Planner {
   [[noreturn]] void refuse(const std::string& msg) const { throw InputError(f_.root().loc, msg); }
   const model::Op& op(int i) const { return w_.ops[static_cast<size_t>(i)]; }
 
-
   // A buffer at path position `pos` (-1: outside every loop). Inside loops it is double
   // buffered: consecutive executions of its position alternate between two copies, chosen by
   // the parity of the position's linear iteration count Σ i_j·Π_{k>j} n_k.
@@ -119,7 +118,7 @@ class Planner {
     home_node_.assign(w_.tensors.size(), -1);
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
       const model::TensorPlacement& tp = placement_.tensors[t];
-      if (w_.tensors[t].is_intermediate() && addressable(tp.home)) home_node_[t] = tp.region;
+      if (w_.tensors[t].is_intermediate() && addressable(a_, tp.home)) home_node_[t] = tp.region;
     }
     dram_.assign(w_.tensors.size(), Buffer{});
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
@@ -145,11 +144,11 @@ class Planner {
 
   void visit(Item& item) {
     path_.push_back(&item);
-    if (item.kind == Item::Kind::Compute) {
-      if (core_ < path_cores()) plan_compute(item);  // else this core has no share of the operator
-    }
-    else
+    if (item.kind != Item::Kind::Compute) {
       for (Item& child : item.body) visit(child);
+    } else if (core_ < path_cores()) {  // else this core has no share of the operator
+      plan_compute(item);
+    }
     path_.pop_back();
   }
 
@@ -182,11 +181,6 @@ class Planner {
       best = p;
     }
     return best;
-  }
-
-  bool addressable(int level) const {
-    const auto& lv = a_.levels[static_cast<size_t>(level)];
-    return lv.parent >= 0 && lv.instances <= a_.cores * a_.sub_cores;
   }
 
   size_t group_position(int node) const {
@@ -268,7 +262,7 @@ class Planner {
     std::vector<size_t> owners;
     for (size_t p = static_cast<size_t>(outer.pos + 1); p + 1 < path_.size(); ++p) {
       const Item& it = *path_[p];
-      if (it.kind == Item::Kind::Group && tp.owner[static_cast<size_t>(it.node)] && addressable(tp.level[static_cast<size_t>(it.node)]))
+      if (it.kind == Item::Kind::Group && tp.owner[static_cast<size_t>(it.node)] && addressable(a_, tp.level[static_cast<size_t>(it.node)]))
         owners.push_back(p);
     }
     if (owners.empty() && outer.pos < 0)

@@ -24,12 +24,6 @@ class Builder {
   const model::Dataflow& f_;
   Skeleton s_;
 
-  // Levels a program can address: on-chip and one instance per core (or per chip), not per PE.
-  bool addressable(int level) const {
-    const auto& lv = a_.levels[static_cast<size_t>(level)];
-    return lv.parent >= 0 && lv.instances <= a_.cores * a_.sub_cores;
-  }
-
   [[noreturn]] void refuse(const model::TreeNode& n, const std::string& msg) const { throw InputError(n.loc, msg); }
 
   // An operator's instruction tile: its deepest ancestor tile in an addressable level.
@@ -39,7 +33,7 @@ class Builder {
       const model::TreeNode& leaf = f_.nodes[n];
       if (!leaf.is_leaf) continue;
       for (int p = leaf.parent; p >= 0; p = f_.nodes[static_cast<size_t>(p)].parent)
-        if (addressable(f_.nodes[static_cast<size_t>(p)].levels.front())) {
+        if (addressable(a_, f_.nodes[static_cast<size_t>(p)].levels.front())) {
           s_.instruction_tile[static_cast<size_t>(leaf.op)] = p;
           break;
         }
