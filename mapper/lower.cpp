@@ -5,6 +5,13 @@
 
 namespace dfx::mapper {
 
+arch::DType default_dtype(const model::Workload& w) {
+  for (const auto& op : w.ops)
+    for (const auto& v : op.vector_ops)
+      if (v == "exp" || v == "div") return arch::DType::Fp16;
+  return arch::DType::Int16;
+}
+
 Lowered lower(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType dtype) {
   const lowering::Skeleton s = lowering::build_skeleton(a, w, f);
   const int64_t cores = s.cores;

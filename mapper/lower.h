@@ -18,6 +18,10 @@ struct Lowered {
   std::string text;                     // core 0's program as assembly, with a header comment
 };
 
+// The element type a workload's programs default to: fp16 when an operator needs exp or a
+// division (softmax), int16 otherwise.
+arch::DType default_dtype(const model::Workload& w);
+
 // Contract: returns checked programs (arch::check_program passes) or throws InputError naming
 // the part of the dataflow the lowering cannot express (a factor that does not divide its
 // extent, an operator with more than one vector operation, buffers beyond a level's capacity…).

@@ -49,11 +49,7 @@ arch::DType parse_dtype(const std::string& name, const model::Workload& w) {
   if (name == "int16") return arch::DType::Int16;
   if (name == "fp16") return arch::DType::Fp16;
   if (name == "bf16") return arch::DType::Bf16;
-  // auto: floats when any operator needs exp or a division, integers otherwise.
-  for (const auto& op : w.ops)
-    for (const auto& v : op.vector_ops)
-      if (v == "exp" || v == "div") return arch::DType::Fp16;
-  return arch::DType::Int16;
+  return mapper::default_dtype(w);  // auto
 }
 
 std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const std::string& dtype,

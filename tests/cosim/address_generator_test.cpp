@@ -9,6 +9,7 @@
 #include "Vaddress_generator.h"
 #include "arch/isa.h"
 #include "sim/memory.h"
+#include "tests/cosim/drive.h"
 #include "verilated.h"
 
 namespace {
@@ -16,15 +17,8 @@ namespace {
 TEST(AddressGenerator, WalksBlocksLikeTheSimulator) {
   VerilatedContext context;
   Vaddress_generator g(&context);
-  auto tick = [&] {
-    g.clk = 0;
-    g.eval();
-    g.clk = 1;
-    g.eval();
-  };
-  g.rst = 1;
-  tick();
-  g.rst = 0;
+  const auto tick = [&] { dfx::test::tick(g); };
+  dfx::test::reset(g);
   std::mt19937_64 rng(5);
   std::uniform_int_distribution<int> dims(1, 4), size(1, 5), stride(-7, 20);
   for (int trial = 0; trial < 200; ++trial) {

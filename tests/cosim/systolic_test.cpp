@@ -11,6 +11,7 @@
 #include "arch/isa.h"
 #include "sim/simulator.h"
 #include "sim/timing.h"
+#include "tests/cosim/drive.h"
 #include "verilated.h"
 
 namespace {
@@ -20,15 +21,8 @@ template <class Model, int N>
 std::vector<int64_t> rtl_product(const std::vector<int32_t>& A, const std::vector<int32_t>& B, int K, int& cycles_taken) {
   VerilatedContext context;
   Model m(&context);
-  auto tick = [&] {
-    m.clk = 0;
-    m.eval();
-    m.clk = 1;
-    m.eval();
-  };
-  m.rst = 1;
-  tick();
-  m.rst = 0;
+  const auto tick = [&] { dfx::test::tick(m); };
+  dfx::test::reset(m);
   m.clear = 1;
   tick();
   m.clear = 0;
@@ -128,15 +122,8 @@ void check_back_to_back(int blocks, int K, uint64_t seed) {
   };
   VerilatedContext context;
   Model m(&context);
-  auto tick = [&] {
-    m.clk = 0;
-    m.eval();
-    m.clk = 1;
-    m.eval();
-  };
-  m.rst = 1;
-  tick();
-  m.rst = 0;
+  const auto tick = [&] { dfx::test::tick(m); };
+  dfx::test::reset(m);
   const int compute = blocks * K + 2 * N - 2;
   for (int t = 0; t < compute; ++t) {
     for (int r = 0; r < N; ++r) {

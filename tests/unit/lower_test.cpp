@@ -33,16 +33,22 @@ Case small(const std::string& arch, const std::string& workload, const std::stri
   return c;
 }
 
+// Simulated bytes moved out of (or into) DRAM.
+int64_t dram_bytes(const Comparison& c, bool written) {
+  int64_t sum = 0;
+  for (const auto& p : c.sim.paths) sum += (written ? p.to : p.from) == 0 ? p.bytes : 0;
+  return sum;
+}
+
+// Simulated DRAM writes against the model's DRAM updates.
+void expect_dram_writes_equal(const Comparison& c) {
+  EXPECT_EQ(dram_bytes(c, true), c.model.levels[0].traffic.update * c.model.levels[0].word_bytes);
+}
+
 // The DRAM bytes both ways: simulated transfers against the model's DRAM reads and updates.
 void expect_dram_traffic_equal(const Comparison& c) {
-  int64_t read = 0, written = 0;
-  for (const auto& p : c.sim.paths) {
-    if (p.from == 0) read += p.bytes;
-    if (p.to == 0) written += p.bytes;
-  }
-  const auto& dram = c.model.levels[0];
-  EXPECT_EQ(read, dram.traffic.read * dram.word_bytes);
-  EXPECT_EQ(written, dram.traffic.update * dram.word_bytes);
+  EXPECT_EQ(dram_bytes(c, false), c.model.levels[0].traffic.read * c.model.levels[0].word_bytes);
+  expect_dram_writes_equal(c);
 }
 
 void expect_outputs_ok(const Comparison& c) {
@@ -59,8 +65,7 @@ TEST(Lower, ShippedDataflowsRunAndMatchTheModelsTraffic) {
                                        std::pair{"attention_g1", "attention_g1_edge_layerwise"}}) {
     SCOPED_TRACE(flow);
     Case k = shipped("edge", workload, flow);
-    const arch::DType t = std::string(workload) == "attention_g1" ? arch::DType::Fp16 : arch::DType::Int16;
-    const Comparison c = compare(k.a, k.w, k.f, t, 7);
+    const Comparison c = compare(k.a, k.w, k.f, mapper::default_dtype(k.w), 7);
     expect_outputs_ok(c);
     expect_dram_traffic_equal(c);
     EXPECT_EQ(c.sim.cores.size(), 4u) << "the root's b:4:sp runs on four cores";
@@ -76,9 +81,7 @@ TEST(Lower, ConvolutionChainWithDifferentCoreSplits) {
   EXPECT_NE(low.text.find("init i2,i3"), std::string::npos) << "the r1, s1 loops accumulate";
   const Comparison c = compare(k.a, k.w, k.f, arch::DType::Int16, 5);
   expect_outputs_ok(c);
-  int64_t written = 0;
-  for (const auto& p : c.sim.paths) written += p.to == 0 ? p.bytes : 0;
-  EXPECT_EQ(written, c.model.levels[0].traffic.update * c.model.levels[0].word_bytes);
+  expect_dram_writes_equal(c);
 }
 
 TEST(Lower, AscendLikeStagesThroughItsLevels) {
@@ -109,13 +112,10 @@ TEST(Lower, EveryWorkloadFamilyOnBothArchFamilies) {
                                              std::tuple{"tpu_like", "conv_chain_c1", "conv_chain_c1_tpu_like_explored"}}) {
     SCOPED_TRACE(flow);
     Case k = shipped(arch, workload, flow);
-    const arch::DType t = std::string(workload) == "attention_g1" ? arch::DType::Fp16 : arch::DType::Int16;
-    const Comparison c = compare(k.a, k.w, k.f, t, 11);
+    const Comparison c = compare(k.a, k.w, k.f, mapper::default_dtype(k.w), 11);
     expect_outputs_ok(c);
-    int64_t written = 0;
-    for (const auto& p : c.sim.paths) written += p.to == 0 ? p.bytes : 0;
     if (std::string(flow) != "gemm_chain_g1_ascend_fused") {  // there the model stages C through GM (docs/simulator.md)
-      EXPECT_EQ(written, c.model.levels[0].traffic.update * c.model.levels[0].word_bytes);
+      expect_dram_writes_equal(c);
     }
   }
 }
@@ -130,8 +130,7 @@ TEST(Lower, OutputsSurviveTimingJitter) {
                                              std::tuple{"ascend_like", "conv_chain_c1", "conv_chain_c1_ascend"}}) {
     SCOPED_TRACE(flow);
     Case k = shipped(arch, workload, flow);
-    const arch::DType t = std::string(workload) == "attention_g1" ? arch::DType::Fp16 : arch::DType::Int16;
-    expect_outputs_ok(compare(k.a, k.w, k.f, t, 1, 300));
+    expect_outputs_ok(compare(k.a, k.w, k.f, mapper::default_dtype(k.w), 1, 300));
   }
 }
 
@@ -157,9 +156,7 @@ TEST(Lower, ExploredAttentionWithBatchLoopsInsideTheTile) {
   Case k = shipped("edge", "attention_g1", "attention_g1_edge_explored");
   const Comparison c = compare(k.a, k.w, k.f, arch::DType::Fp16, 3);
   expect_outputs_ok(c);
-  int64_t read = 0;
-  for (const auto& p : c.sim.paths) read += p.from == 0 ? p.bytes : 0;
-  EXPECT_GT(read, c.model.levels[0].traffic.read * 2);
+  EXPECT_GT(dram_bytes(c, false), c.model.levels[0].traffic.read * 2);
   EXPECT_NE(mapper::lower(k.a, k.w, k.f, arch::DType::Fp16).text.find("loop 8"), std::string::npos);
 }
 
