@@ -100,6 +100,24 @@ Pipe pipe_of(const Instruction& i, const Arch& a) {
 
 namespace dfx::arch {
 
+void block_addresses(const arch::MemRef& r, const std::vector<int64_t>& idx, std::vector<int64_t>& out) {
+  int64_t base = r.base;
+  for (size_t j = 0; j < r.loop_steps.size() && j < idx.size(); ++j) base += r.loop_steps[j] * idx[j];
+  if (r.ring > 1) {
+    int64_t copy = 0;
+    for (size_t j = 0; j < r.ring_weights.size() && j < idx.size(); ++j) copy += r.ring_weights[j] * idx[j];
+    base += (copy % r.ring) * r.ring_stride;
+  }
+  out.assign(1, base);
+  // Expand one dimension at a time, outermost first, so the result is row-major.
+  for (size_t d = 0; d < r.sizes.size(); ++d) {
+    const size_t prev = out.size();
+    out.resize(prev * static_cast<size_t>(r.sizes[d]));
+    for (size_t i = prev; i-- > 0;)
+      for (int64_t s = r.sizes[d]; s-- > 0;) out[i * static_cast<size_t>(r.sizes[d]) + static_cast<size_t>(s)] = out[i] + s * r.strides[d];
+  }
+}
+
 bool accumulates(const Instruction& mma, const std::vector<int64_t>& loop_index) {
   if (!mma.accumulate) return false;
   if (mma.imm == 0) return true;

@@ -92,6 +92,9 @@ const char* vecop_name(VecOp v);
 Pipe pipe_of(const Instruction& i, const Arch& a);
 // The pipe of an engine name (dma, MTE1, MTE2, MTE3, fixpipe; any case); false if unknown.
 bool engine_pipe(const std::string& engine, Pipe& p);
+// The element addresses a block touches at the given loop indices (outermost first), in
+// row-major order of its sizes.
+void block_addresses(const MemRef& r, const std::vector<int64_t>& loop_index, std::vector<int64_t>& out);
 // Whether an mma adds to its accumulator at these loop indices (see Instruction::imm).
 bool accumulates(const Instruction& mma, const std::vector<int64_t>& loop_index);
 

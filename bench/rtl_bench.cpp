@@ -13,6 +13,7 @@ template <class Model, int N>
 void BM_Systolic(benchmark::State& state) {
   VerilatedContext context;
   Model m(&context);
+  m.en = 1;
   m.rst = 1;
   m.clk = 0;
   m.eval();

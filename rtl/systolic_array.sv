@@ -1,3 +1,5 @@
+// Kept out of traces: two-dimensional unpacked arrays do not trace in this Verilator (5.006).
+/* verilator tracing_off */
 // An N×N output-stationary systolic array: A's rows enter from the left, B's columns from the
 // top, each skewed by one cycle per row/column (the driver does the skewing); every PE
 // multiplies what passes through it and accumulates into its own C element.
@@ -13,6 +15,7 @@ module systolic_array #(
 ) (
     input  logic                  clk,
     input  logic                  rst,      // synchronous: clears data and accumulators
+    input  logic                  en,       // the array holds everything while low (an idle unit)
     input  logic                  clear,    // clears the accumulators only (start of a tile)
     input  logic signed [W-1:0]   a_in [N], // one element per row, already skewed
     input  logic signed [W-1:0]   b_in [N], // one element per column, already skewed
@@ -48,7 +51,7 @@ module systolic_array #(
           f_q[r][c] <= 1'b0;
           acc[r][c] <= '0;
           shadow[r][c] <= '0;
-        end else begin
+        end else if (en) begin
           a_q[r][c] <= a_cur[r][c];
           b_q[r][c] <= b_cur[r][c];
           f_q[r][c] <= f_cur[r][c];

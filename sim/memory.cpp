@@ -3,24 +3,6 @@
 
 namespace dfx::sim {
 
-void block_addresses(const arch::MemRef& r, const LoopIndex& idx, std::vector<int64_t>& out) {
-  int64_t base = r.base;
-  for (size_t j = 0; j < r.loop_steps.size() && j < idx.size(); ++j) base += r.loop_steps[j] * idx[j];
-  if (r.ring > 1) {
-    int64_t copy = 0;
-    for (size_t j = 0; j < r.ring_weights.size() && j < idx.size(); ++j) copy += r.ring_weights[j] * idx[j];
-    base += (copy % r.ring) * r.ring_stride;
-  }
-  out.assign(1, base);
-  // Expand one dimension at a time, outermost first, so the result is row-major.
-  for (size_t d = 0; d < r.sizes.size(); ++d) {
-    const size_t prev = out.size();
-    out.resize(prev * static_cast<size_t>(r.sizes[d]));
-    for (size_t i = prev; i-- > 0;)
-      for (int64_t s = r.sizes[d]; s-- > 0;) out[i * static_cast<size_t>(r.sizes[d]) + static_cast<size_t>(s)] = out[i] + s * r.strides[d];
-  }
-}
-
 Memories::Memories(std::vector<std::vector<double>>* shared, int levels)
     : shared_(shared), own_(static_cast<size_t>(levels)), shared_level_(static_cast<size_t>(levels), false) {}
 

@@ -10,9 +10,7 @@ namespace dfx::sim {
 // Loop indices of the enclosing loops when an instruction is dispatched, outermost first.
 using LoopIndex = std::vector<int64_t>;
 
-// The element addresses a block touches at the given loop indices, in row-major order of its
-// sizes (outermost dimension first).
-void block_addresses(const arch::MemRef& r, const LoopIndex& idx, std::vector<int64_t>& out);
+using arch::block_addresses;
 
 // One core's view of memory: its own instance of each per-core level and the chip's shared
 // levels. Sizes grow to the highest address a program touches (check_program bounds them).

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "arch/isa.h"
+#include "sim/simulator.h"
 #include "model/dataflow.h"
 #include "model/workload.h"
 
@@ -55,6 +57,15 @@ struct SimulateOptions {
 };
 
 int run_simulate(const SimulateOptions& o);
+// The program's inputs found as DIR/NAME.npy (none if dir is empty).
+sim::TensorValues read_inputs(const arch::Program& p, const std::string& dir);
+
+struct CosimOptions {
+  std::string arch, inputs, json, trace;
+  std::vector<std::string> programs;  // one per core
+  uint64_t seed = 1;
+};
+int run_cosim(const CosimOptions& o);
 
 }  // namespace dfx::cli
 

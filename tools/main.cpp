@@ -101,6 +101,16 @@ int main(int argc, char** argv) {
   sm->add_option("--seed", sim.seed, "Seed of the random inputs (and of --jitter)");
   add_jitter(sm, sim.jitter);
 
+  dfx::cli::CosimOptions co;
+  auto* cs = app.add_subcommand("cosim", "Run programs on the SystemC model and on the verilated RTL; compare outputs and cycles");
+  cs->add_option("arch", co.arch, "Accelerator description (arch.yaml) matching an RTL build (tpu_like)")->required()->check(CLI::ExistingFile);
+  cs->add_option("programs", co.programs, "Program (text or binary), one per core")->required()->check(CLI::ExistingFile);
+  cs->add_option("--inputs", co.inputs, "Directory with NAME.npy for the program's inputs (others get random data)")
+      ->check(CLI::ExistingDirectory);
+  cs->add_option("--json", co.json, "Write the comparison as JSON ('-' for stdout)");
+  cs->add_option("--trace", co.trace, "Write a VCD of the RTL's signals");
+  cs->add_option("--seed", co.seed, "Seed of the random inputs");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
@@ -117,6 +127,7 @@ int main(int argc, char** argv) {
     if (sm->parsed()) return dfx::cli::run_simulate(sim);
     if (emc->parsed()) return dfx::cli::run_emit(em);
     if (cm->parsed()) return dfx::cli::run_compare(cmp);
+    if (cs->parsed()) return dfx::cli::run_cosim(co);
   } catch (const dfx::InputError& err) {
     std::cerr << err.what() << '\n';
     return 2;

@@ -11,7 +11,6 @@
 #include "tools/commands.h"
 
 namespace dfx::cli {
-namespace {
 
 sim::TensorValues read_inputs(const arch::Program& p, const std::string& dir) {
   sim::TensorValues in;
@@ -22,6 +21,8 @@ sim::TensorValues read_inputs(const arch::Program& p, const std::string& dir) {
   }
   return in;
 }
+
+namespace {
 
 void write_tensors(const arch::Program& p, const sim::SimResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir);

@@ -22,6 +22,7 @@ std::vector<int64_t> rtl_product(const std::vector<int32_t>& A, const std::vecto
   VerilatedContext context;
   Model m(&context);
   const auto tick = [&] { dfx::test::tick(m); };
+  m.en = 1;
   dfx::test::reset(m);
   m.clear = 1;
   tick();
@@ -123,6 +124,7 @@ void check_back_to_back(int blocks, int K, uint64_t seed) {
   VerilatedContext context;
   Model m(&context);
   const auto tick = [&] { dfx::test::tick(m); };
+  m.en = 1;
   dfx::test::reset(m);
   const int compute = blocks * K + 2 * N - 2;
   for (int t = 0; t < compute; ++t) {

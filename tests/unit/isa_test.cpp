@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "arch/isa.h"
+#include "arch/isa_words.h"
 #include "tests/unit/test_util.h"
 
 namespace dfx::arch {
@@ -35,6 +36,30 @@ TEST(Isa, ShippedProgramsCheckAndRoundTrip) {
     EXPECT_TRUE(again.tensors == p.tensors);
     EXPECT_EQ(again.dtype, p.dtype);
   }
+}
+
+// The RTL core's fixed-width words hold every field of the shipped programs.
+TEST(IsaWords, ShippedProgramsRoundTripThroughMachineWords) {
+  for (const auto& [arch_name, prog] : {std::pair{"tpu_like", "tpu_like_gemm"}, std::pair{"ascend_like", "ascend_like_softmax_row"}}) {
+    SCOPED_TRACE(prog);
+    Arch a = load_arch(test::config(std::string("arch/") + arch_name + ".yaml"));
+    Program p = parse_program(read(test::config(std::string("programs/") + prog + ".s")), prog, a);
+    const std::vector<Instruction> back = decode_words(encode_words(p, prog));
+    ASSERT_EQ(back.size(), p.code.size());
+    for (size_t i = 0; i < p.code.size(); ++i) EXPECT_TRUE(back[i] == p.code[i]) << "instruction " << i;
+  }
+}
+
+TEST(IsaWords, WhatTheWordCannotHoldIsRefusedWithTheLine) {
+  Arch a = load_arch(test::config("arch/tpu_like.yaml"));
+  std::string deep, tail;
+  for (int j = 0; j < 9; ++j) deep += "loop 2\n", tail += "endloop\n";
+  const Program p = parse_program(deep + "dma SPM[0 : 4 / 1] <- DRAM[0 : 4 / 1]\n" + tail + "halt\n", "deep.s", a);
+  const std::string msg = test::input_error([&] { encode_words(p, "deep.s"); });
+  EXPECT_NE(msg.find("deep.s:10:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("more than 8 nested loops"), std::string::npos) << msg;
+  const Program far = parse_program("dma SPM[0 : 4 / 1] <- DRAM[5000000000 : 4 / 1]\nhalt\n", "far.s", a);
+  EXPECT_NE(test::input_error([&] { encode_words(far, "far.s"); }).find("does not fit in 32 bits"), std::string::npos);
 }
 
 class BadProgram : public ::testing::Test {

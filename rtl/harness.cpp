@@ -1,0 +1,245 @@
+// The Verilator harness: program loading, the DRAM model, the run loop (docs/rtl.md).
+#include "rtl/harness.h"
+
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <memory>
+
+#include "Vdfx_chip_tpu_like.h"
+#include "arch/isa_words.h"
+#include "verilated.h"
+#include "verilated_vcd_c.h"
+
+namespace dfx::rtl {
+namespace {
+
+using arch::Opcode;
+
+[[noreturn]] void refuse(const std::string& file, int line, const std::string& msg) {
+  throw InputError(SourceLoc{file, line, line ? 1 : 0, ""}, msg);
+}
+
+// What the core cannot run: checked before the RTL starts, so the user gets a message, not a hang.
+void check_supported(const arch::Program& p, const Build& b, const std::string& name) {
+  if (p.dtype != arch::DType::Int16)
+    refuse(name, 0, std::string("the RTL core computes int16 only (this program is ") + arch::dtype_name(p.dtype) + ")");
+  if (static_cast<int64_t>(p.code.size()) > b.imem_words)
+    refuse(name, 0, std::to_string(p.code.size()) + " instructions; the core's instruction memory holds " + std::to_string(b.imem_words));
+  for (const arch::TensorDecl& t : p.tensors)
+    if (t.at.level != 0) refuse(name, t.line, "tensor " + t.name + " is not in DRAM; the harness loads and reads DRAM only");
+  for (const arch::Instruction& i : p.code) {
+    const bool flag = i.op == Opcode::SetFlag || i.op == Opcode::WaitFlag;
+    if (flag && (static_cast<int>(i.from) > 3 || static_cast<int>(i.to) > 3))
+      refuse(name, i.line, "a flag on a pipe the TPU-like core does not have");
+  }
+}
+
+// The chip's DRAM: element values (32 bits hold int16 data and int32 accumulators), requests
+// served at acceptance, responses and write acknowledgements `latency` cycles later.
+class Dram {
+ public:
+  explicit Dram(int64_t latency) : latency_(latency) {}
+  std::vector<int32_t> cells;
+
+  int32_t& at(int64_t address) {
+    if (address < 0) throw std::out_of_range("negative DRAM address");
+    if (static_cast<size_t>(address) >= cells.size()) cells.resize(static_cast<size_t>(address) + 1, 0);
+    return cells[static_cast<size_t>(address)];
+  }
+
+  template <class Chip>
+  void serve(Chip& chip, int64_t now) {
+    chip.dram_resp_valid = 0;
+    chip.dram_wack_valid = 0;
+    while (!pending_.empty() && pending_.front().due <= now) {
+      const Response& r = pending_.front();
+      if (r.write) {
+        chip.dram_wack_valid = 1;
+        chip.dram_wack_core = r.core;
+      } else {
+        chip.dram_resp_valid = 1;
+        chip.dram_resp_core = r.core;
+        chip.dram_resp_tag = r.tag;
+        chip.dram_resp_count = r.count;
+        for (size_t j = 0; j < r.data.size(); ++j) chip.dram_resp_data[j] = static_cast<uint32_t>(r.data[j]);
+      }
+      pending_.pop_front();
+    }
+  }
+
+  template <class Chip>
+  void accept(Chip& chip, int64_t now) {
+    if (!chip.dram_req_valid) return;
+    Response r;
+    r.due = now + std::max<int64_t>(latency_, 1);
+    r.core = chip.dram_req_core;
+    r.write = chip.dram_req_write;
+    r.tag = chip.dram_req_tag;
+    r.count = chip.dram_req_count;
+    const auto addr = static_cast<int32_t>(chip.dram_req_addr), stride = static_cast<int32_t>(chip.dram_req_stride);
+    for (uint32_t j = 0; j < r.count; ++j) {
+      int32_t& cell = at(int64_t{addr} + int64_t{stride} * j);
+      if (r.write) cell = static_cast<int32_t>(chip.dram_req_data[j]);
+      else r.data.push_back(cell);
+    }
+    pending_.push_back(std::move(r));
+  }
+
+  bool idle() const { return pending_.empty(); }
+
+ private:
+  struct Response {
+    int64_t due = 0;
+    uint8_t core = 0;
+    bool write = false;
+    uint64_t tag = 0;
+    uint32_t count = 0;
+    std::vector<int32_t> data;
+  };
+  int64_t latency_;
+  std::deque<Response> pending_;  // in acceptance order; equal latency keeps them in due order
+};
+
+// One clock cycle; `between` runs after the low phase has settled (the DRAM samples requests).
+template <class Chip, class Between>
+void tick(Chip& chip, VerilatedVcdC* vcd, uint64_t& time, Between between) {
+  chip.clk = 0;
+  chip.eval();
+  if (vcd) vcd->dump(time++);
+  between();
+  chip.clk = 1;
+  chip.eval();
+  if (vcd) vcd->dump(time++);
+}
+
+template <class Chip>
+void tick(Chip& chip, VerilatedVcdC* vcd, uint64_t& time) {
+  tick(chip, vcd, time, [] {});
+}
+
+template <class Chip>
+RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Program>& programs,
+                 const std::map<std::string, std::vector<double>>& inputs, const RtlOptions& options, const std::string& name) {
+  const auto began = std::chrono::steady_clock::now();
+  VerilatedContext context;
+  context.traceEverOn(!options.trace_file.empty());
+  Chip chip(&context);
+  std::unique_ptr<VerilatedVcdC> vcd;
+  if (!options.trace_file.empty()) {
+    vcd = std::make_unique<VerilatedVcdC>();
+    chip.trace(vcd.get(), 99);
+    vcd->open(options.trace_file.c_str());
+  }
+  uint64_t time = 0;
+  Dram dram(a.levels[0].latency);
+  std::vector<int64_t> addresses;
+  for (const arch::Program& p : programs)
+    for (const arch::TensorDecl& t : p.tensors) {
+      if (t.output) continue;
+      const auto it = inputs.find(t.name);
+      if (it == inputs.end()) refuse(name, t.line, "no values for input " + t.name);
+      arch::block_addresses(t.at, {}, addresses);
+      if (it->second.size() != addresses.size()) refuse(name, t.line, "input " + t.name + " has the wrong size");
+      for (size_t e = 0; e < addresses.size(); ++e) dram.at(addresses[e]) = static_cast<int32_t>(std::llround(it->second[e]));
+    }
+
+  chip.rst = 1;
+  tick(chip, vcd.get(), time);
+  chip.rst = 0;
+  arch::Program idle;
+  idle.code.push_back(arch::Instruction{});  // halt
+  for (int c = 0; c < b.cores; ++c) {
+    const arch::Program& p = c < static_cast<int>(programs.size()) ? programs[static_cast<size_t>(c)] : idle;
+    const std::vector<arch::MachineWord> words = arch::encode_words(p, name);
+    for (size_t i = 0; i < words.size(); ++i) {
+      chip.imem_we[c] = 1;
+      chip.imem_addr = static_cast<uint32_t>(i);
+      for (int f = 0; f < arch::kWordFields; ++f) chip.imem_data[f] = words[i][static_cast<size_t>(f)];
+      tick(chip, vcd.get(), time);
+    }
+    chip.imem_we[c] = 0;
+  }
+  chip.start = 1;
+  tick(chip, vcd.get(), time);
+  chip.start = 0;
+
+  RtlResult result;
+  result.cores.resize(static_cast<size_t>(b.cores));
+  std::vector<bool> finished(static_cast<size_t>(b.cores), false);
+  int64_t cycle = 1;  // the start cycle counts, as the SystemC dispatcher's first instruction does
+  for (int left = b.cores; left > 0; ++cycle) {
+    if (cycle > options.max_cycles)
+      refuse(name, 0, "the RTL did not finish within " + std::to_string(options.max_cycles) + " cycles");
+    dram.serve(chip, cycle);
+    tick(chip, vcd.get(), time, [&] { dram.accept(chip, cycle); });
+    for (int c = 0; c < b.cores; ++c)
+      if (!finished[static_cast<size_t>(c)] && chip.done[c]) {
+        finished[static_cast<size_t>(c)] = true;
+        result.cores[static_cast<size_t>(c)].cycles = cycle;
+        for (size_t p = 0; p < 3; ++p) result.cores[static_cast<size_t>(c)].busy[p] = chip.busy_cycles[c][p];
+        --left;
+      }
+  }
+  result.cycles = cycle - 1;
+  for (const arch::Program& p : programs)
+    for (const arch::TensorDecl& t : p.tensors) {
+      if (!t.output) continue;
+      arch::block_addresses(t.at, {}, addresses);
+      std::vector<double>& out = result.outputs[t.name];
+      out.resize(addresses.size());
+      for (size_t e = 0; e < addresses.size(); ++e) out[e] = dram.at(addresses[e]);
+    }
+  if (vcd) vcd->close();
+  chip.final();
+  result.cores.resize(programs.size());
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return result;
+}
+
+}  // namespace
+
+const std::vector<Build>& builds() {
+  static const std::vector<Build> all = {Build{"tpu_like", 4, 16, 48, 32, 196608, 1024}};
+  return all;
+}
+
+const Build& build_for(const arch::Arch& a, const std::string& arch_name) {
+  std::vector<Problem> problems;
+  for (const Build& b : builds()) {
+    problems.clear();
+    auto differs = [&](const std::string& what, double arch_value, double build_value) {
+      if (std::fabs(arch_value - build_value) > 1e-9)
+        problems.push_back({SourceLoc{arch_name, 0, 0, what}, what + " is " + std::to_string(arch_value) + "; the RTL build '" +
+                                                                  b.name + "' has " + std::to_string(build_value)});
+    };
+    const arch::ComputeUnit* mx = a.unit(arch::UnitKind::Matrix);
+    const arch::ComputeUnit* vx = a.unit(arch::UnitKind::Vector);
+    differs("cores", static_cast<double>(a.cores), b.cores);
+    differs("compute.matrix rows", mx && mx->shape.size() == 2 ? static_cast<double>(mx->shape[0]) : 0, b.array);
+    differs("compute.matrix cols", mx && mx->shape.size() == 2 ? static_cast<double>(mx->shape[1]) : 0, b.array);
+    differs("compute.vector lanes", vx ? static_cast<double>(vx->pes_per_instance) : 0, b.lanes);
+    if (a.levels.size() < 2 || a.levels[0].parent >= 0 || a.levels[1].parent != 0) {
+      problems.push_back({SourceLoc{arch_name, 0, 0, "levels"}, "the RTL needs DRAM (level 0) above one SPM per core (level 1)"});
+    } else {
+      const arch::MemoryLevel &dram = a.levels[0], &spm = a.levels[1];
+      differs("levels[0].read_bw", dram.read_bw, b.port_words * dram.word_bytes);
+      differs("levels[0].write_bw", dram.write_bw, b.port_words * dram.word_bytes);
+      differs("levels[1].read_bw", spm.read_bw, b.port_words * spm.word_bytes);
+      differs("levels[1].capacity (words)", spm.capacity_bytes / spm.word_bytes, static_cast<double>(b.spm_words));
+    }
+    if (problems.empty()) return b;
+  }
+  throw InputError(problems);
+}
+
+RtlResult run(const arch::Arch& a, const std::vector<arch::Program>& programs,
+              const std::map<std::string, std::vector<double>>& inputs, const RtlOptions& options, const std::string& name) {
+  const Build& b = build_for(a, name);
+  if (programs.empty() || static_cast<int>(programs.size()) > b.cores)
+    refuse(name, 0, "the RTL build has " + std::to_string(b.cores) + " cores; got " + std::to_string(programs.size()) + " programs");
+  for (const arch::Program& p : programs) check_supported(p, b, name);
+  return run_on<Vdfx_chip_tpu_like>(b, a, programs, inputs, options, name);
+}
+
+}  // namespace dfx::rtl

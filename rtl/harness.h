@@ -1,0 +1,57 @@
+#pragma once
+// The Verilator harness of the TPU-like RTL: loads programs into the cores' instruction
+// memories, plays the chip's DRAM (contents, latency from arch.yaml; the port itself is one
+// request per cycle, the DRAM bandwidth) and runs until every core has halted with its pipes
+// idle (docs/rtl.md). Depends on arch only; verify/ compares it with the SystemC model.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "arch/isa.h"
+
+namespace dfx::rtl {
+
+// The parameters a verilated chip was built with; an arch.yaml must match them.
+struct Build {
+  std::string name;       // the arch this build implements (tpu_like)
+  int cores = 4;
+  int array = 16;         // N of the N×N systolic array
+  int lanes = 48;         // vector lanes
+  int port_words = 32;    // DMA / DRAM port words per cycle
+  int64_t spm_words = 196608;
+  int64_t imem_words = 1024;
+};
+const std::vector<Build>& builds();
+
+struct RtlOptions {
+  std::string trace_file;           // VCD of every signal, if set
+  int64_t max_cycles = 2000000000;  // give up (a hang the SystemC model did not show)
+};
+
+struct RtlCore {
+  int64_t cycles = 0;                 // when the core halted with its pipes idle
+  std::array<int64_t, 3> busy{};      // DMA, matrix, vector: cycles with the unit working
+};
+
+struct RtlResult {
+  int64_t cycles = 0;
+  std::vector<RtlCore> cores;
+  std::map<std::string, std::vector<double>> outputs;  // declared outputs, row-major
+  double seconds = 0;                                   // host time of the run
+};
+
+// The build matching the arch; throws InputError naming every parameter that differs.
+const Build& build_for(const arch::Arch& a, const std::string& arch_name);
+
+// Contract: `programs` are checked (one per core, at most the build's cores); `inputs` holds a
+// value for every declared input. Throws InputError when the arch does not match a build, a
+// program needs what the core lacks (floating point, Ascend engines, more than 8 nested loops,
+// more instructions than its memory holds, tensors outside DRAM), or the RTL does not finish.
+RtlResult run(const arch::Arch& a, const std::vector<arch::Program>& programs,
+              const std::map<std::string, std::vector<double>>& inputs, const RtlOptions& options,
+              const std::string& name);
+
+}  // namespace dfx::rtl

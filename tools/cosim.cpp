@@ -1,0 +1,53 @@
+// `dfx cosim`: programs on the SystemC model and on the verilated RTL, compared.
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "tools/commands.h"
+#include "verify/cosim.h"
+
+namespace dfx::cli {
+namespace {
+
+nlohmann::json cosim_json(const verify::Cosim& c) {
+  nlohmann::json j = {{"schema", "dfx.cosim/1"},
+                      {"cycles", {{"systemc", c.sim.cycles}, {"rtl", c.rtl.cycles}, {"error", c.cycle_error()}}},
+                      {"outputs_bit_exact", c.first_difference.empty()},
+                      {"rtl_seconds", c.rtl.seconds}};
+  if (!c.first_difference.empty()) j["first_difference"] = c.first_difference;
+  const char* pipes[3] = {"dma", "matrix", "vector"};
+  for (size_t core = 0; core < c.rtl.cores.size(); ++core) {
+    nlohmann::json k = {{"core", core}, {"rtl_cycles", c.rtl.cores[core].cycles}, {"systemc_cycles", c.sim.cores[core].cycles}};
+    for (size_t p = 0; p < 3; ++p)
+      k["busy"][pipes[p]] = {{"systemc", c.sim.cores[core].pipes[p].busy}, {"rtl", c.rtl.cores[core].busy[p]}};
+    j["cores"].push_back(k);
+  }
+  return j;
+}
+
+}  // namespace
+
+int run_cosim(const CosimOptions& o) {
+  const arch::Arch a = arch::load_arch(o.arch);
+  std::vector<arch::Program> programs;
+  for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
+  sim::SimOptions so;
+  so.seed = o.seed;
+  so.program_names = o.programs;
+  rtl::RtlOptions ro;
+  ro.trace_file = o.trace;
+  const verify::Cosim c = verify::cosim(a, programs, read_inputs(programs[0], o.inputs), so, ro, o.programs[0]);
+  if (o.json == "-") {
+    std::cout << cosim_json(c).dump(2) << '\n';
+  } else {
+    std::cout << verify::cosim_table(c);
+    if (!o.json.empty()) {
+      std::ofstream f(o.json);
+      if (!f) throw InputError(SourceLoc{o.json, 0, 0, ""}, "cannot write");
+      f << cosim_json(c).dump(2) << '\n';
+    }
+  }
+  return c.first_difference.empty() ? 0 : 1;
+}
+
+}  // namespace dfx::cli
