@@ -33,7 +33,7 @@ constexpr int kStackBytes = 4 * 1024 * 1024;
 }  // namespace
 
 CoreModel::CoreModel(RunContext& run, int id, const arch::Program& program, Memories memories)
-    : run_(run), id_(id), program_(program), mem_(std::move(memories)), exec_(program.dtype), ports_(run.arch) {}
+    : run_(run), id_(id), program_(program), mem_(std::move(memories)), exec_(program.dtype), ports_(kPipes, LevelPorts(run.arch)) {}
 
 void CoreModel::spawn() {
   sc_core::sc_spawn_options opts;
@@ -179,12 +179,25 @@ void CoreModel::execute(int pipe, const Entry& e) {
   PipeStats& st = stats_.pipes[static_cast<size_t>(pipe)];
   ++st.instructions;
   const int64_t start = run_.clock.now();
+  // A flag operation occupies the pipe for a cycle; a set is seen from the next cycle on.
   switch (i.op) {
-    case Opcode::SetFlag: set_flag(i); return;
-    case Opcode::WaitFlag: wait_flag(pipe, i, e.idx); return;
-    case Opcode::Dma: transfer(i, st); break;
-    case Opcode::Mma: compute(i, mma_cycles(*run_.arch.unit(arch::UnitKind::Matrix), i.a.sizes[0], i.b.sizes[1], i.a.sizes[1]), st); break;
-    case Opcode::Vec: compute(i, vec_cycles(*run_.arch.unit(arch::UnitKind::Vector), i), st); break;
+    case Opcode::SetFlag:
+      Clock::advance(1);
+      set_flag(i);
+      return;
+    case Opcode::WaitFlag:
+      wait_flag(pipe, i, e.idx);
+      Clock::advance(1);
+      return;
+    default: break;
+  }
+  Clock::advance(kIssueCycles);
+  switch (i.op) {
+    case Opcode::Dma: transfer(pipe, i, st); break;
+    case Opcode::Mma:
+      compute(pipe, i, mma_cycles(*run_.arch.unit(arch::UnitKind::Matrix), i.a.sizes[0], i.b.sizes[1], i.a.sizes[1]), st);
+      break;
+    case Opcode::Vec: compute(pipe, i, vec_cycles(run_.arch, *run_.arch.unit(arch::UnitKind::Vector), i), st); break;
     default: return;
   }
   exec_.run(i, e.idx, mem_);
@@ -200,15 +213,15 @@ void CoreModel::execute(int pipe, const Entry& e) {
 
 // A transfer touching the chip's root level (DRAM) crosses the shared port; it ends no earlier
 // than its uncontended time, and whatever it waits beyond that is charged to memory contention.
-double CoreModel::port(const arch::MemRef& block, bool write, double bytes, double start) {
+double CoreModel::port(int pipe, const arch::MemRef& block, bool write, double bytes, double start) {
   const auto& lv = run_.arch.levels[static_cast<size_t>(block.level)];
   if (lv.parent < 0) return start;
-  return (lv.instances == 1 ? run_.shared_ports : ports_).reserve(block.level, write, bytes, start, bank_share(block, lv.banks));
+  return (lv.instances == 1 ? run_.shared_ports : ports_[static_cast<size_t>(pipe)]).reserve(block.level, write, bytes, start, bank_share(block, lv.banks));
 }
 
 // A unit's instruction takes its own time or as long as its operands take to stream through
 // the ports of their levels, whichever is longer; the difference is memory waiting.
-void CoreModel::compute(const Instruction& i, int64_t cycles, PipeStats& st) {
+void CoreModel::compute(int pipe, const Instruction& i, int64_t cycles, PipeStats& st) {
   const auto& a = run_.arch;
   const auto start = static_cast<double>(run_.clock.now());
   auto bytes = [&](const arch::MemRef& r, int64_t times) {
@@ -219,30 +232,34 @@ void CoreModel::compute(const Instruction& i, int64_t cycles, PipeStats& st) {
     // Each block of the output streams its rows of A and columns of B once.
     const auto& shape = a.unit(arch::UnitKind::Matrix)->shape;
     const int64_t rows = shape.size() >= 2 ? shape[0] : 1, cols = shape.size() >= 2 ? shape[1] : 1;
-    end = std::max(end, port(i.a, false, bytes(i.a, (i.b.sizes[1] + cols - 1) / cols), start));
-    end = std::max(end, port(i.b, false, bytes(i.b, (i.a.sizes[0] + rows - 1) / rows), start));
+    end = std::max(end, port(pipe, i.a, false, bytes(i.a, (i.b.sizes[1] + cols - 1) / cols), start));
+    end = std::max(end, port(pipe, i.b, false, bytes(i.b, (i.a.sizes[0] + rows - 1) / rows), start));
   } else {
-    end = std::max(end, port(i.a, false, bytes(i.a, 1), start));
-    if (i.b.level >= 0) end = std::max(end, port(i.b, false, bytes(i.b, 1), start));
+    end = std::max(end, port(pipe, i.a, false, bytes(i.a, 1), start));
+    if (i.b.level >= 0) end = std::max(end, port(pipe, i.b, false, bytes(i.b, 1), start));
   }
-  end = std::max(end, port(i.dst, true, bytes(i.dst, 1), start));
+  end = std::max(end, port(pipe, i.dst, true, bytes(i.dst, 1), start));
   run_.clock.advance_to(static_cast<int64_t>(std::ceil(end - 1e-9)));
   st.busy += cycles;
   st.wait_memory += run_.clock.now() - static_cast<int64_t>(start) - cycles;
 }
 
-void CoreModel::transfer(const Instruction& i, PipeStats& st) {
+// A transfer issues one request per piece (dma_segments); on the shared DRAM port each request
+// waits its turn. The data of the last request arrives `latency` later and is written the cycle
+// after (rtl/core/dma_engine.sv).
+void CoreModel::transfer(int pipe, const Instruction& i, PipeStats& st) {
   const auto& a = run_.arch;
   const int64_t start = run_.clock.now(), alone = dma_cycles(a, i), bytes = transfer_bytes(a, i);
   const auto& src = a.levels[static_cast<size_t>(i.a.level)];
   const auto& dst = a.levels[static_cast<size_t>(i.dst.level)];
-  // The on-chip ends stream once the latency has passed.
-  const auto streams = static_cast<double>(start + std::max(src.latency, dst.latency));
-  const double through = std::max(port(i.a, false, static_cast<double>(bytes), streams),
-                                  port(i.dst, true, static_cast<double>(bytes), streams));
+  const auto begins = static_cast<double>(start);
+  const double through = std::max(port(pipe, i.a, false, static_cast<double>(bytes), begins),
+                                  port(pipe, i.dst, true, static_cast<double>(bytes), begins));
   if (src.parent < 0 || dst.parent < 0) {
-    Clock::advance(std::max(src.latency, dst.latency));
-    run_.dram.transfer(id_, bytes, src.parent < 0 ? src.read_bw : dst.write_bw);
+    // Each request takes the port for a cycle: a piece counts as one port width of bytes.
+    const double port_bytes = src.parent < 0 ? src.read_bw : dst.write_bw;
+    run_.dram.transfer(id_, static_cast<int64_t>(static_cast<double>(dma_segments(a, i)) * port_bytes), port_bytes);
+    Clock::advance(std::max(src.latency, dst.latency) + 1);
   }
   run_.clock.advance_to(std::max(start + alone, static_cast<int64_t>(std::ceil(through - 1e-9))));
   st.busy += alone;

@@ -34,7 +34,7 @@ struct RunContext {
   sc_core::sc_event barrier_released;
   std::vector<TraceEvent> trace;
   RunContext(const arch::Arch& a, const SimOptions& o, int cores)
-      : arch(a), options(o), dram(clock, abort, cores, o.dram_burst_bytes), shared_ports(a), core_count(cores) {}
+      : arch(a), options(o), dram(clock, abort, cores, o.dram_burst_bytes > 0 ? o.dram_burst_bytes : static_cast<int64_t>(a.levels[0].read_bw)), shared_ports(a), core_count(cores) {}
 };
 
 class CoreModel {
@@ -52,7 +52,7 @@ class CoreModel {
   struct Entry {
     const arch::Instruction* ins;
     LoopIndex idx;
-    int64_t ready_at;  // the dispatcher's cycle for it: the pipe may not start before
+    int64_t ready_at;  // the end of its dispatch cycle: the pipe may not start before
   };
   struct PipeState {
     std::deque<Entry> queue;
@@ -71,7 +71,7 @@ class CoreModel {
   CoreStats stats_;
   std::array<PipeState, kPipes> pipes_;
   std::array<uint64_t, kPipes> jitter_state_{};
-  LevelPorts ports_;  // of this core's on-chip levels
+  std::vector<LevelPorts> ports_;  // per pipe: its own ports into this core's on-chip levels
   std::array<int64_t, kPipes * kPipes * 16> flags_{};
   sc_core::sc_event flag_set_;
   bool dispatch_done_ = false;
@@ -85,11 +85,11 @@ class CoreModel {
   void pipe_loop(int pipe);
   void execute(int pipe, const Entry& e);
   int64_t jitter(int pipe);
-  void transfer(const arch::Instruction& i, PipeStats& st);
-  void compute(const arch::Instruction& i, int64_t cycles, PipeStats& st);
+  void transfer(int pipe, const arch::Instruction& i, PipeStats& st);
+  void compute(int pipe, const arch::Instruction& i, int64_t cycles, PipeStats& st);
   // Streams `bytes` through an on-chip level's port from `start`; returns when it is through
   // (the root level, DRAM, is the DRAM port's business: returns start).
-  double port(const arch::MemRef& block, bool write, double bytes, double start);
+  double port(int pipe, const arch::MemRef& block, bool write, double bytes, double start);
   void set_flag(const arch::Instruction& i);
   void wait_flag(int pipe, const arch::Instruction& i, const LoopIndex& idx);
   int64_t& flag(const arch::Instruction& i);

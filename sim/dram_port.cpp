@@ -48,6 +48,7 @@ void DramPort::serve() {
     const auto now = static_cast<double>(clock_.now());
     if (free_at_ <= now - 1.0) free_at_ = now;
     if (waiting.size() == 1) {
+      next_ = waiting[0] + 1;  // the round robin moves on as the RTL's arbiter does
       stream_alone(requests_[waiting[0]]);
       continue;
     }

@@ -16,7 +16,9 @@ constexpr int kPipes = arch::kPipeCount;  // indexed by arch::Pipe; scalar is th
 
 struct SimOptions {
   int queue_depth = 8;              // instructions waiting per pipe before dispatch stalls
-  int64_t dram_burst_bytes = 256;   // the shared DRAM port serves cores round-robin in bursts
+  // The shared DRAM port serves cores round-robin, a burst each; 0: one port width (the
+  // DRAM's read bytes per cycle), as the RTL's arbiter grants one request per cycle.
+  int64_t dram_burst_bytes = 0;
   bool trace = false;               // record one event per instruction (SimResult::trace)
   uint64_t seed = 1;                // random inputs for tensors not given
   std::vector<std::string> program_names;  // per core, for messages (default: the run's name)

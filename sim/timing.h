@@ -1,25 +1,43 @@
 #pragma once
 // How long each instruction takes when nothing else is in its way (docs/simulator.md): the
-// simulator adds waiting for flags and for the shared DRAM port on top.
+// simulator adds waiting for flags and for the shared DRAM port on top. Calibrated to the RTL
+// core (docs/rtl.md): units stream one row segment per cycle, an instruction takes one cycle
+// to issue from its queue, and a flag operation occupies its pipe for a cycle.
 #include <cstdint>
+#include <vector>
 
 #include "arch/arch.h"
 #include "arch/isa.h"
 
 namespace dfx::sim {
 
+// The cycle a unit instruction spends leaving its queue for its unit.
+constexpr int64_t kIssueCycles = 1;
+
 // Bytes a transfer moves (the destination level's word size times its elements).
 int64_t transfer_bytes(const arch::Arch& a, const arch::Instruction& dma);
-// Cycles to stream `bytes` at `bytes_per_cycle`: ⌈bytes / bw⌉.
-int64_t stream_cycles(int64_t bytes, double bytes_per_cycle);
-// A transfer alone: the latency of its slower end plus streaming at the narrower of the source's
-// read and the destination's write bandwidth.
+// Cycles for walking blocks of equal element count together, a piece per cycle: each piece is
+// at most `rate` elements and never crosses the end of an innermost row of any block (the RTL's
+// block walkers). Blocks of one shape take rows · ⌈row / rate⌉.
+int64_t row_segments(const std::vector<const arch::MemRef*>& blocks, int64_t rate);
+// Elements per cycle of a transfer: the narrower of the source's read and the destination's
+// write port, in words (at least 1).
+int64_t dma_rate(const arch::Arch& a, const arch::Instruction& dma);
+// Cycles a transfer spends streaming (row_segments at dma_rate); on the DRAM port each one is a
+// request of up to one port width.
+int64_t dma_segments(const arch::Arch& a, const arch::Instruction& dma);
+// A transfer alone: streaming, the latency of its slower end, and a cycle to write the last
+// piece.
 int64_t dma_cycles(const arch::Arch& a, const arch::Instruction& dma);
-// A systolic R×C array: fill (R+C−2), then per R×C block of the output max(k, R) cycles (k
-// operands stream in while the previous block drains its R rows), then the last drain (R).
+// A systolic R×C array: per R×C block of the output max(k, R) cycles (k operands stream in
+// while the previous block drains its R rows), plus R + C to fill and drain the last block.
 // A cube m0×n0×k0: one block product per cycle plus a pipeline of m0+n0 cycles.
 int64_t mma_cycles(const arch::ComputeUnit& u, int64_t m, int64_t n, int64_t k);
-// The vector unit: one pass of `lanes` elements per cycle plus the op's pipeline depth.
-int64_t vec_cycles(const arch::ComputeUnit& u, const arch::Instruction& v);
+// Elements per cycle of a vector op: its lanes, or fewer when the operands' read port (of the
+// first source's level, in words) is narrower than lanes × sources.
+int64_t vec_rate(const arch::Arch& a, const arch::ComputeUnit& u, const arch::Instruction& v);
+// The vector unit: one row segment per cycle at vec_rate, the op's pipeline depth, and a cycle
+// to finish. Reductions walk their source only.
+int64_t vec_cycles(const arch::Arch& a, const arch::ComputeUnit& u, const arch::Instruction& v);
 
 }  // namespace dfx::sim

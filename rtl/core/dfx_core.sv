@@ -184,7 +184,7 @@ module dfx_core
 
   logic [31:0] vx_rd_addr [2*LANES], vx_rd_data [2*LANES], vx_wr_addr [LANES], vx_wr_data [LANES];
   logic        vx_wr_en [LANES];
-  vector_unit #(.LANES(LANES)) vector (
+  vector_unit #(.LANES(LANES), .PORT(PORT)) vector (
       .clk, .rst, .issue(issue[2]), .word(q_word[2]), .index(q_index[2]), .busy(unit_busy[2]),
       .rd_addr(vx_rd_addr), .rd_data(vx_rd_data), .wr_en(vx_wr_en), .wr_addr(vx_wr_addr), .wr_data(vx_wr_data));
 

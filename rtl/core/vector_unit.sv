@@ -1,5 +1,7 @@
-// The vector pipe's unit: element-wise ops on up to LANES elements per cycle (a row segment of
-// every operand, so shapes may differ and a stride of 0 broadcasts), and row reductions that
+// The vector pipe's unit: element-wise ops on a row segment of every operand per cycle (shapes
+// may differ; a stride of 0 broadcasts), as many elements as its LANES and its SPM read port
+// allow: the port reads PORT words per cycle, shared by the sources (one source: min(LANES,
+// PORT) elements, two: min(LANES, PORT / 2)), and row reductions that
 // fold a row's segments into one value. Integer semantics of sim/values.h: results keep 32
 // bits, division truncates (x / 0 = 0), scale is floor(x·imm / 65536), cast keeps the low 16
 // bits, exp truncates e^x (a table for 0 <= x <= 43; 0 below and above, where e^x < 1 or no
@@ -8,7 +10,8 @@
 module vector_unit
   import dfx_pkg::*;
 #(
-    parameter int LANES = 48
+    parameter int LANES = 48,
+    parameter int PORT = 32   // SPM read words per cycle
 ) (
     input  logic        clk,
     input  logic        rst,
@@ -62,6 +65,7 @@ module vector_unit
   endfunction
 
   logic [3:0]  vop;
+  logic [31:0] rate;  // elements per cycle
   logic signed [31:0] imm;
   logic        reduce, has_b, walking, row_start;
   logic [4:0]  drain;  // cycles left for the last results to come out
@@ -101,7 +105,7 @@ module vector_unit
   logic        stepping;
   logic signed [31:0] running;
   always_comb begin
-    piece = a_left < 32'(LANES) ? a_left : 32'(LANES);
+    piece = a_left < rate ? a_left : rate;
     if (!reduce && dst_left < piece) piece = dst_left;
     if (!reduce && has_b && b_left < piece) piece = b_left;
     stepping = walking && a_valid;
@@ -138,6 +142,8 @@ module vector_unit
       imm <= field(word, 2);
       reduce <= vec_op(word) == ROWSUM || vec_op(word) == ROWMAX;
       has_b <= field(word, OPERAND0 + 2 * OPERAND_FIELDS) != '0;
+      rate <= field(word, OPERAND0 + 2 * OPERAND_FIELDS) != '0 ? 32'(LANES < PORT / 2 ? LANES : PORT / 2)
+                                                              : 32'(LANES < PORT ? LANES : PORT);
       depth <= 5'(depth_of(vec_op(word)));
       for (int d = 0; d < MAX_DEPTH; d++) slot_live[d] <= 1'b0;
     end else if (busy) begin
