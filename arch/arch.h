@@ -22,6 +22,10 @@ struct MemoryLevel {
   double write_bw = 0;  // bytes per cycle per instance
   int64_t latency = 0;  // cycles from a transfer's request to its first data
   int64_t banks = 1;    // word-interleaved banks sharing the bandwidth (simulator: strided access)
+  // `port: row` — an access moves at most one contiguous run of an innermost row, up to the
+  // port's width, per cycle (the TPU-like RTL's SPM and DRAM port); `stream` (default) — bytes
+  // stream at the bandwidth whatever the shape (simulator timing, docs/simulator.md).
+  bool row_port = false;
   int64_t instances = 1;
   int parent = -1;      // index of the enclosing level in the level hierarchy (-1 for the root)
   bool holds[kRoleCount] = {true, true, true, true};

@@ -96,6 +96,11 @@ void read_level(const ConfigNode& node, const Scope& s, Arch& a, Diagnostics& di
   lv.write_bw = bw("write_bw");
   lv.latency = r.integer_or("latency", 0, 0);
   lv.banks = r.integer_or("banks", 1, 1);
+  if (r.has("port")) {
+    const std::string port = r.str_or("port", "stream");
+    if (port != "row" && port != "stream") diag.add(r.node()["port"].loc(), "port must be 'row' or 'stream', not '" + port + "'");
+    lv.row_port = port == "row";
+  }
   lv.instances = instances_for(r, s, diag);
   lv.read_pj = r.number_or("read_pj", 0.0, 0.0);
   lv.write_pj = r.number_or("write_pj", 0.0, 0.0);

@@ -216,7 +216,10 @@ void CoreModel::execute(int pipe, const Entry& e) {
 double CoreModel::port(int pipe, const arch::MemRef& block, bool write, double bytes, double start) {
   const auto& lv = run_.arch.levels[static_cast<size_t>(block.level)];
   if (lv.parent < 0) return start;
-  return (lv.instances == 1 ? run_.shared_ports : ports_[static_cast<size_t>(pipe)]).reserve(block.level, write, bytes, start, bank_share(block, lv.banks));
+  // A level with one instance for several cores is shared by all of them; a core's own level
+  // gives each of its pipes a port.
+  const bool shared = lv.instances == 1 && run_.arch.cores > 1;
+  return (shared ? run_.shared_ports : ports_[static_cast<size_t>(pipe)]).reserve(block.level, write, bytes, start, bank_share(block, lv.banks));
 }
 
 // A unit's instruction takes its own time or as long as its operands take to stream through
@@ -244,8 +247,8 @@ void CoreModel::compute(int pipe, const Instruction& i, int64_t cycles, PipeStat
   st.wait_memory += run_.clock.now() - static_cast<int64_t>(start) - cycles;
 }
 
-// A transfer issues one request per piece (dma_segments); on the shared DRAM port each request
-// waits its turn. The data of the last request arrives `latency` later and is written the cycle
+// A transfer issues one request per piece (dma_stream_cycles); on the shared DRAM port each
+// request waits its turn. The data of the last request arrives `latency` later and is written the cycle
 // after (rtl/core/dma_engine.sv).
 void CoreModel::transfer(int pipe, const Instruction& i, PipeStats& st) {
   const auto& a = run_.arch;
@@ -256,9 +259,12 @@ void CoreModel::transfer(int pipe, const Instruction& i, PipeStats& st) {
   const double through = std::max(port(pipe, i.a, false, static_cast<double>(bytes), begins),
                                   port(pipe, i.dst, true, static_cast<double>(bytes), begins));
   if (src.parent < 0 || dst.parent < 0) {
-    // Each request takes the port for a cycle: a piece counts as one port width of bytes.
+    // On a row-port DRAM each request takes the port for a cycle: a piece counts as one port
+    // width of bytes.
+    const auto& dram = src.parent < 0 ? src : dst;
     const double port_bytes = src.parent < 0 ? src.read_bw : dst.write_bw;
-    run_.dram.transfer(id_, static_cast<int64_t>(static_cast<double>(dma_segments(a, i)) * port_bytes), port_bytes);
+    const auto on_port = dram.row_port ? static_cast<int64_t>(static_cast<double>(dma_stream_cycles(a, i)) * port_bytes) : bytes;
+    run_.dram.transfer(id_, on_port, port_bytes);
     Clock::advance(std::max(src.latency, dst.latency) + 1);
   }
   run_.clock.advance_to(std::max(start + alone, static_cast<int64_t>(std::ceil(through - 1e-9))));

@@ -48,8 +48,9 @@ void DramPort::serve() {
     const auto now = static_cast<double>(clock_.now());
     if (free_at_ <= now - 1.0) free_at_ = now;
     if (waiting.size() == 1) {
-      next_ = waiting[0] + 1;  // the round robin moves on as the RTL's arbiter does
-      stream_alone(requests_[waiting[0]]);
+      // The round robin moves past a core it served, as the RTL's arbiter does; an alone stream
+      // that another core interrupts at once served nothing.
+      if (stream_alone(requests_[waiting[0]])) next_ = waiting[0] + 1;
       continue;
     }
     auto it = std::lower_bound(waiting.begin(), waiting.end(), next_);
@@ -60,7 +61,7 @@ void DramPort::serve() {
 }
 
 // The whole remainder at once; if another core arrives meanwhile, stop and share from there.
-void DramPort::stream_alone(Request& r) {
+bool DramPort::stream_alone(Request& r) {
   const double start = free_at_;
   const double end = start + r.remaining / r.bw;
   const auto finish = static_cast<int64_t>(std::ceil(end - 1e-9));
@@ -72,10 +73,11 @@ void DramPort::stream_alone(Request& r) {
     r.remaining = 0;
     r.active = false;
     r.done.notify(sc_core::SC_ZERO_TIME);
-  } else {
-    r.remaining -= (now - start) * r.bw;
-    free_at_ = now;
+    return true;
   }
+  r.remaining -= (now - start) * r.bw;
+  free_at_ = now;
+  return now > start + 1e-9;
 }
 
 void DramPort::serve_burst(Request& r) {

@@ -32,7 +32,7 @@ class DramPort {
   size_t next_ = 0;     // round-robin pointer
 
   void serve();
-  void stream_alone(Request& r);
+  bool stream_alone(Request& r);  // false if interrupted before serving anything
   void serve_burst(Request& r);
   std::vector<size_t> active() const;
 };

@@ -56,14 +56,17 @@ int64_t dma_rate(const arch::Arch& a, const arch::Instruction& dma) {
   return std::min(words_per_cycle(src.read_bw, src.word_bytes), words_per_cycle(dst.write_bw, dst.word_bytes));
 }
 
-int64_t dma_segments(const arch::Arch& a, const arch::Instruction& dma) {
-  return row_segments({&dma.a, &dma.dst}, dma_rate(a, dma));
+int64_t dma_stream_cycles(const arch::Arch& a, const arch::Instruction& dma) {
+  const auto& src = a.levels[static_cast<size_t>(dma.a.level)];
+  const auto& dst = a.levels[static_cast<size_t>(dma.dst.level)];
+  if (src.row_port || dst.row_port) return row_segments({&dma.a, &dma.dst}, dma_rate(a, dma));
+  return stream_cycles(transfer_bytes(a, dma), std::min(src.read_bw, dst.write_bw));
 }
 
 int64_t dma_cycles(const arch::Arch& a, const arch::Instruction& dma) {
   const auto& src = a.levels[static_cast<size_t>(dma.a.level)];
   const auto& dst = a.levels[static_cast<size_t>(dma.dst.level)];
-  return std::max(src.latency, dst.latency) + dma_segments(a, dma) + 1;
+  return std::max(src.latency, dst.latency) + dma_stream_cycles(a, dma) + 1;
 }
 
 int64_t mma_cycles(const arch::ComputeUnit& u, int64_t m, int64_t n, int64_t k) {
@@ -78,6 +81,10 @@ int64_t mma_cycles(const arch::ComputeUnit& u, int64_t m, int64_t n, int64_t k) 
   return blocks * std::max(k, rows) + rows + cols;
 }
 
+int64_t stream_cycles(int64_t bytes, double bytes_per_cycle) {
+  return static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / bytes_per_cycle - 1e-9));
+}
+
 int64_t vec_rate(const arch::Arch& a, const arch::ComputeUnit& u, const arch::Instruction& v) {
   const auto& lv = a.levels[static_cast<size_t>(v.a.level)];
   const int64_t sources = v.b.level >= 0 ? 2 : 1;
@@ -85,13 +92,16 @@ int64_t vec_rate(const arch::Arch& a, const arch::ComputeUnit& u, const arch::In
 }
 
 int64_t vec_cycles(const arch::Arch& a, const arch::ComputeUnit& u, const arch::Instruction& v) {
+  const int64_t depth = vec_depth(v.vop, u.pes_per_instance);
+  if (!a.levels[static_cast<size_t>(v.a.level)].row_port)
+    return ceil_div(std::max(v.dst.elements(), v.a.elements()), u.pes_per_instance) + depth + 1;
   const int64_t rate = vec_rate(a, u, v);
   std::vector<const arch::MemRef*> walked = {&v.a};
   if (!reduces(v)) {
     walked.push_back(&v.dst);
     if (v.b.level >= 0) walked.push_back(&v.b);
   }
-  return row_segments(walked, rate) + vec_depth(v.vop, u.pes_per_instance) + 1;
+  return row_segments(walked, rate) + depth + 1;
 }
 
 }  // namespace dfx::sim

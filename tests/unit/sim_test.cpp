@@ -13,7 +13,8 @@
 namespace dfx::sim {
 namespace {
 
-// Two cores; DRAM 8 B/cycle with 10 cycles latency; SPM 16 B/cycle; a 4×4 array; 8 lanes.
+// Two cores; DRAM 8 B/cycle with 10 cycles latency; SPM 16 B/cycle; a 4×4 array; 8 lanes. Both
+// levels have row ports, as the TPU-like RTL (one row piece per access).
 const char* kArch = R"(
 name: tiny
 cores: 2
@@ -21,8 +22,8 @@ compute:
   matrix: {rows: 4, cols: 4, per: core}
   vector: {lanes: 8, per: core}
 levels:
-  - {name: DRAM, capacity: unlimited, read_bw: 8, write_bw: 8, latency: 10, per: chip}
-  - {name: SPM, capacity: 64 KiB, read_bw: 16, write_bw: 16, per: core}
+  - {name: DRAM, capacity: unlimited, read_bw: 8, write_bw: 8, latency: 10, port: row, per: chip}
+  - {name: SPM, capacity: 64 KiB, read_bw: 16, write_bw: 16, port: row, per: core}
 )";
 
 class Sim : public ::testing::Test {
@@ -45,38 +46,53 @@ Eigen::MatrixXd matrix(const std::vector<double>& v, Eigen::Index rows, Eigen::I
   return Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(v.data(), rows, cols);
 }
 
-TEST_F(Sim, OneTransferIsLatencyPlusBytesOverBandwidth) {
-  // 100 elements = 200 B at 8 B/cycle: 10 + 25 cycles, issued in cycle 1, done at cycle 36.
+TEST_F(Sim, OneTransferIsLatencyPlusSegmentsPlusOne) {
+  // 100 elements at 8 B/cycle (4 words): 25 requests, the last one's data 10 cycles later,
+  // written the cycle after: 10 + 25 + 1. Dispatched in cycle 1, issued in cycle 2.
   SimResult r = run({"dma SPM[0 : 100 / 1] <- DRAM[0 : 100 / 1]\nhalt\n"});
-  EXPECT_EQ(r.cores[0].pipes[0].busy, 10 + 25);
-  EXPECT_EQ(r.cycles, 1 + 10 + 25);
-  // 101 elements = 202 B: ⌈202 / 8⌉ = 26.
+  EXPECT_EQ(r.cores[0].pipes[0].busy, 10 + 25 + 1);
+  EXPECT_EQ(r.cycles, 1 + kIssueCycles + 10 + 25 + 1);
+  // 101 elements: ⌈101 / 4⌉ = 26 requests.
   r = run({"dma SPM[0 : 101 / 1] <- DRAM[0 : 101 / 1]\nhalt\n"});
-  EXPECT_EQ(r.cores[0].pipes[0].busy, 10 + 26);
+  EXPECT_EQ(r.cores[0].pipes[0].busy, 10 + 26 + 1);
   ASSERT_EQ(r.paths.size(), 1u);
   EXPECT_EQ(r.paths[0].bytes, 202);
-  // On-chip: no latency, 16 B/cycle.
-  EXPECT_EQ(dma_cycles(a, arch::parse_program("dma SPM[0 : 64 / 1] <- SPM[100 : 64 / 1]\n", "p.s", a).code[0]), 8);
+  // On-chip: no latency, 16 B/cycle = 8 words.
+  EXPECT_EQ(dma_cycles(a, arch::parse_program("dma SPM[0 : 64 / 1] <- SPM[100 : 64 / 1]\n", "p.s", a).code[0]), 8 + 1);
+  // A piece never crosses a row: 10 rows of 6 take 2 pieces each (not ⌈60 / 4⌉ = 15).
+  EXPECT_EQ(dma_cycles(a, arch::parse_program("dma SPM[0 : 10x6 / 6,1] <- DRAM[0 : 10x6 / 8,1]\n", "p.s", a).code[0]),
+            10 + 20 + 1);
+  // With streaming ports (the default) the shape does not matter: ⌈120 B / 8⌉.
+  arch::Arch streaming = a;
+  for (auto& lv : streaming.levels) lv.row_port = false;
+  EXPECT_EQ(dma_cycles(streaming, arch::parse_program("dma SPM[0 : 10x6 / 6,1] <- DRAM[0 : 10x6 / 8,1]\n", "p.s", a).code[0]),
+            10 + 15 + 1);
+  // Blocks of different shapes: pieces end wherever either block's row ends (rows of 6 and 4).
+  arch::MemRef six, four;
+  six.sizes = {4, 6}, six.strides = {6, 1};
+  four.sizes = {6, 4}, four.strides = {4, 1};
+  EXPECT_EQ(row_segments({&six, &four}, 4), 8);  // per 12 elements: pieces of 4, 2, 2, 4
 }
 
-TEST_F(Sim, OneMatrixTileIsFillPlusKPlusDrain) {
-  // One 4×4 block with k = 9: fill 4 + 4 − 2, k, drain 4 rows.
+TEST_F(Sim, OneMatrixTileIsKPlusFillAndDrain) {
+  // One 4×4 block with k = 9: k operands, then R + C for the skew in and the drain out.
   SimResult r = run({"mma SPM[0 : 4x4 / 4,1] = SPM[100 : 4x9 / 9,1] * SPM[200 : 9x4 / 4,1]\nhalt\n"});
-  EXPECT_EQ(r.cores[0].pipes[1].busy, 6 + 9 + 4);
-  // An 8×6 output needs 2 × 2 blocks; they pipeline: one fill, 4 × k, one drain.
-  EXPECT_EQ(mma_cycles(*a.unit(arch::UnitKind::Matrix), 8, 6, 9), 6 + 4 * 9 + 4);
+  EXPECT_EQ(r.cores[0].pipes[1].busy, 9 + 4 + 4);
+  // An 8×6 output needs 2 × 2 blocks; they pipeline: 4 × k, one fill and drain.
+  EXPECT_EQ(mma_cycles(*a.unit(arch::UnitKind::Matrix), 8, 6, 9), 4 * 9 + 8);
   // With k below the array's height, draining a block (4 rows) is what limits.
-  EXPECT_EQ(mma_cycles(*a.unit(arch::UnitKind::Matrix), 8, 6, 2), 6 + 4 * 4 + 4);
+  EXPECT_EQ(mma_cycles(*a.unit(arch::UnitKind::Matrix), 8, 6, 2), 4 * 4 + 8);
 }
 
 TEST_F(Sim, TwoCoresSharingDramHalveTheBandwidth) {
-  const std::string big = "dma SPM[0 : 4000 / 1] <- DRAM[0 : 4000 / 1]\nhalt\n";  // 8000 B: 1000 cycles alone
+  const std::string big = "dma SPM[0 : 4000 / 1] <- DRAM[0 : 4000 / 1]\nhalt\n";  // 1000 requests alone
   const int64_t alone = run({big}).cores[0].pipes[0].busy;
-  EXPECT_EQ(alone, 10 + 1000);
+  EXPECT_EQ(alone, 10 + 1000 + 1);
   SimResult both = run({big, big});
   for (const CoreStats& c : both.cores) {
     const int64_t took = c.pipes[0].busy + c.pipes[0].wait_memory;
-    EXPECT_NEAR(static_cast<double>(took), 10 + 2000, 40) << "each core gets half the port";
+    // Requests alternate between the cores: the last ones are granted in cycles 1998 and 1999.
+    EXPECT_NEAR(static_cast<double>(took), 10 + 2000 + 1, 1) << "each core gets half the port";
     EXPECT_GT(c.pipes[0].wait_memory, 900);
   }
 }
@@ -130,29 +146,34 @@ TEST_F(Sim, DeadlockSaysWhoWaitsOnWhat) {
   EXPECT_NE(err.find("p.s:3:"), std::string::npos) << err;
   EXPECT_NE(err.find("the matrix pipe waits for flag dma -> matrix 0"), std::string::npos) << err;
   // The process can run again afterwards.
-  EXPECT_EQ(run({"dma SPM[0 : 100 / 1] <- DRAM[0 : 100 / 1]\nhalt\n"}).cycles, 36);
+  EXPECT_EQ(run({"dma SPM[0 : 100 / 1] <- DRAM[0 : 100 / 1]\nhalt\n"}).cycles, 1 + kIssueCycles + 36);
 }
 
 TEST_F(Sim, FlagsInsideLoopsLetTheDmaRunAhead) {
-  // Eight iterations: dma of 64 B (8 + 10 cycles), then a vector op of 32 elements (4 + 4).
-  // With flags as counters the dma never waits for the vector pipe: the loop and the first dma
-  // dispatch in cycles 1 and 2, then 8 × 18 cycles of transfers and the last op.
+  // Eight iterations: a dma of 32 elements (8 requests + 10 latency + 1), then a vector op of
+  // 32 elements (4 pieces of 8 lanes + depth 12 + 1). With flags as counters the dma never
+  // waits for the vector pipe: the loop and the first dma dispatch in cycles 1 and 2, then 8
+  // iterations of issue + transfer + set_flag on the dma pipe, then the vector pipe's last wait,
+  // issue and op.
   const std::string text = "loop 8\n dma SPM[0 +32*i0 : 32 / 1] <- DRAM[0 +32*i0 : 32 / 1]\n set_flag dma -> vector 0\n"
                            " wait_flag dma -> vector 0\n vec.exp SPM[1024 +32*i0 : 32 / 1] <- SPM[0 +32*i0 : 32 / 1]\nendloop\nhalt\n";
   SimResult r = run({text});
   EXPECT_EQ(r.cores[0].pipes[0].wait_flag, 0);
   EXPECT_EQ(r.cores[0].pipes[2].instructions, 16);  // 8 waits + 8 ops
-  const int64_t vec = vec_cycles(*a.unit(arch::UnitKind::Vector), program(text).code[4]);
-  EXPECT_EQ(vec, 4 + 12);
-  EXPECT_EQ(r.cycles, 2 + 8 * 18 + vec);
+  const arch::Program p = program(text);
+  const int64_t dma = dma_cycles(a, p.code[1]), vec = vec_cycles(a, *a.unit(arch::UnitKind::Vector), p.code[4]);
+  EXPECT_EQ(dma, 8 + 10 + 1);
+  EXPECT_EQ(vec, 4 + 12 + 1);
+  EXPECT_EQ(r.cycles, 2 + 8 * (kIssueCycles + dma + 1) + 1 + kIssueCycles + vec);
 }
 
 TEST_F(Sim, BarrierWaitsForEveryCoreAndItsOwnPipes) {
-  // Core 0 moves 8000 B (10 + 1000 cycles) before its barrier; core 1 waits for it there.
+  // Core 0 moves 4000 elements (10 + 1000 + 1 cycles) before its barrier; core 1 waits there.
   SimResult r = run({"dma SPM[0 : 4000 / 1] <- DRAM[0 : 4000 / 1]\nbarrier\nhalt\n",
                      "barrier\ndma SPM[0 : 4 / 1] <- DRAM[8000 : 4 / 1]\nhalt\n"});
-  // Released when core 0's transfer ends (cycle 1 + 1010); the next dma issues a cycle later.
-  EXPECT_EQ(r.cores[1].cycles, 1 + 1010 + 1 + 10 + 1);
+  // Released when core 0's transfer ends (dispatch, issue, 1011 cycles); core 1 then dispatches
+  // and issues its own small transfer (10 + 1 + 1).
+  EXPECT_EQ(r.cores[1].cycles, 1 + kIssueCycles + 1011 + 1 + kIssueCycles + 10 + 1 + 1);
   EXPECT_GE(r.cores[1].pipes[3].wait_flag, 1000);
   // A barrier another core never reaches is a deadlock, not a hang.
   const std::string err = test::input_error([&] { run({"barrier\nhalt\n", "halt\n"}); });
@@ -175,17 +196,18 @@ TEST(SimEngines, AscendEnginesRunSideBySide) {
   EXPECT_EQ(r.cores[0].pipes[static_cast<size_t>(arch::Pipe::Mte3)].instructions, 1);
 }
 
-TEST(SimPorts, PipesShareALevelsPorts) {
-  // Two engines write S at once; its write port takes 16 B a cycle, so the second transfer
-  // streams after the first: 100 cycles each, 200 together (not 100).
+TEST(SimPorts, EachPipeHasItsOwnPorts) {
+  // Two engines write S at once; each has its own 16 B (8-word) port into the core's S, as every
+  // unit of the RTL core has its own SPM ports, so the transfers overlap: 100 pieces each.
+  // (Ports of a level with one instance per chip are shared by every pipe of every core.)
   const arch::Arch a = arch::load_arch_from_string(R"(
 name: ports
 compute:
   vector: {lanes: 64}
 levels:
   - {name: DRAM, capacity: unlimited, read_bw: 1000, write_bw: 1000}
-  - {name: T, capacity: 64 KiB, read_bw: 1000, write_bw: 1000, parent: DRAM}
-  - {name: S, capacity: 64 KiB, read_bw: 16, write_bw: 16, parent: DRAM}
+  - {name: T, capacity: 64 KiB, read_bw: 1000, write_bw: 1000, parent: DRAM, per: core}
+  - {name: S, capacity: 64 KiB, read_bw: 16, write_bw: 16, parent: DRAM, port: row, per: core}
 paths:
   - {from: DRAM, to: S, engine: MTE2}
   - {from: DRAM, to: T, engine: MTE2}
@@ -196,13 +218,13 @@ paths:
     arch::check_program(p, a, "p.s");
     return simulate(a, {p}, {}, SimOptions{}, "p.s");
   };
-  EXPECT_EQ(run_text("dma S[0 : 800 / 1] <- T[0 : 800 / 1]\nhalt\n").cycles, 1 + 100);
+  EXPECT_EQ(run_text("dma S[0 : 800 / 1] <- T[0 : 800 / 1]\nhalt\n").cycles, 1 + kIssueCycles + 100 + 1);
   const SimResult both = run_text("dma S[0 : 800 / 1] <- T[0 : 800 / 1]\ndma S[1000 : 800 / 1] <- DRAM[0 : 800 / 1]\nhalt\n");
-  EXPECT_EQ(both.cycles, 1 + 100 + 100);
-  EXPECT_EQ(both.cores[0].pipes[static_cast<size_t>(arch::Pipe::Mte2)].wait_memory, 99);
-  // A vector op over 640 elements of S: 10 passes of 64 lanes, but S reads 8 elements a cycle.
+  EXPECT_EQ(both.cycles, 2 + kIssueCycles + 100 + 1) << "the second, dispatched a cycle later, ends last";
+  EXPECT_EQ(both.cores[0].pipes[static_cast<size_t>(arch::Pipe::Mte2)].wait_memory, 0);
+  // A vector op over 640 elements of S: 64 lanes, but S's port reads 8 elements a cycle.
   const SimResult v = run_text("vec.exp T[0 : 640 / 1] <- S[0 : 640 / 1]\nhalt\n");
-  EXPECT_EQ(v.cycles, 1 + 640 * 2 / 16);
+  EXPECT_EQ(v.cycles, 1 + kIssueCycles + 640 / 8 + 12 + 1);
   // Banks: with 4 banks, a block with stride 4 lands in one of them: a quarter of the bandwidth.
   EXPECT_DOUBLE_EQ(bank_share(arch::parse_program("dma S[0 : 8 / 4] <- T[0 : 8 / 1]\n", "p.s", a).code[0].dst, 4), 0.25);
   EXPECT_DOUBLE_EQ(bank_share(arch::parse_program("dma S[0 : 8 / 2] <- T[0 : 8 / 1]\n", "p.s", a).code[0].dst, 4), 0.5);
@@ -210,7 +232,7 @@ paths:
   arch::Arch banked = a;
   banked.levels[2].banks = 4;
   arch::Program strided = arch::parse_program("dma S[0 : 800 / 4] <- T[0 : 800 / 1]\nhalt\n", "p.s", banked);
-  EXPECT_EQ(simulate(banked, {strided}, {}, SimOptions{}, "p.s").cycles, 1 + 4 * 100);
+  EXPECT_EQ(simulate(banked, {strided}, {}, SimOptions{}, "p.s").cycles, 1 + kIssueCycles + 4 * 100);
 }
 
 TEST(Values, RoundingRules) {
