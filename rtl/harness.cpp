@@ -78,6 +78,7 @@ class Dram {
     r.tag = chip.dram_req_tag;
     r.count = chip.dram_req_count;
     const auto addr = static_cast<int32_t>(chip.dram_req_addr), stride = static_cast<int32_t>(chip.dram_req_stride);
+    (r.write ? written_words : read_words) += r.count;
     for (uint32_t j = 0; j < r.count; ++j) {
       int32_t& cell = at(int64_t{addr} + int64_t{stride} * j);
       if (r.write) cell = static_cast<int32_t>(chip.dram_req_data[j]);
@@ -87,6 +88,7 @@ class Dram {
   }
 
   bool idle() const { return pending_.empty(); }
+  int64_t read_words = 0, written_words = 0;
 
  private:
   struct Response {
@@ -182,6 +184,8 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
       }
   }
   result.cycles = cycle - 1;
+  result.dram_read_bytes = dram.read_words * a.levels[0].word_bytes;
+  result.dram_write_bytes = dram.written_words * a.levels[0].word_bytes;
   for (const arch::Program& p : programs)
     for (const arch::TensorDecl& t : p.tensors) {
       if (!t.output) continue;

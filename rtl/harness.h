@@ -40,6 +40,7 @@ struct RtlResult {
   int64_t cycles = 0;
   std::vector<RtlCore> cores;
   std::map<std::string, std::vector<double>> outputs;  // declared outputs, row-major
+  int64_t dram_read_bytes = 0, dram_write_bytes = 0;    // through the DRAM port
   double seconds = 0;                                   // host time of the run
 };
 

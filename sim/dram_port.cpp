@@ -39,6 +39,9 @@ std::vector<size_t> DramPort::active() const {
 
 void DramPort::serve() {
   while (!abort_.requested) {
+    // Decide only once everything else due this cycle has run: a core whose request starts in
+    // this cycle takes part in this cycle's arbitration, as in the RTL.
+    while (sc_core::sc_pending_activity_at_current_time() && !abort_.requested) sc_core::wait(sc_core::SC_ZERO_TIME);
     const std::vector<size_t> waiting = active();
     if (waiting.empty()) {
       sc_core::wait(arrived_);

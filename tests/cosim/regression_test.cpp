@@ -1,9 +1,8 @@
 // The co-simulation regression: for small GEMMs, GEMM chains, attention with its softmax and
 // conv chains, the mapper's best dataflows (a different search seed per case) are lowered to
 // programs for the TPU-like chip and run with seeded random data on the SystemC model and on
-// the verilated RTL. Outputs must be bit-exact. Cycles: issue 5's goal is 1%; single- to
-// three-core programs agree to the cycle, four cores contending for DRAM still differ by up to
-// ~5% (docs/rtl.md, "Agreement"), so the guard here is 5% and each case prints its error.
+// the verilated RTL. Outputs must be bit-exact and cycles within 1% (issue 5's goal; measured:
+// equal, or 0.01% on conv chains). Each case prints its figures.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -51,7 +50,7 @@ mapper::Lowered lowered_best(const arch::Arch& a, const model::Workload& w, uint
 
 class RtlRegression : public ::testing::TestWithParam<Case> {};
 
-TEST_P(RtlRegression, OutputsBitExactAndCyclesClose) {
+TEST_P(RtlRegression, OutputsBitExactAndCyclesWithinOnePercent) {
   const Case& k = GetParam();
   const arch::Arch a = arch::load_arch(test::config("arch/tpu_like.yaml"));
   const model::Workload w = model::load_workload(test::config("workloads/cosim/" + k.workload + ".yaml"));
@@ -61,7 +60,7 @@ TEST_P(RtlRegression, OutputsBitExactAndCyclesClose) {
   options.seed = k.seed;
   const verify::Cosim c = verify::cosim(a, l.programs, {}, options, {}, k.workload);
   EXPECT_EQ(c.first_difference, "");
-  EXPECT_LE(std::fabs(c.cycle_error()), 0.05) << verify::cosim_table(c);
+  EXPECT_LE(std::fabs(c.cycle_error()), 0.01) << verify::cosim_table(c);
   std::printf("cosim %-16s seed %llu: %zu cores, SystemC %lld, RTL %lld cycles (%+.3f%%), RTL %.0f cycles/s\n", k.workload.c_str(),
               static_cast<unsigned long long>(k.seed), l.programs.size(), static_cast<long long>(c.sim.cycles),
               static_cast<long long>(c.rtl.cycles), 100.0 * c.cycle_error(),
