@@ -2,6 +2,7 @@
 #include "rtl/harness.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <deque>
 #include <memory>
@@ -209,28 +210,31 @@ const std::vector<Build>& builds() {
 }
 
 const Build& build_for(const arch::Arch& a, const std::string& arch_name) {
+  // Messages point into the arch file where the loader recorded where levels came from.
+  const std::string file = a.levels.empty() || a.levels[0].loc.file.empty() ? arch_name : a.levels[0].loc.file;
   std::vector<Problem> problems;
   for (const Build& b : builds()) {
     problems.clear();
-    auto differs = [&](const std::string& what, double arch_value, double build_value) {
-      if (std::fabs(arch_value - build_value) > 1e-9)
-        problems.push_back({SourceLoc{arch_name, 0, 0, what}, what + " is " + std::to_string(arch_value) + "; the RTL build '" +
-                                                                  b.name + "' has " + std::to_string(build_value)});
+    auto differs = [&](const std::string& key, const SourceLoc* at, double arch_value, double build_value) {
+      if (std::fabs(arch_value - build_value) <= 1e-9) return;
+      char msg[200];
+      std::snprintf(msg, sizeof msg, "is %g; the RTL build '%s' has %g", arch_value, b.name.c_str(), build_value);
+      problems.push_back({SourceLoc{file, at ? at->line : 0, at ? at->col : 0, key}, msg});
     };
     const arch::ComputeUnit* mx = a.unit(arch::UnitKind::Matrix);
     const arch::ComputeUnit* vx = a.unit(arch::UnitKind::Vector);
-    differs("cores", static_cast<double>(a.cores), b.cores);
-    differs("compute.matrix rows", mx && mx->shape.size() == 2 ? static_cast<double>(mx->shape[0]) : 0, b.array);
-    differs("compute.matrix cols", mx && mx->shape.size() == 2 ? static_cast<double>(mx->shape[1]) : 0, b.array);
-    differs("compute.vector lanes", vx ? static_cast<double>(vx->pes_per_instance) : 0, b.lanes);
+    differs("cores", nullptr, static_cast<double>(a.cores), b.cores);
+    differs("compute.matrix.rows", nullptr, mx && mx->shape.size() == 2 ? static_cast<double>(mx->shape[0]) : 0, b.array);
+    differs("compute.matrix.cols", nullptr, mx && mx->shape.size() == 2 ? static_cast<double>(mx->shape[1]) : 0, b.array);
+    differs("compute.vector.lanes", nullptr, vx ? static_cast<double>(vx->pes_per_instance) : 0, b.lanes);
     if (a.levels.size() < 2 || a.levels[0].parent >= 0 || a.levels[1].parent != 0) {
-      problems.push_back({SourceLoc{arch_name, 0, 0, "levels"}, "the RTL needs DRAM (level 0) above one SPM per core (level 1)"});
+      problems.push_back({SourceLoc{file, 0, 0, "levels"}, "the RTL needs DRAM (level 0) above one SPM per core (level 1)"});
     } else {
       const arch::MemoryLevel &dram = a.levels[0], &spm = a.levels[1];
-      differs("levels[0].read_bw", dram.read_bw, b.port_words * dram.word_bytes);
-      differs("levels[0].write_bw", dram.write_bw, b.port_words * dram.word_bytes);
-      differs("levels[1].read_bw", spm.read_bw, b.port_words * spm.word_bytes);
-      differs("levels[1].capacity (words)", spm.capacity_bytes / spm.word_bytes, static_cast<double>(b.spm_words));
+      differs("levels[0].read_bw (bytes/cycle)", &dram.loc, dram.read_bw, b.port_words * dram.word_bytes);
+      differs("levels[0].write_bw (bytes/cycle)", &dram.loc, dram.write_bw, b.port_words * dram.word_bytes);
+      differs("levels[1].read_bw (bytes/cycle)", &spm.loc, spm.read_bw, b.port_words * spm.word_bytes);
+      differs("levels[1].capacity (words)", &spm.loc, spm.capacity_bytes / spm.word_bytes, static_cast<double>(b.spm_words));
     }
     if (problems.empty()) return b;
   }

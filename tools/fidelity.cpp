@@ -80,6 +80,7 @@ std::string scatter_svg(const std::vector<Row>& rows) {
     s << "<circle cx='" << pos(r.rtl_cycles) << "' cy='" << size - pos(r.sim_cycles) << "' r='3' fill='#1b9e77' fill-opacity='0.7'/>\n";
   }
   s << "<text x='" << size / 2 << "' y='" << size + 36 << "' text-anchor='middle'>RTL cycles</text>\n";
+  s << "<text transform='translate(-40," << size / 2 << ") rotate(-90)' text-anchor='middle'>predicted cycles</text>\n";
   s << "<text x='10' y='14' fill='#d95f02'>● analytical model</text>\n<text x='10' y='30' fill='#1b9e77'>● SystemC model</text>\n";
   s << "</g>\n<text x='" << pad + size / 2 << "' y='24' text-anchor='middle' font-size='14'>Predicted vs RTL cycles ("
     << rows.size() << " dataflows)</text>\n</svg>\n";
@@ -186,6 +187,22 @@ int main(int argc, char** argv) {
     row("DRAM traffic: SystemC vs RTL", sim_d);
     f << "\n![predicted vs RTL cycles](" << svg.substr(svg.rfind('/') + 1) << ")\n\n";
     if (!csv.empty()) f << tileflow_section(configs, csv) << '\n';
+    size_t under = 0;
+    for (const Row& r : rows) under += r.model_cycles < r.rtl_cycles;
+    f << "## Reading the numbers\n\n"
+      << "The SystemC model is calibrated to the RTL (docs/rtl.md) and agrees with it to the cycle or "
+         "nearly. The analytical model predicts fewer cycles than the RTL for "
+      << under << " of " << rows.size()
+      << " dataflows. These workloads are small (a few thousand cycles), so what the model leaves out "
+         "dominates: it assumes loads, compute and stores overlap fully from the first cycle, with no "
+         "DRAM latency (40 cycles per transfer here), no array fill and drain (2N = 32 cycles per "
+         "matrix instruction), no issue or flag cycles, and no pipeline prologue or epilogue "
+         "(docs/status.md, known limits). Its DRAM traffic is lower than the RTL's where it lets "
+         "cores share (multicast) an input that the lowered programs read once per core, and where "
+         "a lowered program reloads a tile the model keeps (docs/lowering.md). On large workloads "
+         "the gap narrows (G1 GEMM chain and attention on tpu_like: the model is within 8% of "
+         "the RTL; the C1 conv chain, whose windows move as short rows, 43% under). Issue 5's "
+         "goal of a 3% mean error for the model is not met.\n\n";
     f << "## Every dataflow\n\n| # | workload | dataflow | cores | model cycles | SystemC | RTL | model DRAM B | RTL DRAM B |\n"
       << "|---|---|---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < rows.size(); ++i) {
