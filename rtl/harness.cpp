@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "Vdfx_chip_tpu_like.h"
+#include "Vdfx_chip_tpu_like_small.h"
 #include "arch/isa_words.h"
 #include "verilated.h"
 #include "verilated_vcd_c.h"
@@ -205,14 +206,15 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
 }  // namespace
 
 const std::vector<Build>& builds() {
-  static const std::vector<Build> all = {Build{"tpu_like", 4, 16, 48, 32, 196608, 1024}};
+  static const std::vector<Build> all = {Build{"tpu_like", 4, 16, 48, 32, 196608, 1024},
+                                         Build{"tpu_like_small", 2, 8, 16, 16, 32768, 1024}};
   return all;
 }
 
 const Build& build_for(const arch::Arch& a, const std::string& arch_name) {
   // Messages point into the arch file where the loader recorded where levels came from.
   const std::string file = a.levels.empty() || a.levels[0].loc.file.empty() ? arch_name : a.levels[0].loc.file;
-  std::vector<Problem> problems;
+  std::vector<Problem> closest, problems;  // the build with the fewest differences is reported
   for (const Build& b : builds()) {
     problems.clear();
     auto differs = [&](const std::string& key, const SourceLoc* at, double arch_value, double build_value) {
@@ -237,8 +239,9 @@ const Build& build_for(const arch::Arch& a, const std::string& arch_name) {
       differs("levels[1].capacity (words)", &spm.loc, spm.capacity_bytes / spm.word_bytes, static_cast<double>(b.spm_words));
     }
     if (problems.empty()) return b;
+    if (closest.empty() || problems.size() < closest.size()) closest = problems;
   }
-  throw InputError(problems);
+  throw InputError(closest);
 }
 
 RtlResult run(const arch::Arch& a, const std::vector<arch::Program>& programs,
@@ -247,6 +250,7 @@ RtlResult run(const arch::Arch& a, const std::vector<arch::Program>& programs,
   if (programs.empty() || static_cast<int>(programs.size()) > b.cores)
     refuse(name, 0, "the RTL build has " + std::to_string(b.cores) + " cores; got " + std::to_string(programs.size()) + " programs");
   for (const arch::Program& p : programs) check_supported(p, b, name);
+  if (b.name == "tpu_like_small") return run_on<Vdfx_chip_tpu_like_small>(b, a, programs, inputs, options, name);
   return run_on<Vdfx_chip_tpu_like>(b, a, programs, inputs, options, name);
 }
 

@@ -44,7 +44,8 @@ struct RtlResult {
   double seconds = 0;                                   // host time of the run
 };
 
-// The build matching the arch; throws InputError naming every parameter that differs.
+// The build matching the arch (tpu_like, tpu_like_small); throws InputError naming every
+// parameter that differs from the closest build.
 const Build& build_for(const arch::Arch& a, const std::string& arch_name);
 
 // Contract: `programs` are checked (one per core, at most the build's cores); `inputs` holds a
