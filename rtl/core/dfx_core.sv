@@ -62,13 +62,13 @@ module dfx_core
 
   always_comb begin
     w = imem[pc[$clog2(IMEM_WORDS)-1:0]];
-    op = opcode(w);
+    op = `DFX_OPCODE(w);
     case (op)
       OP_DMA: target = PIPE_DMA;
       OP_MMA: target = PIPE_MATRIX;
       OP_VEC: target = PIPE_VECTOR;
-      OP_SET: target = flag_from(w);
-      OP_WAIT: target = flag_to(w);
+      OP_SET: target = `DFX_FLAG_FROM(w);
+      OP_WAIT: target = `DFX_FLAG_TO(w);
       default: target = PIPE_SCALAR;
     endcase
     pipes_idle = 1'b1;
@@ -86,10 +86,10 @@ module dfx_core
     for (int p = 0; p < QUEUED; p++) q_push[p] = 1'b0;
     set_req[SCALAR] = 1'b0;
     wait_req[SCALAR] = 1'b0;
-    set_to[SCALAR] = flag_to(w);
-    set_event[SCALAR] = flag_event(w);
-    wait_from[SCALAR] = flag_from(w);
-    wait_event[SCALAR] = flag_event(w);
+    set_to[SCALAR] = `DFX_FLAG_TO(w);
+    set_event[SCALAR] = `DFX_FLAG_EVENT(w);
+    wait_from[SCALAR] = `DFX_FLAG_FROM(w);
+    wait_event[SCALAR] = `DFX_FLAG_EVENT(w);
     if (dispatching && target != PIPE_SCALAR) q_push[target[1:0]] = 1'b1;
     if (dispatching && target == PIPE_SCALAR && op == OP_SET) set_req[SCALAR] = 1'b1;
     if (dispatching && target == PIPE_SCALAR && op == OP_WAIT) wait_req[SCALAR] = 1'b1;
@@ -110,7 +110,7 @@ module dfx_core
         case (op)
           OP_LOOP: begin
             loop_start[depth[2:0]] <= pc + 1;
-            loop_count[depth[2:0]] <= field(w, 1);
+            loop_count[depth[2:0]] <= `DFX_FIELD(w, 1);
             index[depth[2:0]] <= '0;
             depth <= depth + 1'b1;
             pc <= pc + 1;

@@ -1,5 +1,13 @@
-// The machine word the core decodes (arch/isa_words.h holds the same layout) and the helpers
-// every pipe shares: field extraction and resolving a block's address for loop indices.
+// Field access into a machine word (macros: see the note in the package).
+`define DFX_FIELD(w, f) w[(f)*32 +: 32]
+`define DFX_OPCODE(w) dfx_pkg::opcode_t'(w[3:0])
+`define DFX_VEC_OP(w) w[7:4]
+`define DFX_FLAG_FROM(w) w[11:8]
+`define DFX_FLAG_TO(w) w[15:12]
+`define DFX_FLAG_EVENT(w) w[19:16]
+
+// The machine word the core decodes (arch/isa_words.h holds the same layout): field macros,
+// opcodes, pipes, and the resolved-block type every pipe shares (block_resolver.sv fills it).
 package dfx_pkg;
   localparam int FIELDS = 64;  // 32-bit fields per instruction word
   localparam int LOOPS = 8;    // loop nesting a word can address
@@ -25,56 +33,6 @@ package dfx_pkg;
     logic [3:0][31:0]   strides;
   } block_t;
 
-  // Helpers take the whole word and use a few of its bits.
-  /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [31:0] field(input word_t w, input int f);
-    return w[f*32 +: 32];
-  endfunction
-
-  function automatic opcode_t opcode(input word_t w);
-    return opcode_t'(w[3:0]);
-  endfunction
-
-  // The from / to pipes and the event of a flag instruction.
-  function automatic logic [3:0] flag_from(input word_t w); return w[11:8]; endfunction
-  function automatic logic [3:0] flag_to(input word_t w); return w[15:12]; endfunction
-  function automatic logic [3:0] flag_event(input word_t w); return w[19:16]; endfunction
-  function automatic logic [3:0] vec_op(input word_t w); return w[7:4]; endfunction
-
-  // base + Σ step_j·i_j + ((Σ weight_j·i_j) mod ring)·ring_stride (arch::MemRef).
-  function automatic block_t resolve(input word_t w, input int operand, input index_t idx);
-    block_t b;
-    int f;
-    logic [31:0] head, ring, ring_sum, weights;
-    f = OPERAND0 + operand * OPERAND_FIELDS;
-    head = field(w, f);
-    b.dram = head[7:0] == 8'd1;
-    b.base = $signed(field(w, f + 1));
-    ring = {24'd0, head[15:8]};
-    weights = field(w, f + 19);
-    ring_sum = '0;
-    for (int j = 0; j < LOOPS; j++) begin
-      b.base = b.base + $signed(field(w, f + 2 + j)) * $signed(idx[j]);
-      ring_sum = ring_sum + {28'd0, weights[4*j +: 4]} * idx[j];
-    end
-    if (ring > 32'd1) b.base = b.base + $signed(ring_sum % ring) * $signed(field(w, f + 18));
-    for (int d = 0; d < 4; d++) begin
-      b.sizes[d] = field(w, f + 10 + d);
-      b.strides[d] = field(w, f + 14 + d);
-    end
-    return b;
-  endfunction
-
-  // Whether an mma adds to its accumulator here: `+=` unless every loop of its init mask is at
-  // iteration 0 (arch::accumulates).
-  function automatic logic accumulates(input word_t w, input index_t idx);
-    logic all_first;
-    logic [31:0] mask;
-    mask = field(w, 2);
-    all_first = mask != '0;
-    for (int j = 0; j < LOOPS; j++)
-      if (mask[j] && idx[j] != '0) all_first = 1'b0;
-    return w[20] && !all_first;
-  endfunction
-  /* verilator lint_on UNUSEDSIGNAL */
+  // Fields are read with the DFX_* macros above, not functions: a function taking the 2048-bit
+  // word makes Verilator copy (and clear) the word at every call site on every evaluation.
 endpackage

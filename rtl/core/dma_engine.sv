@@ -36,8 +36,9 @@ module dma_engine
     input  logic        wack_valid   // a write accepted by DRAM
 );
   block_t src, dst;
-  assign src = resolve(word, 1, index);
-  assign dst = resolve(word, 0, index);
+  logic   src_present, dst_present;
+  block_resolver #(.OPERAND(1)) resolve_src (.word, .index, .block(src), .present(src_present));
+  block_resolver #(.OPERAND(0)) resolve_dst (.word, .index, .block(dst), .present(dst_present));
 
   logic        src_dram, dst_dram;
   logic [31:0] take, outstanding;
@@ -105,5 +106,5 @@ module dma_engine
   end
 
   logic unused;
-  assign unused = ^{src_last, dst_last};
+  assign unused = ^{src_last, dst_last, src_present, dst_present};
 endmodule

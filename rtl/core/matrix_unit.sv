@@ -33,7 +33,19 @@ module matrix_unit
     logic [15:0] bi, bj, prev_bi, prev_bj;
   } position_t;
 
-  block_t a_blk, b_blk, c_blk;
+  block_t a_blk, b_blk, c_blk, a_new, b_new, c_new;
+  logic   a_present, b_present, c_present, accumulate_new;
+  block_resolver #(.OPERAND(1)) resolve_a (.word, .index, .block(a_new), .present(a_present));
+  block_resolver #(.OPERAND(2)) resolve_b (.word, .index, .block(b_new), .present(b_present));
+  block_resolver #(.OPERAND(0)) resolve_c (.word, .index, .block(c_new), .present(c_present));
+  // `+=` unless every loop of the init mask (field 2) is at iteration 0 (arch::accumulates).
+  always_comb begin
+    logic all_first;
+    all_first = `DFX_FIELD(word, 2) != '0;
+    for (int j = 0; j < LOOPS; j++)
+      if (word[2*32 + j] && index[j] != '0) all_first = 1'b0;
+    accumulate_new = word[20] && !all_first;
+  end
   logic [31:0] m, n, k, period, blocks, blocks_n;
   logic accumulate;
   position_t stage [N+1];  // stage d: the stream position d cycles ago
@@ -44,17 +56,16 @@ module matrix_unit
       busy <= 1'b0;
       for (int d = 0; d <= N; d++) stage[d] <= '0;
     end else if (issue) begin
-      a_blk <= resolve(word, 1, index);
-      b_blk <= resolve(word, 2, index);
-      c_blk <= resolve(word, 0, index);
-      accumulate <= accumulates(word, index);
-      m <= field(word, OPERAND0 + OPERAND_FIELDS + 12);
-      k <= field(word, OPERAND0 + OPERAND_FIELDS + 13);
-      n <= field(word, OPERAND0 + 2 * OPERAND_FIELDS + 13);
-      blocks_n <= (field(word, OPERAND0 + 2 * OPERAND_FIELDS + 13) + N - 1) / N;
-      blocks <= ((field(word, OPERAND0 + OPERAND_FIELDS + 12) + N - 1) / N) *
-                ((field(word, OPERAND0 + 2 * OPERAND_FIELDS + 13) + N - 1) / N);
-      period <= field(word, OPERAND0 + OPERAND_FIELDS + 13) > 32'(N) ? field(word, OPERAND0 + OPERAND_FIELDS + 13) : 32'(N);
+      a_blk <= a_new;
+      b_blk <= b_new;
+      c_blk <= c_new;
+      accumulate <= accumulate_new;
+      m <= a_new.sizes[2];
+      k <= a_new.sizes[3];
+      n <= b_new.sizes[3];
+      blocks_n <= (b_new.sizes[3] + N - 1) / N;
+      blocks <= ((a_new.sizes[2] + N - 1) / N) * ((b_new.sizes[3] + N - 1) / N);
+      period <= a_new.sizes[3] > 32'(N) ? a_new.sizes[3] : 32'(N);
       busy <= 1'b1;
       stage[0] <= '{on: 1'b1, step: '0, block: '0, bi: '0, bj: '0, prev_bi: '0, prev_bj: '0};
       for (int d = 1; d <= N; d++) stage[d] <= '0;
@@ -130,6 +141,6 @@ module matrix_unit
     for (int c = 0; c < N; c++) wr_data[c] = shadow[stage[N].step[$clog2(N)-1:0]][c] + (accumulate ? c_data[c] : '0);
 
   logic unused;
-  assign unused = ^{a_blk.dram, b_blk.dram, c_blk.dram, a_blk.sizes, b_blk.sizes, c_blk.sizes, a_blk.strides[1:0],
+  assign unused = ^{a_present, b_present, c_present, a_blk.dram, b_blk.dram, c_blk.dram, a_blk.sizes, b_blk.sizes, c_blk.sizes, a_blk.strides[1:0],
                     b_blk.strides[1:0], c_blk.strides[1:0], a_data[0][31:16]};
 endmodule

@@ -5,7 +5,9 @@ module pipe_front
   import dfx_pkg::*;
 (
     input  logic       head_valid,
-    input  word_t      head_word,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  word_t      head_word,  // only the opcode and flag fields are read
+    /* verilator lint_on UNUSEDSIGNAL */
     input  logic       unit_busy,
     output logic       pop,
     output logic       issue,      // start the unit on head_word this cycle
@@ -23,12 +25,12 @@ module pipe_front
     issue = 1'b0;
     set_req = 1'b0;
     wait_req = 1'b0;
-    set_to = flag_to(head_word);
-    set_event = flag_event(head_word);
-    wait_from = flag_from(head_word);
-    wait_event = flag_event(head_word);
+    set_to = `DFX_FLAG_TO(head_word);
+    set_event = `DFX_FLAG_EVENT(head_word);
+    wait_from = `DFX_FLAG_FROM(head_word);
+    wait_event = `DFX_FLAG_EVENT(head_word);
     if (head_valid && !unit_busy) begin
-      case (opcode(head_word))
+      case (`DFX_OPCODE(head_word))
         OP_SET: begin
           set_req = 1'b1;
           pop_now = 1'b1;

@@ -70,9 +70,10 @@ module vector_unit
   logic        reduce, has_b, walking, row_start;
   logic [4:0]  drain;  // cycles left for the last results to come out
   block_t dst, a, b;
-  assign dst = resolve(word, 0, index);
-  assign a = resolve(word, 1, index);
-  assign b = resolve(word, 2, index);
+  logic dst_present, a_present, b_present;
+  block_resolver #(.OPERAND(0)) resolve_dst (.word, .index, .block(dst), .present(dst_present));
+  block_resolver #(.OPERAND(1)) resolve_a (.word, .index, .block(a), .present(a_present));
+  block_resolver #(.OPERAND(2)) resolve_b (.word, .index, .block(b), .present(b_present));
 
   logic [31:0] dst_take, a_take, b_take;
   logic        dst_valid, a_valid, b_valid;
@@ -83,7 +84,7 @@ module vector_unit
       .take(dst_take), .valid(dst_valid), .address(dst_address), .stride(dst_stride), .row_left(dst_left), .last_row(dst_last));
   block_walker a_walk (.clk, .rst, .start(issue), .base(a.base), .sizes(a.sizes), .strides(a.strides),
       .take(a_take), .valid(a_valid), .address(a_address), .stride(a_stride), .row_left(a_left), .last_row(a_last));
-  block_walker b_walk (.clk, .rst, .start(issue && field(word, OPERAND0 + 2 * OPERAND_FIELDS) != '0), .base(b.base),
+  block_walker b_walk (.clk, .rst, .start(issue && b_present), .base(b.base),
       .sizes(b.sizes), .strides(b.strides), .take(b_take), .valid(b_valid), .address(b_address), .stride(b_stride),
       .row_left(b_left), .last_row(b_last));
 
@@ -138,13 +139,13 @@ module vector_unit
       busy <= 1'b1;
       walking <= 1'b1;
       row_start <= 1'b1;
-      vop <= vec_op(word);
-      imm <= field(word, 2);
-      reduce <= vec_op(word) == ROWSUM || vec_op(word) == ROWMAX;
-      has_b <= field(word, OPERAND0 + 2 * OPERAND_FIELDS) != '0;
-      rate <= field(word, OPERAND0 + 2 * OPERAND_FIELDS) != '0 ? 32'(LANES < PORT / 2 ? LANES : PORT / 2)
+      vop <= `DFX_VEC_OP(word);
+      imm <= `DFX_FIELD(word, 2);
+      reduce <= `DFX_VEC_OP(word) == ROWSUM || `DFX_VEC_OP(word) == ROWMAX;
+      has_b <= b_present;
+      rate <= b_present ? 32'(LANES < PORT / 2 ? LANES : PORT / 2)
                                                               : 32'(LANES < PORT ? LANES : PORT);
-      depth <= 5'(depth_of(vec_op(word)));
+      depth <= 5'(depth_of(`DFX_VEC_OP(word)));
       for (int d = 0; d < MAX_DEPTH; d++) slot_live[d] <= 1'b0;
     end else if (busy) begin
       for (int j = 0; j < LANES; j++) slot_en[head][j] <= 1'b0;
@@ -179,5 +180,5 @@ module vector_unit
   end
 
   logic unused;
-  assign unused = ^{dst_valid, b_valid, dst_last, a_last, b_last, dst.dram, a.dram, b.dram};
+  assign unused = ^{dst_valid, b_valid, dst_last, a_last, b_last, dst.dram, a.dram, b.dram, dst_present, a_present};
 endmodule
