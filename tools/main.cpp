@@ -18,8 +18,18 @@ void add_dtype(CLI::App* c, std::string& dtype, const std::string& what) {
       ->check(CLI::IsMember({"auto", "int16", "fp16", "bf16"}));
 }
 
+// The ARCH PROGRAM... [--inputs DIR] [--seed N] of the commands that run programs.
+void add_programs(CLI::App* c, std::string& arch, std::vector<std::string>& programs, std::string& inputs, uint64_t& seed,
+                  const std::string& arch_help) {
+  c->add_option("arch", arch, arch_help)->required()->check(CLI::ExistingFile);
+  c->add_option("programs", programs, "Program (text or binary), one per core")->required()->check(CLI::ExistingFile);
+  c->add_option("--inputs", inputs, "Directory with NAME.npy for the program's inputs (others get random data)")
+      ->check(CLI::ExistingDirectory);
+  c->add_option("--seed", seed, "Seed of the random inputs");
+}
+
 void add_jitter(CLI::App* c, int64_t& jitter) {
-  c->add_option("--jitter", jitter, "Up to N random extra cycles before every instruction (finds missing flags)")
+  c->add_option("--jitter", jitter, "Up to N random extra cycles before every instruction, seeded by --seed (finds missing flags)")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
 }
 
@@ -91,25 +101,18 @@ int main(int argc, char** argv) {
 
   dfx::cli::SimulateOptions sim;
   auto* sm = app.add_subcommand("simulate", "Run a program on the cycle-level SystemC model with real data");
-  sm->add_option("arch", sim.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
-  sm->add_option("programs", sim.programs, "Program (text or binary), one per core")->required()->check(CLI::ExistingFile);
-  sm->add_option("--inputs", sim.inputs, "Directory with NAME.npy for the program's inputs (others get random data)")
-      ->check(CLI::ExistingDirectory);
+  add_programs(sm, sim.arch, sim.programs, sim.inputs, sim.seed, "Accelerator description (arch.yaml)");
   sm->add_option("--outputs", sim.outputs, "Directory to write every tensor (inputs as used, outputs) as NAME.npy");
   sm->add_option("--json", sim.json, "Write cycles, per-pipe activity and traffic as JSON ('-' for stdout)");
   sm->add_option("--trace", sim.trace, "Write a Chrome/Perfetto trace-event JSON (ui.perfetto.dev)");
-  sm->add_option("--seed", sim.seed, "Seed of the random inputs (and of --jitter)");
   add_jitter(sm, sim.jitter);
 
   dfx::cli::CosimOptions co;
   auto* cs = app.add_subcommand("cosim", "Run programs on the SystemC model and on the verilated RTL; compare outputs and cycles");
-  cs->add_option("arch", co.arch, "Accelerator description (arch.yaml) matching an RTL build (tpu_like)")->required()->check(CLI::ExistingFile);
-  cs->add_option("programs", co.programs, "Program (text or binary), one per core")->required()->check(CLI::ExistingFile);
-  cs->add_option("--inputs", co.inputs, "Directory with NAME.npy for the program's inputs (others get random data)")
-      ->check(CLI::ExistingDirectory);
+  add_programs(cs, co.arch, co.programs, co.inputs, co.seed,
+               "Accelerator description (arch.yaml) matching an RTL build (tpu_like, tpu_like_small)");
   cs->add_option("--json", co.json, "Write the comparison as JSON ('-' for stdout)");
   cs->add_option("--trace", co.trace, "Write a VCD of the RTL's signals");
-  cs->add_option("--seed", co.seed, "Seed of the random inputs");
 
   try {
     app.parse(argc, argv);
