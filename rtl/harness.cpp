@@ -50,11 +50,13 @@ class Dram {
     return cells[static_cast<size_t>(address)];
   }
 
+  // The port accepts one request per cycle and every response waits the same latency, so at
+  // most one is due in any cycle.
   template <class Chip>
   void serve(Chip& chip, int64_t now) {
     chip.dram_resp_valid = 0;
     chip.dram_wack_valid = 0;
-    while (!pending_.empty() && pending_.front().due <= now) {
+    if (!pending_.empty() && pending_.front().due <= now) {
       const Response& r = pending_.front();
       if (r.write) {
         chip.dram_wack_valid = 1;
@@ -89,7 +91,6 @@ class Dram {
     pending_.push_back(std::move(r));
   }
 
-  bool idle() const { return pending_.empty(); }
   int64_t read_words = 0, written_words = 0;
 
  private:

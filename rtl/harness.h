@@ -28,7 +28,7 @@ const std::vector<Build>& builds();
 
 struct RtlOptions {
   std::string trace_file;           // VCD of every signal, if set
-  int64_t max_cycles = 2000000000;  // give up (a hang the SystemC model did not show)
+  int64_t max_cycles = 2000000000;  // give up: a hang (dfx cosim bounds it by the SystemC run)
 };
 
 struct RtlCore {

@@ -1,6 +1,7 @@
 // SystemC model against RTL on the same programs and data.
 #include "verify/cosim.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -31,7 +32,10 @@ Cosim cosim(const arch::Arch& a, const std::vector<arch::Program>& programs, con
   rtl::build_for(a, name);  // refuse a mismatched arch before simulating anything
   Cosim c;
   c.sim = sim::simulate(a, programs, inputs, options, name);
-  c.rtl = rtl::run(a, programs, c.sim.inputs, rtl_options, name);
+  // SystemC has already ruled out deadlocks; an RTL run far longer than it is a hang to report.
+  rtl::RtlOptions bounded = rtl_options;
+  bounded.max_cycles = std::min(rtl_options.max_cycles, 4 * c.sim.cycles + 100000);
+  c.rtl = rtl::run(a, programs, c.sim.inputs, bounded, name);
   c.first_difference = first_difference(c.rtl.outputs, c.sim.outputs);
   return c;
 }
