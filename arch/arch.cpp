@@ -42,4 +42,9 @@ const ComputeUnit* Arch::unit(UnitKind kind) const {
   return nullptr;
 }
 
+bool Arch::addressable(int level) const {
+  const auto& lv = levels[static_cast<size_t>(level)];
+  return lv.parent >= 0 && lv.instances <= cores * sub_cores;
+}
+
 }  // namespace dfx::arch

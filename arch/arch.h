@@ -26,6 +26,9 @@ struct MemoryLevel {
   // port's width, per cycle (the TPU-like RTL's SPM and DRAM port); `stream` (default) — bytes
   // stream at the bandwidth whatever the shape (simulator timing, docs/simulator.md).
   bool row_port = false;
+  // Whether one transfer out of this level can feed several instances below it at once (a
+  // broadcast network). Without it each instance's copy is read and sent on its own.
+  bool multicast = true;
   int64_t instances = 1;
   int parent = -1;      // index of the enclosing level in the level hierarchy (-1 for the root)
   bool holds[kRoleCount] = {true, true, true, true};
@@ -50,6 +53,11 @@ struct ComputeUnit {
   std::vector<int64_t> shape;     // {rows, cols} of a systolic array, {m, n, k} of a cube, {lanes}
   int64_t instances = 1;
   std::vector<std::string> ops;   // vector ops it supports (empty = all)
+  // How the analysis times the unit. Tree (default, TileFlow's assumption): the tile tree's
+  // spatial loops place the work on the PEs or lanes. Instruction: the unit takes each
+  // instruction whole and blocks it onto its array or lanes itself (the RTL's units), so time
+  // follows the instruction's shape (unit_costs.h); the tree's spatial loops only bound the tile.
+  enum class Schedule { Tree, Instruction } schedule = Schedule::Tree;
   double op_pj = 0;               // energy per operation (MAC or vector op)
   int64_t total_pes() const { return pes_per_instance * instances; }
 };
@@ -70,6 +78,9 @@ struct Arch {
   // True if level a encloses level b in the hierarchy (a is an ancestor of b, or a == b).
   bool encloses(int a, int b) const;
   const ComputeUnit* unit(UnitKind kind) const;
+  // Levels a program can address: on chip, one instance per core (or per chip), not per PE.
+  // A tile there is what one instruction or one transfer works on.
+  bool addressable(int level) const;
 };
 
 // Contract: returns a complete, checked Arch or throws InputError listing every problem.

@@ -66,6 +66,12 @@ void read_unit(const ConfigNode& node, UnitKind kind, const Scope& s, Arch& a, D
         diag.add(r.node()["ops"].loc(), "unknown vector op '" + op + "'");
     u.op_pj = r.number_or("op_pj", 0.0, 0.0);
   }
+  if (r.has("schedule")) {
+    const std::string sched = r.str_or("schedule", "tree");
+    if (sched != "tree" && sched != "instruction")
+      diag.add(r.node()["schedule"].loc(), "schedule must be 'tree' or 'instruction', not '" + sched + "'");
+    if (sched == "instruction") u.schedule = ComputeUnit::Schedule::Instruction;
+  }
   u.instances = instances_for(r, s, diag);
   r.finish();
   a.units.push_back(u);
@@ -101,6 +107,7 @@ void read_level(const ConfigNode& node, const Scope& s, Arch& a, Diagnostics& di
     if (port != "row" && port != "stream") diag.add(r.node()["port"].loc(), "port must be 'row' or 'stream', not '" + port + "'");
     lv.row_port = port == "row";
   }
+  lv.multicast = r.boolean_or("multicast", true);
   lv.instances = instances_for(r, s, diag);
   lv.read_pj = r.number_or("read_pj", 0.0, 0.0);
   lv.write_pj = r.number_or("write_pj", 0.0, 0.0);

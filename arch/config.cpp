@@ -295,6 +295,16 @@ double MapReader::number_or(const std::string& key, double fallback, double min_
   return v ? *v : fallback;
 }
 
+bool MapReader::boolean_or(const std::string& key, bool fallback) {
+  auto n = present(key, false);
+  if (!n) return fallback;
+  const std::string v = n->scalar();
+  if (v == "true" || v == "yes") return true;
+  if (v == "false" || v == "no") return false;
+  diag_.add(n->loc(), "'" + key + "' must be true or false, not '" + v + "'");
+  return fallback;
+}
+
 std::vector<std::string> MapReader::str_list_or(const std::string& key,
                                                 std::vector<std::string> fallback) {
   ConfigNode n = child(key);

@@ -57,6 +57,7 @@ class MapReader {
   std::optional<double> number(const std::string& key, bool required, double min_value);
   double number_or(const std::string& key, double fallback, double min_value);
   std::vector<std::string> str_list_or(const std::string& key, std::vector<std::string> fallback);
+  bool boolean_or(const std::string& key, bool fallback);  // true/false (also yes/no)
 
   // Contract: reports each key that was never asked for as "unknown key", with a suggestion.
   void finish();

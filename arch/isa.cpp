@@ -49,6 +49,7 @@ const char* pipe_name(Pipe p) {
     case Pipe::Mte2: return "mte2";
     case Pipe::Mte3: return "mte3";
     case Pipe::Fixpipe: return "fixpipe";
+    case Pipe::DmaOut: return "dma_out";
   }
   return "?";
 }
@@ -70,7 +71,7 @@ const char* dtype_name(DType t) {
 bool engine_pipe(const std::string& engine, Pipe& p) {
   std::string e;
   for (char c : engine) e += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (Pipe x : {Pipe::Dma, Pipe::Mte1, Pipe::Mte2, Pipe::Mte3, Pipe::Fixpipe})
+  for (Pipe x : {Pipe::Dma, Pipe::Mte1, Pipe::Mte2, Pipe::Mte3, Pipe::Fixpipe, Pipe::DmaOut})
     if (e == pipe_name(x)) {
       p = x;
       return true;

@@ -20,8 +20,10 @@ enum class Opcode : uint8_t { Dma = 1, Mma, Vec, SetFlag, WaitFlag, Loop, EndLoo
 // The units that run instructions side by side; flags order them. A transfer runs on the
 // engine of its path (arch.yaml `paths[].engine`): the generic dma, or Ascend's MTE1/2/3 and
 // fixpipe, each a pipe of its own.
-enum class Pipe : uint8_t { Dma, Matrix, Vector, Scalar, Mte1, Mte2, Mte3, Fixpipe };
-constexpr int kPipeCount = 8;
+// dma_out: a second DMA engine for transfers out to DRAM (tpu_like), so that results leaving
+// never hold up the next inputs in one queue.
+enum class Pipe : uint8_t { Dma, Matrix, Vector, Scalar, Mte1, Mte2, Mte3, Fixpipe, DmaOut };
+constexpr int kPipeCount = 9;
 
 enum class VecOp : uint8_t { Add, Sub, Mul, Div, Max, Min, Exp, Scale, Copy, RowSum, RowMax, Cast };
 
@@ -90,7 +92,7 @@ const char* vecop_name(VecOp v);
 // Which unit runs an instruction: a transfer's engine, mma on matrix, vec on vector, the rest
 // on scalar (flags are routed by the simulator: set in `from`, wait in `to`).
 Pipe pipe_of(const Instruction& i, const Arch& a);
-// The pipe of an engine name (dma, MTE1, MTE2, MTE3, fixpipe; any case); false if unknown.
+// The pipe of an engine name (dma, dma_out, MTE1, MTE2, MTE3, fixpipe; any case); false if unknown.
 bool engine_pipe(const std::string& engine, Pipe& p);
 // The element addresses a block touches at the given loop indices (outermost first), in
 // row-major order of its sizes.

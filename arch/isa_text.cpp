@@ -104,7 +104,7 @@ class LineParser {
     const std::string p = word();
     for (int x = 0; x < kPipeCount; ++x)
       if (p == pipe_name(static_cast<Pipe>(x))) return static_cast<Pipe>(x);
-    fail("unknown pipe '" + p + "' (dma, matrix, vector, scalar, mte1, mte2, mte3, fixpipe)");
+    fail("unknown pipe '" + p + "' (dma, matrix, vector, scalar, mte1, mte2, mte3, fixpipe, dma_out)");
   }
 
  private:

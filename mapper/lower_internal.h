@@ -29,12 +29,6 @@ struct Skeleton {
   std::vector<int> instruction_tile;  // per op: the tree node whose tile becomes its instruction
 };
 
-// Levels a program can address: on chip, one instance per core (or per chip), not per PE.
-inline bool addressable(const arch::Arch& a, int level) {
-  const auto& lv = a.levels[static_cast<size_t>(level)];
-  return lv.parent >= 0 && lv.instances <= a.cores * a.sub_cores;
-}
-
 Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f);
 
 // Attaches transfers, instructions, flags and barriers for one core and returns its program: the

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include "model/matrix_blocking.h"
+
 namespace dfx::mapper::lowering {
 namespace {
 
@@ -65,21 +67,6 @@ MemRef shaped(const OperandRef& o, const std::vector<int>& dims, const std::vect
 }
 
 }  // namespace
-
-std::optional<arch::VecOp> vector_instruction(const model::Op& x) {
-  using arch::VecOp;
-  static const std::map<std::string, VecOp> binary = {{"add", VecOp::Add}, {"sub", VecOp::Sub}, {"mul", VecOp::Mul},
-                                                      {"div", VecOp::Div}, {"max", VecOp::Max}, {"min", VecOp::Min}};
-  if (x.unit != arch::UnitKind::Vector || x.vector_ops.size() != 1) return std::nullopt;
-  const std::string& name = x.vector_ops[0];
-  if (x.accumulate == model::Accumulate::Max && x.inputs.size() == 1) return VecOp::RowMax;
-  if (x.accumulate == model::Accumulate::Sum && x.inputs.size() == 1) return VecOp::RowSum;
-  if (x.accumulate != model::Accumulate::None) return std::nullopt;
-  if (binary.count(name) && x.inputs.size() == 2) return binary.at(name);
-  if (name == "exp" && x.inputs.size() == 1) return VecOp::Exp;
-  if (name == "copy" && x.inputs.size() == 1) return VecOp::Copy;
-  return std::nullopt;
-}
 
 std::vector<int> route(const arch::Arch& a, int from, int to, const SourceLoc& where) {
   std::vector<int> prev(a.levels.size(), -2);
@@ -155,29 +142,10 @@ std::vector<Instruction> matrix_code(const model::Workload&, const model::Op& x,
                                      const OperandRefs& refs, bool accumulate, int64_t init_mask) {
   OperandRef a = refs.in[0], b = refs.in[1], c = refs.out;
   if (x.role_of(a.acc->tensor) != arch::Role::Left) std::swap(a, b);
-  std::vector<int> m, n, k, batch;
-  for (int d : x.dims) {
-    const bool in_c = indexes(*c.acc, d), in_a = indexes(*a.acc, d), in_b = indexes(*b.acc, d);
-    if (in_c && in_a && in_b) batch.push_back(d);
-    else if (in_c && in_a) m.push_back(d);
-    else if (in_c && in_b) n.push_back(d);
-    else if (in_a && in_b) k.push_back(d);
-  }
-  m = nontrivial(m, block), n = nontrivial(n, block), k = nontrivial(k, block);
-  // The largest M, N and K dimension go into the mma; the others (a convolution's second output
-  // dimension and its window) become loops around it, the reduction ones innermost.
-  std::vector<int> around = nontrivial(batch, block);
-  auto keep_largest = [&](std::vector<int>& dims) {
-    if (dims.empty()) return -1;
-    auto best = std::max_element(dims.begin(), dims.end(), [&](int p, int q) { return block[static_cast<size_t>(p)] < block[static_cast<size_t>(q)]; });
-    const int d = *best;
-    dims.erase(best);
-    around.insert(around.end(), dims.begin(), dims.end());
-    return d;
-  };
-  const int dm = keep_largest(m), dn = keep_largest(n);
-  const size_t first_k_loop = around.size();
-  const int dk = keep_largest(k);
+  const model::MatrixBlocking mb = model::matrix_blocking(x, *a.acc, *b.acc, block);
+  const int dm = mb.m, dn = mb.n, dk = mb.k;
+  const std::vector<int>& around = mb.around;
+  const size_t first_k_loop = mb.first_reduction_loop;
   const size_t depth = c.ref.loop_steps.size();
   Wrapped loops = open_loops(around, block, {&a, &b, &c});
   // Reduction loops around the mma accumulate; unless partial sums come back from outside, the
@@ -202,23 +170,20 @@ std::vector<Instruction> matrix_code(const model::Workload&, const model::Op& x,
 std::vector<Instruction> vector_code(const model::Workload& w, const model::Op& x, const std::vector<int64_t>& block,
                                      const OperandRefs& refs) {
   if (x.vector_ops.size() != 1) refuse(x, "it needs " + std::to_string(x.vector_ops.size()) + " vector operations; lowering maps one operator to one");
-  const std::optional<arch::VecOp> vop = vector_instruction(x);
+  const std::optional<arch::VecOp> vop = model::vector_instruction(x);
   if (!vop) refuse(x, "'" + x.vector_ops[0] + "' with " + std::to_string(x.inputs.size()) + " tensor input(s) has no vector instruction");
   Instruction v;
   v.op = Opcode::Vec;
   v.vop = *vop;
   const bool reduce = x.accumulate != model::Accumulate::None;
-  std::vector<int> out_dims;
-  for (const auto& ix : x.out.index) out_dims.push_back(ix.terms.size() == 1 ? ix.terms[0].dim : -1);
-  std::vector<int> rows = nontrivial(out_dims, block);
+  const model::VectorBlocking vb = model::vector_blocking(x, block);
+  const std::vector<int>& rows = vb.shape;
   OperandRef dst = refs.out;
   std::vector<OperandRef> src = refs.in;
   if (reduce) {
-    const std::vector<int> cols = nontrivial(x.reduction_dims, block);
-    if (cols.size() > 1) refuse(x, "its tile reduces over more than one dimension; a row reduction takes one");
-    std::vector<int> outer(rows.begin(), rows.end() - (rows.empty() ? 0 : 1));
-    Wrapped loops = open_loops(outer, block, {&dst, &src[0]});
-    const int row = rows.empty() ? -1 : rows.back(), col = cols.empty() ? -1 : cols[0];
+    if (nontrivial(x.reduction_dims, block).size() > 1) refuse(x, "its tile reduces over more than one dimension; a row reduction takes one");
+    Wrapped loops = open_loops(vb.around, block, {&dst, &src[0]});
+    const int row = vb.shape[0], col = vb.shape[1];
     v.dst = shaped(dst, {row}, block);
     v.a = shaped(src[0], {row, col}, block);
     loops.code.push_back(v);

@@ -46,10 +46,6 @@ int64_t stride_of(const model::TensorAccess& acc, const Buffer& b, int dim);
 std::vector<int64_t> box_of(const model::TensorAccess& acc, const std::vector<int64_t>& ext);
 bool is_reduction(const model::Op& op, int dim);
 
-// The vector instruction an operator maps to: one elementwise op or one row reduction (nullopt
-// for anything else, such as two operations in one statement or a minimum reduction).
-std::optional<arch::VecOp> vector_instruction(const model::Op& x);
-
 // Contract: the instruction(s) of a tile of a matrix or vector operator (an mma, a vec op,
 // wrapped in loops over batch dimensions), or InputError at the operator when the lowering
 // cannot express it.

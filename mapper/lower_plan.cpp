@@ -118,7 +118,7 @@ class Planner {
     home_node_.assign(w_.tensors.size(), -1);
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
       const model::TensorPlacement& tp = placement_.tensors[t];
-      if (w_.tensors[t].is_intermediate() && addressable(a_, tp.home)) home_node_[t] = tp.region;
+      if (w_.tensors[t].is_intermediate() && a_.addressable(tp.home)) home_node_[t] = tp.region;
     }
     dram_.assign(w_.tensors.size(), Buffer{});
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
@@ -262,7 +262,7 @@ class Planner {
     std::vector<size_t> owners;
     for (size_t p = static_cast<size_t>(outer.pos + 1); p + 1 < path_.size(); ++p) {
       const Item& it = *path_[p];
-      if (it.kind == Item::Kind::Group && tp.owner[static_cast<size_t>(it.node)] && addressable(a_, tp.level[static_cast<size_t>(it.node)]))
+      if (it.kind == Item::Kind::Group && tp.owner[static_cast<size_t>(it.node)] && a_.addressable(tp.level[static_cast<size_t>(it.node)]))
         owners.push_back(p);
     }
     if (owners.empty() && outer.pos < 0)

@@ -33,7 +33,7 @@ class Builder {
       const model::TreeNode& leaf = f_.nodes[n];
       if (!leaf.is_leaf) continue;
       for (int p = leaf.parent; p >= 0; p = f_.nodes[static_cast<size_t>(p)].parent)
-        if (addressable(a_, f_.nodes[static_cast<size_t>(p)].levels.front())) {
+        if (a_.addressable(f_.nodes[static_cast<size_t>(p)].levels.front())) {
           s_.instruction_tile[static_cast<size_t>(leaf.op)] = p;
           break;
         }

@@ -9,7 +9,9 @@
 #include <unordered_map>
 #include <tuple>
 
+#include "arch/unit_costs.h"
 #include "model/index_set.h"
+#include "model/matrix_blocking.h"
 #include "model/walk_support.h"
 
 namespace dfx::model {
@@ -47,13 +49,16 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
+    find_instruction_tiles();
   }
 
   WalkResult run() {
     OpBoxes boxes = OpBoxes::whole(w_);
     cycles_ = visit(0, boxes, 1);
     finish_write_streams();
-    r_.cycles = cycles_;
+    // The pipeline is empty at the start and drains at the end: the first loads and the last
+    // store overlap nothing.
+    r_.cycles = cycles_ + first_loads_ + last_store_;
     return r_;
   }
 
@@ -84,6 +89,12 @@ class Walker {
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
+  std::vector<double> instruction_cost_;  // [node]: fixed cycles of the instructions it becomes
+  std::vector<std::vector<int>> blocked_ops_;  // [node]: its ops timed by blocked_latency
+  std::vector<bool> only_blocked_;             // [node]: no other op has it as instruction tile
+  std::vector<unsigned> whole_units_;          // [node]: units taking whole instructions its ops use (bit per UnitKind)
+  bool computed_ = false;                 // a leaf has run: loads from now on overlap compute
+  double first_loads_ = 0, last_store_ = 0;
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
 
 
@@ -121,6 +132,66 @@ class Walker {
       if (axis >= 0) spreads.emplace_back(static_cast<size_t>(axis), step, sl.count);
     }
     return true;
+  }
+
+  // An operator's instruction tile is its deepest ancestor in a level a program addresses; each
+  // visit of it is one instruction, paying its unit's fill and drain (or pipeline depth) and
+  // its issue cycle once, whatever its size. Units that take instructions whole (schedule:
+  // instruction) are timed from the tile's shape instead (blocked_latency).
+  void find_instruction_tiles() {
+    instruction_cost_.assign(f_.nodes.size(), 0.0);
+    blocked_ops_.assign(f_.nodes.size(), {});
+    only_blocked_.assign(f_.nodes.size(), true);
+    whole_units_.assign(f_.nodes.size(), 0u);
+    for (const TreeNode& leaf : f_.nodes) {
+      if (!leaf.is_leaf) continue;
+      int p = leaf.parent;
+      while (p >= 0 && !a_.addressable(f_.nodes[static_cast<size_t>(p)].levels.front())) p = f_.nodes[static_cast<size_t>(p)].parent;
+      if (p < 0) continue;
+      const size_t tile = static_cast<size_t>(p);
+      const Op& op = w_.ops[static_cast<size_t>(leaf.op)];
+      const arch::ComputeUnit* u = a_.unit(op.unit);
+      if (!u) continue;
+      if (u->schedule == arch::ComputeUnit::Schedule::Instruction) {
+        blocked_ops_[tile].push_back(leaf.op);
+        for (int a = leaf.parent; a >= 0; a = f_.nodes[static_cast<size_t>(a)].parent)
+          whole_units_[static_cast<size_t>(a)] |= 1u << static_cast<unsigned>(op.unit);
+        whole_units_[static_cast<size_t>(&leaf - f_.nodes.data())] |= 1u << static_cast<unsigned>(op.unit);
+        continue;
+      }
+      only_blocked_[tile] = false;
+      double fixed = static_cast<double>(arch::kIssueCycles);
+      if (op.unit == arch::UnitKind::Matrix) fixed += static_cast<double>(arch::matrix_fill_drain(*u));
+      else fixed += static_cast<double>(arch::vector_depth(vector_instruction(op).value_or(arch::VecOp::Add), u->pes_per_instance) + 1);
+      instruction_cost_[tile] += fixed;
+    }
+  }
+
+  // The instructions of a tile's operators on units that take them whole, one after another:
+  // per matrix operator its mmas, per vector operator its vec ops (matrix_blocking.h).
+  double blocked_latency(int node, const OpBoxes& boxes) const {
+    const arch::MemoryLevel& operands = a_.levels[static_cast<size_t>(f_.nodes[static_cast<size_t>(node)].levels.front())];
+    double cycles = 0;
+    for (int o : blocked_ops_[static_cast<size_t>(node)]) {
+      const Op& op = w_.ops[static_cast<size_t>(o)];
+      const arch::ComputeUnit& u = *a_.unit(op.unit);
+      std::vector<int64_t> block(w_.dims.size(), 1);
+      for (int d : op.dims) block[static_cast<size_t>(d)] = boxes[static_cast<size_t>(o)][static_cast<size_t>(d)].second - boxes[static_cast<size_t>(o)][static_cast<size_t>(d)].first;
+      if (op.unit == arch::UnitKind::Matrix) {
+        const TensorAccess& left = op.role_of(op.inputs[0].tensor) == arch::Role::Left ? op.inputs[0] : op.inputs[1];
+        const TensorAccess& right = &left == &op.inputs[0] ? op.inputs[1] : op.inputs[0];
+        const MatrixBlocking mb = matrix_blocking(op, left, right, block);
+        const int64_t one = arch::mma_cycles(u, mb.extent(mb.m, block), mb.extent(mb.n, block), mb.extent(mb.k, block)) + arch::kIssueCycles;
+        cycles += static_cast<double>(mb.mma_count(block) * one);
+      } else {
+        const VectorBlocking vb = vector_blocking(op, block);
+        const int sources = op.accumulate == Accumulate::None ? static_cast<int>(op.inputs.size()) : 1;
+        const int64_t one = arch::vector_op_cycles(u, operands, vector_instruction(op).value_or(arch::VecOp::Add), sources, vb.rows(block),
+                                                   vb.row_length(block)) + arch::kIssueCycles;
+        cycles += static_cast<double>(vb.count(block) * one);
+      }
+    }
+    return cycles;
   }
 
   bool inside(int node, int root) const {
@@ -219,14 +290,17 @@ class Walker {
     const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node)][static_cast<size_t>(tensor)]);
     int64_t merged = 1;
     for (size_t k = prefix; k < spatial_stack_.size(); ++k) merged *= spatial_stack_[k].count;
-    if (merged > 1 && s.spreads_owner != node && !now.empty()) {
+    // Instances fed from one source buffer: with multicast the source sends what they need
+    // together once; without it, each its own copy (they still share the source's bandwidth).
+    const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
+    if (multicast && merged > 1 && s.spreads_owner != node && !now.empty()) {
       if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) return {0.0, 0.0};
       s.spreads_owner = node;
     }
-    const int64_t shared = merged > 1 ? merged_fresh(now, s.resident, fresh, s.spreads) : fresh;
+    const int64_t shared = merged == 1 ? fresh : multicast ? merged_fresh(now, s.resident, fresh, s.spreads) : fresh * merged;
     const int64_t source_weight = weight / merged;
     add_occupancy(s.level, tensor, s.inst_ctx, now.size() - s.resident.size());
-    s.mc_count = merged;
+    s.mc_count = multicast ? merged : 1;
     if (s.write) {
       s.write_entries += fresh * weight;
       s.mc_write_entries += shared * source_weight;
@@ -239,13 +313,32 @@ class Walker {
     s.snapshot = boxes;
     s.dropped = false;
     touched_.push_back(id);
-    // Time: the source sends what the merged instances need once; each instance takes its own.
+    const double t = transfer_time(s, s.resident, fresh, shared);
+    if (!s.write && !computed_) first_loads_ += t;
+    return s.write ? std::make_pair(0.0, t) : std::make_pair(t, 0.0);
+  }
+
+  // Cycles of one activation's transfer: the source sends `shared` elements (what the merged
+  // instances need), the buffer takes `fresh`; the slower end decides. A `port: row` end moves
+  // one piece of a row per cycle (rows are the slice's innermost dimension, as the lowering lays
+  // tiles out), any other end streams bytes at its bandwidth. A transfer the program issues
+  // (into a level it addresses) also waits for its source's latency and takes its issue and
+  // last-write cycles.
+  double transfer_time(const Stream& s, const MultiSlice& slice, int64_t fresh, int64_t shared) const {
+    if (fresh == 0 && shared == 0) return 0;
     const auto& src = a_.levels[static_cast<size_t>(s.source)];
     const auto& dst = a_.levels[static_cast<size_t>(s.level)];
     const double wb = dst.word_bytes;
-    const double t = s.write ? std::max(static_cast<double>(shared) * wb / src.write_bw, static_cast<double>(fresh) * wb / dst.read_bw)
-                             : std::max(static_cast<double>(shared) * wb / src.read_bw, static_cast<double>(fresh) * wb / dst.write_bw);
-    return s.write ? std::make_pair(0.0, t) : std::make_pair(t, 0.0);
+    const double src_bw = s.write ? src.write_bw : src.read_bw, dst_bw = s.write ? dst.read_bw : dst.write_bw;
+    const int64_t row = slice.empty() || slice.parts.front().empty() ? 1 : std::max<int64_t>(1, slice.parts.front().back().size());
+    const auto words = [&](double bw) { return std::max<int64_t>(1, static_cast<int64_t>(bw / wb + 1e-9)); };
+    const int64_t rate = std::min(words(src_bw), words(dst_bw));
+    const auto pieces = [&](int64_t n) { return static_cast<double>((n + row - 1) / row * ((row + rate - 1) / rate)); };
+    const double at_src = src.row_port ? pieces(shared) : static_cast<double>(shared) * wb / src_bw;
+    const double at_dst = dst.row_port ? pieces(fresh) : static_cast<double>(fresh) * wb / dst_bw;
+    double t = std::max(at_src, at_dst);
+    if (fresh > 0 && a_.addressable(s.level)) t += static_cast<double>(arch::transfer_startup(src, dst) + arch::kIssueCycles);
+    return t;
   }
 
   void add_cover(int id, const Slice& part) {
@@ -320,6 +413,7 @@ class Walker {
       points *= r.second - r.first;
     }
     (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += points * op.ops_per_point * weight;
+    computed_ = true;
     for (const auto& in : op.inputs) {
       int lv = p_.tensors[static_cast<size_t>(in.tensor)].level[static_cast<size_t>(node)];
       r_.traffic[static_cast<size_t>(lv)][static_cast<size_t>(in.tensor)].read += points * weight;
@@ -339,7 +433,12 @@ class Walker {
       load += l, store += s;
     }
     OpBoxes local = boxes;
-    double inner = loops(node, 0, local, weight);
+    double inner = loops(node, 0, local, weight) + instruction_cost_[static_cast<size_t>(node)];
+    if (!blocked_ops_[static_cast<size_t>(node)].empty()) {
+      const double blocked = blocked_latency(node, boxes);
+      inner = only_blocked_[static_cast<size_t>(node)] ? blocked : std::max(inner, blocked);
+    }
+    if (store > 0) last_store_ = store;
     return std::max({load, inner, store});
   }
 
@@ -358,17 +457,38 @@ class Walker {
     const bool split = (n.prim == Prim::Para || n.prim == Prim::Pipe) && n.children.size() > 1;
     const bool drop = n.prim == Prim::Seq && n.children.size() > 1;
     double total = 0;
+    std::vector<double> times(n.children.size(), 0.0);
     for (size_t i = 0; i < n.children.size(); ++i) {
       if (drop) drop_for_sibling(node, n.children[i]);
       const int saved_part = part_ctx_;
       if (split) part_ctx_ = contexts_.enter(part_ctx_, static_cast<int64_t>(node) * 1024 + static_cast<int64_t>(i));
-      double t = visit(n.children[i], boxes, weight);
+      times[i] = visit(n.children[i], boxes, weight);
       part_ctx_ = saved_part;
-      total = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? total + t : std::max(total, t);
+      total = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? total + times[i] : std::max(total, times[i]);
     }
+    if (split) total = std::max(total, shared_unit_time(n, times));
     for (const auto& [t, elems] : homes)
       add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, inst_ctx_, -elems);
     return total;
+  }
+
+  // Para and Pipe children split the units between them, but a unit that takes instructions
+  // whole cannot be split: children that use one run one after another. Children joined by such
+  // a unit form groups; a group takes the sum of its children's times.
+  double shared_unit_time(const TreeNode& n, const std::vector<double>& times) const {
+    const size_t k = n.children.size();
+    std::vector<size_t> group(k);
+    for (size_t i = 0; i < k; ++i) group[i] = i;
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = i + 1; j < k; ++j)
+        if (whole_units_[static_cast<size_t>(n.children[i])] & whole_units_[static_cast<size_t>(n.children[j])]) {
+          const size_t from = group[j], to = group[i];
+          for (size_t& g : group)
+            if (g == from) g = to;
+        }
+    std::vector<double> sum(k, 0.0);
+    for (size_t i = 0; i < k; ++i) sum[group[i]] += times[i];
+    return *std::max_element(sum.begin(), sum.end());
   }
 
   // Iterations of loop `li` and everything inside it. Returns the latency of one pass.

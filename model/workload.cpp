@@ -1,5 +1,7 @@
 #include "model/workload.h"
 
+#include <map>
+
 namespace dfx::model {
 
 arch::Role Op::role_of(int tensor) const {
@@ -57,6 +59,21 @@ int64_t Workload::total_macs() const {
     total += points * op.ops_per_point;
   }
   return total;
+}
+
+std::optional<arch::VecOp> vector_instruction(const Op& x) {
+  using arch::VecOp;
+  static const std::map<std::string, VecOp> binary = {{"add", VecOp::Add}, {"sub", VecOp::Sub}, {"mul", VecOp::Mul},
+                                                      {"div", VecOp::Div}, {"max", VecOp::Max}, {"min", VecOp::Min}};
+  if (x.unit != arch::UnitKind::Vector || x.vector_ops.size() != 1) return std::nullopt;
+  const std::string& name = x.vector_ops[0];
+  if (x.accumulate == Accumulate::Max && x.inputs.size() == 1) return VecOp::RowMax;
+  if (x.accumulate == Accumulate::Sum && x.inputs.size() == 1) return VecOp::RowSum;
+  if (x.accumulate != Accumulate::None) return std::nullopt;
+  if (binary.count(name) && x.inputs.size() == 2) return binary.at(name);
+  if (name == "exp" && x.inputs.size() == 1) return VecOp::Exp;
+  if (name == "copy" && x.inputs.size() == 1) return VecOp::Copy;
+  return std::nullopt;
 }
 
 }  // namespace dfx::model

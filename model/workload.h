@@ -1,10 +1,12 @@
 #pragma once
 // Workloads: operators written as tensor expressions over named dimensions, and their DAG.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "arch/arch.h"
+#include "arch/isa.h"
 #include "arch/errors.h"
 
 namespace dfx::model {
@@ -70,6 +72,10 @@ struct Workload {
   std::string access_text(const TensorAccess& a) const;
   int64_t total_macs() const;   // sum over ops of iteration-space points × ops per point
 };
+
+// The vector instruction an operator maps to: one elementwise op or one row reduction (nullopt
+// for anything else, such as two operations in one statement or a minimum reduction).
+std::optional<arch::VecOp> vector_instruction(const Op& x);
 
 // Parses one statement; problems go to diag with the statement's location.
 bool parse_statement(const std::string& text, const SourceLoc& where, Workload& w, Op& op,

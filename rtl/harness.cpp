@@ -1,6 +1,7 @@
 // The Verilator harness: program loading, the DRAM model, the run loop (docs/rtl.md).
 #include "rtl/harness.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cmath>
@@ -32,8 +33,9 @@ void check_supported(const arch::Program& p, const Build& b, const std::string& 
     if (t.at.level != 0) refuse(name, t.line, "tensor " + t.name + " is not in DRAM; the harness loads and reads DRAM only");
   for (const arch::Instruction& i : p.code) {
     const bool flag = i.op == Opcode::SetFlag || i.op == Opcode::WaitFlag;
-    if (flag && (static_cast<int>(i.from) > 3 || static_cast<int>(i.to) > 3))
-      refuse(name, i.line, "a flag on a pipe the TPU-like core does not have");
+    auto has = [](arch::Pipe p) { return p == arch::Pipe::Scalar || std::find(kUnitPipes.begin(), kUnitPipes.end(), p) != kUnitPipes.end(); };
+    if (flag && (!has(i.from) || !has(i.to)))
+      refuse(name, i.line, "a flag on a pipe the TPU-like core does not have (dma, matrix, vector, scalar, dma_out)");
   }
 }
 
@@ -182,7 +184,7 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
       if (!finished[static_cast<size_t>(c)] && chip.done[c]) {
         finished[static_cast<size_t>(c)] = true;
         result.cores[static_cast<size_t>(c)].cycles = cycle;
-        for (size_t p = 0; p < 3; ++p) result.cores[static_cast<size_t>(c)].busy[p] = chip.busy_cycles[c][p];
+        for (size_t p = 0; p < kUnitPipes.size(); ++p) result.cores[static_cast<size_t>(c)].busy[p] = chip.busy_cycles[c][p];
         --left;
       }
   }
@@ -238,6 +240,15 @@ const Build& build_for(const arch::Arch& a, const std::string& arch_name) {
       differs("levels[0].write_bw (bytes/cycle)", &dram.loc, dram.write_bw, b.port_words * dram.word_bytes);
       differs("levels[1].read_bw (bytes/cycle)", &spm.loc, spm.read_bw, b.port_words * spm.word_bytes);
       differs("levels[1].capacity (words)", &spm.loc, spm.capacity_bytes / spm.word_bytes, static_cast<double>(b.spm_words));
+      // The chip's engines: transfers into DRAM run on dma_out, every other on dma.
+      arch::Instruction in, out;
+      in.op = out.op = Opcode::Dma;
+      in.a.level = out.dst.level = 0;
+      in.dst.level = out.a.level = 1;
+      if (arch::pipe_of(in, a) != arch::Pipe::Dma || arch::pipe_of(out, a) != arch::Pipe::DmaOut)
+        problems.push_back({SourceLoc{file, 0, 0, "paths"},
+                            "the RTL core loads on 'dma' and stores on 'dma_out': declare paths {from: DRAM, to: SPM, engine: dma} "
+                            "and {from: SPM, to: DRAM, engine: dma_out}"});
     }
     if (problems.empty()) return b;
     if (closest.empty() || problems.size() < closest.size()) closest = problems;

@@ -31,9 +31,12 @@ struct RtlOptions {
   int64_t max_cycles = 2000000000;  // give up: a hang (dfx cosim bounds it by the SystemC run)
 };
 
+// The core's pipes with a unit, in the order of RtlCore::busy.
+constexpr std::array<arch::Pipe, 4> kUnitPipes = {arch::Pipe::Dma, arch::Pipe::Matrix, arch::Pipe::Vector, arch::Pipe::DmaOut};
+
 struct RtlCore {
   int64_t cycles = 0;                 // when the core halted with its pipes idle
-  std::array<int64_t, 3> busy{};      // DMA, matrix, vector: cycles with the unit working
+  std::array<int64_t, 4> busy{};      // per kUnitPipes: cycles with the unit working
 };
 
 struct RtlResult {

@@ -105,9 +105,11 @@ void CoreModel::dispatch() {
       dispatch_blocked_pipe_ = pipe;
       while (static_cast<int>(q.queue.size()) >= run_.options.queue_depth && !run_.abort.requested) sc_core::wait(q.popped);
       dispatch_blocked_pipe_ = -1;
-      if (run_.clock.now() > cycle) {
-        st.wait_queue += run_.clock.now() - std::max(from, cycle);
-        cycle = run_.clock.now();
+      // The RTL's dispatcher sees the freed slot a cycle after the pop (its count is a register).
+      const int64_t free_at = run_.clock.now() + 1;
+      if (free_at > cycle) {
+        st.wait_queue += free_at - std::max(from, cycle);
+        cycle = free_at;
       }
     }
     q.queue.push_back({&i, idx, cycle});
@@ -151,13 +153,20 @@ void CoreModel::pipe_loop(int pipe) {
   while (!run_.abort.requested) {
     while (q.queue.empty() && !dispatch_done_ && !run_.abort.requested) sc_core::wait(q.pushed);
     if (q.queue.empty() || run_.abort.requested) break;
-    Entry e = std::move(q.queue.front());
-    q.queue.pop_front();
-    q.popped.notify(sc_core::SC_ZERO_TIME);
+    Entry e = q.queue.front();
+    // A waiting flag keeps its queue slot until it succeeds, as at the head of the RTL's queue;
+    // anything else leaves the queue when it starts.
+    const bool holds_slot = e.ins->op == Opcode::WaitFlag;
+    auto pop = [&] {
+      q.queue.pop_front();
+      q.popped.notify(sc_core::SC_ZERO_TIME);
+    };
+    if (!holds_slot) pop();
     q.executing = true;
     run_.clock.advance_to(e.ready_at);
     Clock::advance(jitter(pipe));
     execute(pipe, e);
+    if (holds_slot) pop();
     q.executing = false;
     if (q.queue.empty()) pipe_idle_.notify(sc_core::SC_ZERO_TIME);
   }
@@ -264,7 +273,8 @@ void CoreModel::transfer(int pipe, const Instruction& i, PipeStats& st) {
     const auto& dram = src.parent < 0 ? src : dst;
     const double port_bytes = src.parent < 0 ? src.read_bw : dst.write_bw;
     const auto on_port = dram.row_port ? static_cast<int64_t>(static_cast<double>(dma_stream_cycles(a, i)) * port_bytes) : bytes;
-    run_.dram.transfer(id_, on_port, port_bytes);
+    // Each engine of each core is its own requester (core-major order, as the RTL's arbiter).
+    run_.dram.transfer(id_ * kPipes + pipe, on_port, port_bytes);
     Clock::advance(std::max(src.latency, dst.latency) + 1);
   }
   run_.clock.advance_to(std::max(start + alone, static_cast<int64_t>(std::ceil(through - 1e-9))));

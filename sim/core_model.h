@@ -34,7 +34,7 @@ struct RunContext {
   sc_core::sc_event barrier_released;
   std::vector<TraceEvent> trace;
   RunContext(const arch::Arch& a, const SimOptions& o, int cores)
-      : arch(a), options(o), dram(clock, abort, cores, o.dram_burst_bytes > 0 ? o.dram_burst_bytes : static_cast<int64_t>(a.levels[0].read_bw)), shared_ports(a), core_count(cores) {}
+      : arch(a), options(o), dram(clock, abort, cores * kPipes, o.dram_burst_bytes > 0 ? o.dram_burst_bytes : static_cast<int64_t>(a.levels[0].read_bw)), shared_ports(a), core_count(cores) {}
 };
 
 class CoreModel {

@@ -1,25 +1,14 @@
 // Instruction timings (docs/simulator.md, "Timing model").
 #include "sim/timing.h"
 
+#include "arch/unit_costs.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace dfx::sim {
 namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// Pipeline depth of a vector op: reductions add a tree over the lanes; exp and div are
-// iterative units (rtl/core/vector_unit.sv).
-int64_t vec_depth(arch::VecOp op, int64_t lanes) {
-  using arch::VecOp;
-  if (op == VecOp::RowSum || op == VecOp::RowMax) {
-    int64_t tree = 0;
-    while ((int64_t{1} << tree) < lanes) ++tree;
-    return 4 + tree;
-  }
-  if (op == VecOp::Exp || op == VecOp::Div) return 12;
-  return 4;
-}
 
 int64_t words_per_cycle(double bytes_per_cycle, int word_bytes) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::floor(bytes_per_cycle / word_bytes + 1e-9)));
@@ -66,19 +55,7 @@ int64_t dma_stream_cycles(const arch::Arch& a, const arch::Instruction& dma) {
 int64_t dma_cycles(const arch::Arch& a, const arch::Instruction& dma) {
   const auto& src = a.levels[static_cast<size_t>(dma.a.level)];
   const auto& dst = a.levels[static_cast<size_t>(dma.dst.level)];
-  return std::max(src.latency, dst.latency) + dma_stream_cycles(a, dma) + 1;
-}
-
-int64_t mma_cycles(const arch::ComputeUnit& u, int64_t m, int64_t n, int64_t k) {
-  if (u.shape.size() == 3) {
-    const int64_t m0 = u.shape[0], n0 = u.shape[1], k0 = u.shape[2];
-    return ceil_div(m, m0) * ceil_div(n, n0) * ceil_div(k, k0) + m0 + n0;
-  }
-  const int64_t rows = u.shape.size() == 2 ? u.shape[0] : 1, cols = u.shape.size() == 2 ? u.shape[1] : u.pes_per_instance;
-  // Consecutive blocks pipeline: while one block streams its k operands, the previous block's
-  // results drain through shadow accumulators, one row per cycle.
-  const int64_t blocks = ceil_div(m, rows) * ceil_div(n, cols);
-  return blocks * std::max(k, rows) + rows + cols;
+  return arch::transfer_startup(src, dst) + dma_stream_cycles(a, dma);
 }
 
 int64_t stream_cycles(int64_t bytes, double bytes_per_cycle) {
@@ -86,13 +63,11 @@ int64_t stream_cycles(int64_t bytes, double bytes_per_cycle) {
 }
 
 int64_t vec_rate(const arch::Arch& a, const arch::ComputeUnit& u, const arch::Instruction& v) {
-  const auto& lv = a.levels[static_cast<size_t>(v.a.level)];
-  const int64_t sources = v.b.level >= 0 ? 2 : 1;
-  return std::max<int64_t>(1, std::min(u.pes_per_instance, words_per_cycle(lv.read_bw, lv.word_bytes) / sources));
+  return arch::vector_rate(u, a.levels[static_cast<size_t>(v.a.level)], v.b.level >= 0 ? 2 : 1);
 }
 
 int64_t vec_cycles(const arch::Arch& a, const arch::ComputeUnit& u, const arch::Instruction& v) {
-  const int64_t depth = vec_depth(v.vop, u.pes_per_instance);
+  const int64_t depth = arch::vector_depth(v.vop, u.pes_per_instance);
   if (!a.levels[static_cast<size_t>(v.a.level)].row_port)
     return ceil_div(std::max(v.dst.elements(), v.a.elements()), u.pes_per_instance) + depth + 1;
   const int64_t rate = vec_rate(a, u, v);

@@ -9,11 +9,11 @@
 
 #include "arch/arch.h"
 #include "arch/isa.h"
+#include "arch/unit_costs.h"
 
 namespace dfx::sim {
 
-// The cycle a unit instruction spends leaving its queue for its unit.
-constexpr int64_t kIssueCycles = 1;
+using arch::kIssueCycles;
 
 // Bytes a transfer moves (the destination level's word size times its elements).
 int64_t transfer_bytes(const arch::Arch& a, const arch::Instruction& dma);
@@ -33,10 +33,8 @@ int64_t dma_stream_cycles(const arch::Arch& a, const arch::Instruction& dma);
 // A transfer alone: streaming, the latency of its slower end, and a cycle to write the last
 // piece.
 int64_t dma_cycles(const arch::Arch& a, const arch::Instruction& dma);
-// A systolic R×C array: per R×C block of the output max(k, R) cycles (k operands stream in
-// while the previous block drains its R rows), plus R + C to fill and drain the last block.
-// A cube m0×n0×k0: one block product per cycle plus a pipeline of m0+n0 cycles.
-int64_t mma_cycles(const arch::ComputeUnit& u, int64_t m, int64_t n, int64_t k);
+using arch::mma_cycles;
+
 // Elements per cycle of a vector op: its lanes, or fewer when the operands' read port (of the
 // first source's level, in words) is narrower than lanes × sources.
 int64_t vec_rate(const arch::Arch& a, const arch::ComputeUnit& u, const arch::Instruction& v);

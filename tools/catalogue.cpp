@@ -19,7 +19,9 @@ const Entry kLevelKeys[] = {
     {"capacity", "bytes per instance: 4 MiB, 384 KiB, 262144, or 'unlimited'"},
     {"word_bytes", "bytes per element at this level (default 2)"},
     {"read_bw / write_bw", "bytes per cycle per instance, or a rate such as 60 GB/s (uses 'clock')"},
-    {"latency", "cycles from a transfer's request to its first data (default 0; used by the simulator)"},
+    {"latency", "cycles from a transfer's request to its first data (default 0); each transfer the program issues pays it"},
+    {"port", "stream (default): bytes move at the bandwidth; row: one contiguous row piece per cycle (the TPU-like RTL)"},
+    {"multicast", "true (default): one transfer out of this level feeds several instances below it; false: each its own copy"},
     {"banks", "word-interleaved banks; an access touching fewer of them gets that share of the bandwidth (default 1; simulator)"},
     {"per / instances", "sharing: chip, core, sub_core, pe, lane; or an explicit instance count"},
     {"parent", "the enclosing level (default: the level listed before)"},
@@ -29,9 +31,9 @@ const Entry kLevelKeys[] = {
 const Entry kArchKeys[] = {
     {"clock", "clock frequency, e.g. 1 GHz or 400 MHz"},
     {"cores / sub_cores", "number of cores and sub-cores per core"},
-    {"compute.matrix", "rows, cols (or cube: [m, n, k]), per, mac_pj"},
+    {"compute.matrix", "rows, cols (or cube: [m, n, k]), per, mac_pj, schedule (tree: the tree's spatial loops place work; instruction: the unit blocks each instruction itself)"},
     {"compute.vector", "lanes, ops (subset of the vector ops), per, op_pj"},
-    {"paths", "list of {from, to, engine}; default: each level with its parent"},
+    {"paths", "list of {from, to, engine}; engine: dma, dma_out, MTE1, MTE2, MTE3, fixpipe; default: each level with its parent on dma"},
 };
 const Entry kForms[] = {
     {"O[..] += A[..] * B[..]", "matrix unit: multiply-accumulate (A left, B right, O accumulator)"},

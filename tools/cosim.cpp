@@ -15,11 +15,11 @@ nlohmann::json cosim_json(const verify::Cosim& c) {
                       {"outputs_bit_exact", c.first_difference.empty()},
                       {"rtl_seconds", c.rtl.seconds}};
   if (!c.first_difference.empty()) j["first_difference"] = c.first_difference;
-  const char* pipes[3] = {"dma", "matrix", "vector"};
-  for (size_t core = 0; core < c.rtl.cores.size(); ++core) {
+    for (size_t core = 0; core < c.rtl.cores.size(); ++core) {
     nlohmann::json k = {{"core", core}, {"rtl_cycles", c.rtl.cores[core].cycles}, {"systemc_cycles", c.sim.cores[core].cycles}};
-    for (size_t p = 0; p < 3; ++p)
-      k["busy"][pipes[p]] = {{"systemc", c.sim.cores[core].pipes[p].busy}, {"rtl", c.rtl.cores[core].busy[p]}};
+    for (size_t p = 0; p < rtl::kUnitPipes.size(); ++p)
+      k["busy"][arch::pipe_name(rtl::kUnitPipes[p])] = {{"systemc", c.sim.cores[core].pipes[static_cast<size_t>(rtl::kUnitPipes[p])].busy},
+                                                        {"rtl", c.rtl.cores[core].busy[p]}};
     j["cores"].push_back(k);
   }
   return j;

@@ -46,12 +46,11 @@ std::string cosim_table(const Cosim& c) {
   os << "                 SystemC        RTL   difference\n";
   os << "cycles      " << std::setw(12) << c.sim.cycles << std::setw(11) << c.rtl.cycles << std::setw(12) << std::setprecision(2)
      << 100.0 * c.cycle_error() << " %\n";
-  const char* pipes[3] = {"dma", "matrix", "vector"};
-  for (size_t core = 0; core < c.rtl.cores.size() && core < c.sim.cores.size(); ++core) {
+    for (size_t core = 0; core < c.rtl.cores.size() && core < c.sim.cores.size(); ++core) {
     os << "core " << core << " busy\n";
-    for (size_t p = 0; p < 3; ++p)
-      os << "  " << std::left << std::setw(9) << pipes[p] << std::right << std::setw(12) << c.sim.cores[core].pipes[p].busy
-         << std::setw(11) << c.rtl.cores[core].busy[p] << '\n';
+    for (size_t p = 0; p < rtl::kUnitPipes.size(); ++p)
+      os << "  " << std::left << std::setw(9) << arch::pipe_name(rtl::kUnitPipes[p]) << std::right << std::setw(12)
+         << c.sim.cores[core].pipes[static_cast<size_t>(rtl::kUnitPipes[p])].busy << std::setw(11) << c.rtl.cores[core].busy[p] << '\n';
   }
   os << "outputs     " << (c.first_difference.empty() ? "bit-exact" : "DIFFER: " + c.first_difference) << '\n';
   os << "RTL host time " << std::setprecision(2) << c.rtl.seconds << " s ("

@@ -4,7 +4,6 @@
 
 #include <Eigen/Core>
 
-#include "mapper/lower_ops.h"
 #include "sim/values.h"
 
 namespace dfx::verify {
@@ -151,7 +150,7 @@ sim::TensorValues reference(const model::Workload& w, const sim::TensorValues& i
       e.matrix(x, v);
       continue;
     }
-    const auto op = mapper::lowering::vector_instruction(x);
+    const auto op = model::vector_instruction(x);
     if (!op) throw InputError(x.loc, "operator '" + x.name + "' has no vector instruction to compute a reference with");
     e.vector(x, *op, v);
   }

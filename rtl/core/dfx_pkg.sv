@@ -5,6 +5,9 @@
 `define DFX_FLAG_FROM(w) w[11:8]
 `define DFX_FLAG_TO(w) w[15:12]
 `define DFX_FLAG_EVENT(w) w[19:16]
+// A pipe's slot in the core's queues and flag counters: arch::Pipe ids 0-3 as they are,
+// dma_out (8) in slot 4.
+`define DFX_SLOT(p) ((p) == dfx_pkg::PIPE_DMA_OUT ? dfx_pkg::SLOT_DMA_OUT : (p))
 
 // The machine word the core decodes (arch/isa_words.h holds the same layout): field macros,
 // opcodes, pipes, and the resolved-block type every pipe shares (block_resolver.sv fills it).
@@ -22,8 +25,11 @@ package dfx_pkg;
     OP_LOOP = 4'd6, OP_ENDLOOP = 4'd7, OP_HALT = 4'd8, OP_BARRIER = 4'd9
   } opcode_t;
 
-  // The pipes of a TPU-like core (arch::Pipe's first four).
-  localparam logic [3:0] PIPE_DMA = 4'd0, PIPE_MATRIX = 4'd1, PIPE_VECTOR = 4'd2, PIPE_SCALAR = 4'd3;
+  // The pipes of a TPU-like core (arch::Pipe ids): two DMA engines (in, and out to DRAM), the
+  // matrix and vector units, and the dispatcher as the scalar pipe.
+  localparam logic [3:0] PIPE_DMA = 4'd0, PIPE_MATRIX = 4'd1, PIPE_VECTOR = 4'd2, PIPE_SCALAR = 4'd3, PIPE_DMA_OUT = 4'd8;
+  localparam int SLOTS = 5;  // queues and flag counters: dma, matrix, vector, scalar, dma_out
+  localparam logic [3:0] SLOT_DMA_OUT = 4'd4;
 
   // A block with its loop steps and ring resolved: the walkers' input.
   typedef struct packed {

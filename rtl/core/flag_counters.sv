@@ -2,7 +2,7 @@
 // wait_flag P -> Q E waits until it is non-zero and decrements it. Each counter has one setter
 // (pipe P) and one waiter (pipe Q), so at most one increment and one decrement per cycle.
 module flag_counters #(
-    parameter int PIPES = 4,
+    parameter int PIPES = 5,  // pipe slots (dfx_pkg::SLOTS)
     parameter int CW = 16
 ) (
     input  logic       clk,
@@ -15,21 +15,25 @@ module flag_counters #(
     input  logic [3:0] wait_event [PIPES],
     output logic       wait_ok  [PIPES]   // the wait succeeds (and consumes) this cycle
 );
+  localparam int IW = $clog2(PIPES);
   logic [CW-1:0] count [PIPES][PIPES][16];
 
   always_comb
     for (int q = 0; q < PIPES; q++)
-      wait_ok[q] = wait_req[q] && int'(wait_from[q]) < PIPES && count[wait_from[q][1:0]][q][wait_event[q]] != '0;
+      wait_ok[q] = wait_req[q] && int'(wait_from[q]) < PIPES && count[wait_from[q][IW-1:0]][q][wait_event[q]] != '0;
 
-  always_ff @(posedge clk) begin
-    for (int p = 0; p < PIPES; p++)
-      for (int q = 0; q < PIPES; q++)
-        for (int e = 0; e < 16; e++) begin
+  // One register per counter (a generate loop: Verilator cannot unroll a 5×5×16 loop of
+  // delayed assignments).
+  for (genvar p = 0; p < PIPES; p++) begin : g_from
+    for (genvar q = 0; q < PIPES; q++) begin : g_to
+      for (genvar e = 0; e < 16; e++) begin : g_event
+        always_ff @(posedge clk)
           if (rst) count[p][q][e] <= '0;
           else
             count[p][q][e] <= count[p][q][e]
                 + CW'(set_req[p] && int'(set_to[p]) == q && int'(set_event[p]) == e)
                 - CW'(wait_ok[q] && int'(wait_from[q]) == p && int'(wait_event[q]) == e);
-        end
+      end
+    end
   end
 endmodule

@@ -12,7 +12,7 @@ module pipe_front
     output logic       pop,
     output logic       issue,      // start the unit on head_word this cycle
     output logic       set_req,
-    output logic [3:0] set_to,
+    output logic [3:0] set_to,     // slots (dfx_pkg)
     output logic [3:0] set_event,
     output logic       wait_req,
     output logic [3:0] wait_from,
@@ -25,9 +25,9 @@ module pipe_front
     issue = 1'b0;
     set_req = 1'b0;
     wait_req = 1'b0;
-    set_to = `DFX_FLAG_TO(head_word);
+    set_to = `DFX_SLOT(`DFX_FLAG_TO(head_word));
     set_event = `DFX_FLAG_EVENT(head_word);
-    wait_from = `DFX_FLAG_FROM(head_word);
+    wait_from = `DFX_SLOT(`DFX_FLAG_FROM(head_word));
     wait_event = `DFX_FLAG_EVENT(head_word);
     if (head_valid && !unit_busy) begin
       case (`DFX_OPCODE(head_word))

@@ -150,7 +150,9 @@ class Brute {
                                 tp.writes[static_cast<size_t>(node)] ? 1 : 0, -1};
     // The group: this buffer with the instances that share its source buffer merged.
     std::vector<int64_t> group = key;
-    const size_t shared = source_len_[static_cast<size_t>(tensor)].back();
+    // Without multicast at the source every instance is its own group.
+    const bool multicast = a_.levels[static_cast<size_t>(tp.source[static_cast<size_t>(node)])].multicast;
+    const size_t shared = multicast ? source_len_[static_cast<size_t>(tensor)].back() : instance_.size();
     group.insert(group.end(), instance_.begin(), instance_.begin() + static_cast<long>(shared));
     group.push_back(-2);
     group.insert(group.end(), partition_.begin(), partition_.end());

@@ -50,12 +50,14 @@ Family family(std::mt19937_64& rng) {
 std::string arch_yaml(std::mt19937_64& rng, std::vector<std::string>& chain, std::string& beside) {
   std::ostringstream os;
   os << "name: random\ncompute:\n  matrix: {rows: 64, cols: 64}\n  vector: {lanes: 4096}\nlevels:\n";
-  os << "  - {name: DRAM, capacity: unlimited, read_bw: 4, write_bw: 4}\n";
+  // Some levels cannot multicast: each instance below them is fed its own copy.
+  auto multicast = [&] { return chance(rng, 0.3) ? ", multicast: false" : ""; };
+  os << "  - {name: DRAM, capacity: unlimited, read_bw: 4, write_bw: 4" << multicast() << "}\n";
   chain = {"DRAM"};
   const int inner = pick(rng, 1, 3);
   const char* names[] = {"L2", "L1", "L0"};
   for (int i = 0; i < inner; ++i) {
-    os << "  - {name: " << names[i] << ", capacity: unlimited, read_bw: 8, write_bw: 8}\n";
+    os << "  - {name: " << names[i] << ", capacity: unlimited, read_bw: 8, write_bw: 8" << multicast() << "}\n";
     chain.push_back(names[i]);
   }
   beside.clear();
