@@ -12,6 +12,7 @@
 #include "arch/unit_costs.h"
 #include "model/index_set.h"
 #include "model/matrix_blocking.h"
+#include "model/walk_time.h"
 #include "model/walk_support.h"
 
 namespace dfx::model {
@@ -50,15 +51,14 @@ class Walker {
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
     find_instruction_tiles();
+    for (const auto& u : a.units) decoupled_ |= u.schedule == arch::ComputeUnit::Schedule::Instruction;
   }
 
   WalkResult run() {
     OpBoxes boxes = OpBoxes::whole(w_);
-    cycles_ = visit(0, boxes, 1);
+    const Time t = visit(0, boxes, 1);
     finish_write_streams();
-    // The pipeline is empty at the start and drains at the end: the first loads and the last
-    // store overlap nothing.
-    r_.cycles = cycles_ + first_loads_ + last_store_;
+    r_.cycles = cycles_of(t);
     return r_;
   }
 
@@ -68,7 +68,6 @@ class Walker {
   const Dataflow& f_;
   const Placement& p_;
   WalkResult r_;
-  double cycles_ = 0;
   Contexts contexts_;
   TileIndex index_;
   int inst_ctx_ = 0;  // current spatial instance
@@ -90,11 +89,13 @@ class Walker {
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
   std::vector<double> instruction_cost_;  // [node]: fixed cycles of the instructions it becomes
-  std::vector<std::vector<int>> blocked_ops_;  // [node]: its ops timed by blocked_latency
+  std::vector<std::vector<int>> blocked_ops_;  // [node]: its ops timed by blocked_time
   std::vector<bool> only_blocked_;             // [node]: no other op has it as instruction tile
   std::vector<unsigned> whole_units_;          // [node]: units taking whole instructions its ops use (bit per UnitKind)
+  bool decoupled_ = false;                // the units take whole instructions from queues
   bool computed_ = false;                 // a leaf has run: loads from now on overlap compute
   double first_loads_ = 0, last_store_ = 0;
+  double after_last_load_ = 0;            // instruction cycles since the last program load
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
 
 
@@ -137,7 +138,7 @@ class Walker {
   // An operator's instruction tile is its deepest ancestor in a level a program addresses; each
   // visit of it is one instruction, paying its unit's fill and drain (or pipeline depth) and
   // its issue cycle once, whatever its size. Units that take instructions whole (schedule:
-  // instruction) are timed from the tile's shape instead (blocked_latency).
+  // instruction) are timed from the tile's shape instead (blocked_time).
   void find_instruction_tiles() {
     instruction_cost_.assign(f_.nodes.size(), 0.0);
     blocked_ops_.assign(f_.nodes.size(), {});
@@ -169,9 +170,9 @@ class Walker {
 
   // The instructions of a tile's operators on units that take them whole, one after another:
   // per matrix operator its mmas, per vector operator its vec ops (matrix_blocking.h).
-  double blocked_latency(int node, const OpBoxes& boxes) const {
+  Time blocked_time(int node, const OpBoxes& boxes) const {
     const arch::MemoryLevel& operands = a_.levels[static_cast<size_t>(f_.nodes[static_cast<size_t>(node)].levels.front())];
-    double cycles = 0;
+    Time time;
     for (int o : blocked_ops_[static_cast<size_t>(node)]) {
       const Op& op = w_.ops[static_cast<size_t>(o)];
       const arch::ComputeUnit& u = *a_.unit(op.unit);
@@ -182,16 +183,22 @@ class Walker {
         const TensorAccess& right = &left == &op.inputs[0] ? op.inputs[1] : op.inputs[0];
         const MatrixBlocking mb = matrix_blocking(op, left, right, block);
         const int64_t one = arch::mma_cycles(u, mb.extent(mb.m, block), mb.extent(mb.n, block), mb.extent(mb.k, block)) + arch::kIssueCycles;
-        cycles += static_cast<double>(mb.mma_count(block) * one);
+        time.then(Time::on_unit(op.unit, static_cast<double>(mb.mma_count(block) * one)));
       } else {
         const VectorBlocking vb = vector_blocking(op, block);
         const int sources = op.accumulate == Accumulate::None ? static_cast<int>(op.inputs.size()) : 1;
         const int64_t one = arch::vector_op_cycles(u, operands, vector_instruction(op).value_or(arch::VecOp::Add), sources, vb.rows(block),
                                                    vb.row_length(block)) + arch::kIssueCycles;
-        cycles += static_cast<double>(vb.count(block) * one);
+        time.then(Time::on_unit(op.unit, static_cast<double>(vb.count(block) * one)));
       }
     }
-    return cycles;
+    return time;
+  }
+
+  // The pipeline is empty at the start and drains at the end: the first loads and the last
+  // store overlap nothing.
+  double cycles_of(const Time& t) const {
+    return decoupled_ ? t.cycles_decoupled(first_loads_, after_last_load_, last_store_) : t.latency + first_loads_ + last_store_;
   }
 
   bool inside(int node, int root) const {
@@ -315,6 +322,7 @@ class Walker {
     touched_.push_back(id);
     const double t = transfer_time(s, s.resident, fresh, shared);
     if (!s.write && !computed_) first_loads_ += t;
+    if (!s.write && fresh > 0 && a_.addressable(s.level)) after_last_load_ = 0;
     return s.write ? std::make_pair(0.0, t) : std::make_pair(t, 0.0);
   }
 
@@ -404,7 +412,7 @@ class Walker {
     }
   }
 
-  double visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
+  Time visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     const Op& op = w_.ops[static_cast<size_t>(n.op)];
     int64_t points = 1;
@@ -420,29 +428,37 @@ class Walker {
     }
     int lv = p_.tensors[static_cast<size_t>(op.out.tensor)].level[static_cast<size_t>(node)];
     r_.traffic[static_cast<size_t>(lv)][static_cast<size_t>(op.out.tensor)].update += points * weight;
-    return static_cast<double>(points * op.ops_per_point);
+    return Time::on_unit(op.unit, static_cast<double>(points * op.ops_per_point));
   }
 
-  double visit(int node, const OpBoxes& boxes, int64_t weight) {
+  Time visit(int node, const OpBoxes& boxes, int64_t weight) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     if (n.is_leaf) return visit_leaf(node, boxes, weight);
-    double load = 0, store = 0;
+    double load = 0, store = 0, moved_in = 0, moved_out = 0;
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
       if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
       auto [l, s] = activate(node, static_cast<int>(t), boxes, weight);
       load += l, store += s;
+      if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += l, moved_out += s;
     }
     OpBoxes local = boxes;
-    double inner = loops(node, 0, local, weight) + instruction_cost_[static_cast<size_t>(node)];
+    Time inner = loops(node, 0, local, weight);
+    inner.latency += instruction_cost_[static_cast<size_t>(node)];
     if (!blocked_ops_[static_cast<size_t>(node)].empty()) {
-      const double blocked = blocked_latency(node, boxes);
-      inner = only_blocked_[static_cast<size_t>(node)] ? blocked : std::max(inner, blocked);
+      const Time blocked = blocked_time(node, boxes);
+      after_last_load_ += blocked.compute;
+      if (only_blocked_[static_cast<size_t>(node)]) inner = blocked;
+      else inner.beside(blocked);
     }
     if (store > 0) last_store_ = store;
-    return std::max({load, inner, store});
+    Time t = inner;
+    t.latency = std::max({load, inner.latency, store});
+    t.compute = std::max({load - moved_in, inner.compute, store - moved_out});
+    t.in += moved_in, t.out += moved_out;
+    return t;
   }
 
-  double children(int node, const OpBoxes& boxes, int64_t weight) {
+  Time children(int node, const OpBoxes& boxes, int64_t weight) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     // An intermediate whose fusion point is this tile lives at its home while the children run.
     std::vector<std::pair<int, int64_t>> homes;
@@ -456,20 +472,43 @@ class Walker {
     }
     const bool split = (n.prim == Prim::Para || n.prim == Prim::Pipe) && n.children.size() > 1;
     const bool drop = n.prim == Prim::Seq && n.children.size() > 1;
-    double total = 0;
-    std::vector<double> times(n.children.size(), 0.0);
+    // Children in turn that hand an intermediate over through DRAM (or any level no program
+    // addresses): each drains before the next starts.
+    bool phases = false;
+    for (size_t t = 0; drop && t < w_.tensors.size(); ++t)
+      phases |= w_.tensors[t].is_intermediate() && p_.tensors[t].region == node && !a_.addressable(p_.tensors[t].home);
+    Time total;
+    std::vector<double> times(n.children.size(), 0.0), computes(n.children.size(), 0.0);
     for (size_t i = 0; i < n.children.size(); ++i) {
       if (drop) drop_for_sibling(node, n.children[i]);
       const int saved_part = part_ctx_;
       if (split) part_ctx_ = contexts_.enter(part_ctx_, static_cast<int64_t>(node) * 1024 + static_cast<int64_t>(i));
-      times[i] = visit(n.children[i], boxes, weight);
+      const Time t = phases ? phase(n.children[i], boxes, weight) : visit(n.children[i], boxes, weight);
       part_ctx_ = saved_part;
-      total = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? total + times[i] : std::max(total, times[i]);
+      times[i] = t.latency, computes[i] = t.compute;
+      // Units that take whole instructions from in-order queues run the children of a Para or
+      // Pipe in program order too (no stage of one is interleaved with another's).
+      if (n.prim == Prim::Seq || n.prim == Prim::Shar || decoupled_) total.then(t);
+      else total.beside(t);
     }
-    if (split) total = std::max(total, shared_unit_time(n, times));
+    if (split && !decoupled_) {
+      total.latency = std::max(total.latency, shared_unit_time(n, times));
+      for (size_t i = 0; i < times.size(); ++i) times[i] = computes[i];
+      total.compute = std::max(total.compute, shared_unit_time(n, times));
+    }
     for (const auto& [t, elems] : homes)
       add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, inst_ctx_, -elems);
     return total;
+  }
+
+  // One child as a pipeline of its own: its first loads and its last store overlap nothing.
+  Time phase(int child, const OpBoxes& boxes, int64_t weight) {
+    const bool computed = computed_;
+    const double first_loads = first_loads_;
+    computed_ = false, first_loads_ = 0, last_store_ = 0, after_last_load_ = 0;
+    const double t = cycles_of(visit(child, boxes, weight));
+    computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0, after_last_load_ = 0;
+    return Time::exclusive(t);
   }
 
   // Para and Pipe children split the units between them, but a unit that takes instructions
@@ -492,7 +531,7 @@ class Walker {
   }
 
   // Iterations of loop `li` and everything inside it. Returns the latency of one pass.
-  double loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
+  Time loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     if (li == n.loops.size()) return children(node, boxes, weight);
     const Loop& loop = n.loops[li];
@@ -502,7 +541,7 @@ class Walker {
       problem(loop.loc, "factor " + std::to_string(loop.factor) + " for '" +
                             w_.dims[static_cast<size_t>(loop.dim)].name + "' exceeds its extent " +
                             std::to_string(extent) + " here");
-      return 0;
+      return {};
     }
     const int64_t chunk = (extent + loop.factor - 1) / loop.factor;
     const int64_t trips = (extent + chunk - 1) / chunk;
@@ -513,31 +552,32 @@ class Walker {
       return b;
     };
     if (loop.spatial) {
-      if (!spatial_split_ok(node, li, extent, chunk, last)) return 0;
+      if (!spatial_split_ok(node, li, extent, chunk, last)) return {};
       return spatial(node, li, weight, trips, at);
     }
     // Temporal: first iteration, then the identical middle ones once with a weight, then a
     // partial last one. Fusion can clip a producer's box near an edge; then the middle
     // iterations are not alike and each is visited (exact, but no longer shape-only in cost).
     const int64_t full = last == chunk ? trips : trips - 1;
-    double latency = 0;
+    Time latency, one;
     if (full >= 1) {
       OpBoxes b0 = at(0);
-      latency += loops(node, li + 1, b0, weight);
+      one = loops(node, li + 1, b0, weight);
+      latency.next_iteration(one);
     }
     if (full >= 2) {
       const int64_t middle = full - 1;
       OpBoxes b1 = at(1);
       if (middle == 1) {
-        latency += loops(node, li + 1, b1, weight);
+        latency.next_iteration(loops(node, li + 1, b1, weight));
       } else if (!evenly_spaced(b1, at(2), at(full - 1), full - 2)) {
         for (int64_t i = 1; i < full; ++i) {
           OpBoxes bi = at(i);
-          latency += loops(node, li + 1, bi, weight);
+          latency.next_iteration(loops(node, li + 1, bi, weight));
         }
       } else {
         size_t mark = touched_.size(), cover_mark = cover_log_.size();
-        latency += static_cast<double>(middle) * loops(node, li + 1, b1, weight * middle);
+        latency.next_iteration(loops(node, li + 1, b1, weight * middle).times(static_cast<double>(middle)));
         OpBoxes b2 = at(2), delta = b2;
         for (size_t o = 0; o < delta.size(); ++o)
           for (size_t d = 0; d < delta.dims(); ++d) delta[o][d].first = b2[o][d].first - b1[o][d].first;
@@ -546,8 +586,9 @@ class Walker {
     }
     if (full < trips) {
       OpBoxes bl = at(trips - 1);
-      latency += loops(node, li + 1, bl, weight);
+      latency.next_iteration(loops(node, li + 1, bl, weight));
     }
+    latency.pipeline_iterations(one);
     return latency;
   }
 
@@ -587,10 +628,10 @@ class Walker {
   }
 
   template <class At>
-  double spatial(int node, size_t li, int64_t weight, int64_t trips, At at) {
+  Time spatial(int node, size_t li, int64_t weight, int64_t trips, At at) {
     // Instances run side by side and are alike, so one stands for all of them. That needs the
     // same even split in every step (checked in loops()).
-    double latency = 0;
+    Time latency;
     const int64_t saved_weight = instance_weight_;
     OpBoxes b = at(0);
     SpatialLevel level{trips, b};

@@ -1,12 +1,14 @@
 // The fidelity study (issue 5): many dataflows through the analytical model, the SystemC model
 // and the RTL; writes docs/fidelity.md and its scatter plot.
-//   dfx_fidelity CONFIG_DIR OUT.md [--dataflows N] [--validation CSV] [--quick]
+//   dfx_fidelity CONFIG_DIR OUT.md [--dataflows N] [--validation CSV] [--quick] [--flows DIR]
+// --flows DIR writes each row's dataflow as DIR/NNN_WORKLOAD.yaml, to reproduce it with dfx eval / emit.
 // Dataflows: for small and medium GEMMs, GEMM chains, attention and conv chains, the best 16 of
 // dfx explore and its named baselines for search seeds 1, 2, … (different seeds find different
 // tilings and fusions), every one that lowers to programs not seen before, until N (default
 // 100). Each runs with seeded int16 data.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -28,6 +30,7 @@ struct Row {
   int cores = 0;
   double model_cycles = 0, sim_cycles = 0, rtl_cycles = 0;
   double model_dram = 0, sim_dram = 0, rtl_dram = 0;  // bytes read + written
+  std::string flow_yaml;
 };
 
 struct Fit {
@@ -143,7 +146,7 @@ std::vector<Row> run_dataflows(const std::string& configs, size_t wanted, bool q
         if (!run.first_difference.empty()) std::cerr << name << ": outputs differ: " << run.first_difference << '\n';
         Row r{name, c.name, static_cast<int>(l.programs.size()), c.report.cycles, static_cast<double>(run.sim.cycles),
               static_cast<double>(run.rtl.cycles), static_cast<double>(c.report.dram_bytes), sim_dram_bytes(run.sim),
-              static_cast<double>(run.rtl.dram_read_bytes + run.rtl.dram_write_bytes)};
+              static_cast<double>(run.rtl.dram_read_bytes + run.rtl.dram_write_bytes), c.flow_yaml};
         rows.push_back(r);
         std::fprintf(stderr, "%3zu %-14s model %9.0f  SystemC %9.0f  RTL %9.0f  DRAM %8.0f %8.0f  %s\n", rows.size(), name.c_str(),
                      r.model_cycles, r.sim_cycles, r.rtl_cycles, r.model_dram, r.sim_dram, c.name.c_str());
@@ -175,21 +178,31 @@ std::string tileflow_section(const std::string& configs, const std::string& csv)
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: dfx_fidelity CONFIG_DIR OUT.md [--dataflows N] [--validation CSV] [--quick]\n";
+    std::cerr << "usage: dfx_fidelity CONFIG_DIR OUT.md [--dataflows N] [--validation CSV] [--quick] [--flows DIR]\n";
     return 2;
   }
   const std::string configs = argv[1], out = argv[2];
   size_t wanted = 100;
   std::string csv;
   bool quick = false;
+  std::string flows;
   for (int i = 3; i < argc; ++i) {
     const std::string key = argv[i];
     if (key == "--quick") quick = true;
+    else if (key == "--flows" && i + 1 < argc) flows = argv[++i];
     else if (key == "--dataflows" && i + 1 < argc) wanted = std::stoul(argv[++i]);
     else if (key == "--validation" && i + 1 < argc) csv = argv[++i];
   }
   try {
     const std::vector<Row> rows = run_dataflows(configs, wanted, quick);
+    if (!flows.empty()) {
+      std::filesystem::create_directories(flows);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        char file[64];
+        std::snprintf(file, sizeof file, "/%03zu_", i + 1);
+        std::ofstream(flows + file + rows[i].workload + ".yaml") << rows[i].flow_yaml;
+      }
+    }
     if (quick) {
       std::vector<double> mc, sc, md, sd;
       for (const Row& r : rows) mc.push_back(r.model_cycles), sc.push_back(r.sim_cycles), md.push_back(r.model_dram), sd.push_back(r.sim_dram);
