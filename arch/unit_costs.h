@@ -12,6 +12,9 @@ namespace dfx::arch {
 // The cycle a unit instruction spends leaving its queue for its unit.
 constexpr int64_t kIssueCycles = 1;
 
+// Instructions each pipe's queue holds before the in-order dispatcher stalls (rtl/core/pipe_queue.sv).
+constexpr int64_t kQueueDepth = 8;
+
 // A systolic R×C array fills for R and drains for C cycles around its blocks; a cube's pipeline
 // is m0 + n0 deep.
 int64_t matrix_fill_drain(const ComputeUnit& u);

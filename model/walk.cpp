@@ -286,8 +286,14 @@ class Walker {
     return it->second;
   }
 
-  // One activation of an owner: the buffer takes its new slice. Returns (load, store) time.
-  std::pair<double, double> activate(int node, int tensor, const OpBoxes& boxes, int64_t weight) {
+  // One activation's transfer time, as a load or a store, and its time on the chip's one DRAM
+  // port (loads and stores share it).
+  struct Moved {
+    double load = 0, store = 0, port = 0;
+  };
+
+  // One activation of an owner: the buffer takes its new slice.
+  Moved activate(int node, int tensor, const OpBoxes& boxes, int64_t weight) {
     int id = stream_for(node, tensor);
     Stream& s = streams_[static_cast<size_t>(id)];
     if (std::find(s.owners.begin(), s.owners.end(), node) == s.owners.end()) s.owners.push_back(node);
@@ -301,7 +307,7 @@ class Walker {
     // together once; without it, each its own copy (they still share the source's bandwidth).
     const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
     if (multicast && merged > 1 && s.spreads_owner != node && !now.empty()) {
-      if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) return {0.0, 0.0};
+      if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) return {};
       s.spreads_owner = node;
     }
     const int64_t shared = merged == 1 ? fresh : multicast ? merged_fresh(now, s.resident, fresh, s.spreads) : fresh * merged;
@@ -320,10 +326,14 @@ class Walker {
     s.snapshot = boxes;
     s.dropped = false;
     touched_.push_back(id);
-    const double t = transfer_time(s, s.resident, fresh, shared);
+    double port = 0;
+    const double t = transfer_time(s, s.resident, fresh, shared, port);
     if (!s.write && !computed_) first_loads_ += t;
     if (!s.write && fresh > 0 && a_.addressable(s.level)) after_last_load_ = 0;
-    return s.write ? std::make_pair(0.0, t) : std::make_pair(t, 0.0);
+    Moved m;
+    (s.write ? m.store : m.load) = t;
+    m.port = port;
+    return m;
   }
 
   // Cycles of one activation's transfer: the source sends `shared` elements (what the merged
@@ -331,8 +341,8 @@ class Walker {
   // one piece of a row per cycle (rows are the slice's innermost dimension, as the lowering lays
   // tiles out), any other end streams bytes at its bandwidth. A transfer the program issues
   // (into a level it addresses) also waits for its source's latency and takes its issue and
-  // last-write cycles.
-  double transfer_time(const Stream& s, const MultiSlice& slice, int64_t fresh, int64_t shared) const {
+  // last-write cycles. `port`: the source's share when the source is the root level (DRAM).
+  double transfer_time(const Stream& s, const MultiSlice& slice, int64_t fresh, int64_t shared, double& port) const {
     if (fresh == 0 && shared == 0) return 0;
     const auto& src = a_.levels[static_cast<size_t>(s.source)];
     const auto& dst = a_.levels[static_cast<size_t>(s.level)];
@@ -345,6 +355,7 @@ class Walker {
     const double at_src = src.row_port ? pieces(shared) : static_cast<double>(shared) * wb / src_bw;
     const double at_dst = dst.row_port ? pieces(fresh) : static_cast<double>(fresh) * wb / dst_bw;
     double t = std::max(at_src, at_dst);
+    if (src.parent < 0) port = at_src;
     if (fresh > 0 && a_.addressable(s.level)) t += static_cast<double>(arch::transfer_startup(src, dst) + arch::kIssueCycles);
     return t;
   }
@@ -434,12 +445,12 @@ class Walker {
   Time visit(int node, const OpBoxes& boxes, int64_t weight) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     if (n.is_leaf) return visit_leaf(node, boxes, weight);
-    double load = 0, store = 0, moved_in = 0, moved_out = 0;
+    double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0;
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
       if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
-      auto [l, s] = activate(node, static_cast<int>(t), boxes, weight);
-      load += l, store += s;
-      if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += l, moved_out += s;
+      const Moved m = activate(node, static_cast<int>(t), boxes, weight);
+      load += m.load, store += m.store, port += m.port;
+      if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += m.load, moved_out += m.store;
     }
     OpBoxes local = boxes;
     Time inner = loops(node, 0, local, weight);
@@ -454,7 +465,7 @@ class Walker {
     Time t = inner;
     t.latency = std::max({load, inner.latency, store});
     t.compute = std::max({load - moved_in, inner.compute, store - moved_out});
-    t.in += moved_in, t.out += moved_out;
+    t.in += moved_in, t.out += moved_out, t.port += port;
     return t;
   }
 

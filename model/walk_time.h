@@ -13,6 +13,7 @@ struct Time {
   double latency = 0;
   double compute = 0;       // latency with the program's transfers left out: the chain of instructions
   double in = 0, out = 0;   // transfers into / out of the levels a program addresses
+  double port = 0;          // the root level's (DRAM's) port, loads and stores together
   double unit[2] = {0, 0};  // per arch::UnitKind: the unit's instructions
   // The order the units run in: the first and last unit (-1: none), the units used, and whether
   // a unit runs again after another one did (then in-order queues serialize repetitions).
@@ -31,7 +32,7 @@ struct Time {
   // Everything busy for `cycles`: a part no other work overlaps.
   static Time exclusive(double cycles) {
     Time t;
-    t.latency = t.compute = t.in = t.out = t.unit[0] = t.unit[1] = cycles;
+    t.latency = t.compute = t.in = t.out = t.port = t.unit[0] = t.unit[1] = cycles;
     return t;
   }
   // One after the other within one body: latencies and busy times add.
@@ -72,7 +73,7 @@ struct Time {
   }
   Time times(double n) const {
     Time t = *this;
-    t.latency *= n, t.compute *= n, t.in *= n, t.out *= n, t.unit[0] *= n, t.unit[1] *= n;
+    t.latency *= n, t.compute *= n, t.in *= n, t.out *= n, t.port *= n, t.unit[0] *= n, t.unit[1] *= n;
     return t;
   }
   // Decoupled queues: transfers run ahead of the instructions that need them, so the cycles are
@@ -81,7 +82,8 @@ struct Time {
   // `after_last_load`: the instructions that still run once the last load is in.
   double cycles_decoupled(double first_loads, double after_last_load, double last_store) const {
     const double chain = std::max({compute, unit[0], unit[1]});
-    return std::max({in + after_last_load + last_store, first_loads + chain + last_store, first_loads + out});
+    return std::max({in + after_last_load + last_store, port + after_last_load + last_store, first_loads + chain + last_store,
+                     first_loads + out});
   }
 
  private:
@@ -92,7 +94,7 @@ struct Time {
     used |= o.used;
   }
   void add_busy(const Time& o) {
-    in += o.in, out += o.out, unit[0] += o.unit[0], unit[1] += o.unit[1];
+    in += o.in, out += o.out, port += o.port, unit[0] += o.unit[0], unit[1] += o.unit[1];
   }
 };
 

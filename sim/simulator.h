@@ -9,13 +9,14 @@
 
 #include "arch/arch.h"
 #include "arch/isa.h"
+#include "arch/unit_costs.h"
 
 namespace dfx::sim {
 
 constexpr int kPipes = arch::kPipeCount;  // indexed by arch::Pipe; scalar is the dispatcher
 
 struct SimOptions {
-  int queue_depth = 8;              // instructions waiting per pipe before dispatch stalls
+  int queue_depth = static_cast<int>(arch::kQueueDepth);  // instructions waiting per pipe before dispatch stalls
   // The shared DRAM port serves cores round-robin, a burst each; 0: one port width (the
   // DRAM's read bytes per cycle), as the RTL's arbiter grants one request per cycle.
   int64_t dram_burst_bytes = 0;

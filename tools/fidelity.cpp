@@ -1,22 +1,27 @@
 // The fidelity study (issue 5): many dataflows through the analytical model, the SystemC model
 // and the RTL; writes docs/fidelity.md and its scatter plot.
-//   dfx_fidelity CONFIG_DIR OUT.md [--dataflows N] [--validation CSV] [--quick] [--flows DIR]
-// --flows DIR writes each row's dataflow as DIR/NNN_WORKLOAD.yaml, to reproduce it with dfx eval / emit.
+//   dfx_fidelity CONFIG_DIR OUT.md [--dataflows N] [--validation CSV] [--quick] [--flows DIR] [--from DIR]
+// --flows DIR writes each row's dataflow as DIR/NNN_WORKLOAD.yaml, to reproduce it with dfx eval / emit;
+// --from DIR runs such a directory's dataflows instead of searching (the same points for every
+// version of the model).
 // Dataflows: for small and medium GEMMs, GEMM chains, attention and conv chains, the best 16 of
 // dfx explore and its named baselines for search seeds 1, 2, … (different seeds find different
 // tilings and fusions), every one that lowers to programs not seen before, until N (default
 // 100). Each runs with seeded int16 data.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "mapper/lower.h"
+#include "model/analyze.h"
 #include "mapper/search.h"
 #include "tools/validation_cases.h"
 #include "verify/cosim.h"
@@ -103,58 +108,111 @@ std::string program_key(const arch::Arch& a, const std::vector<arch::Program>& p
   return key;
 }
 
-// quick: SystemC only (it equals the RTL to 0.01%), for iterating on the analytical model.
-std::vector<Row> run_dataflows(const std::string& configs, size_t wanted, bool quick) {
-  const arch::Arch a = arch::load_arch(configs + "/arch/tpu_like.yaml");
-  // Small workloads first round by round; the medium ones (tens of thousands of cycles, slower on
-  // the RTL) every other round.
-  const std::vector<std::string> small = {"gemm_chain_s1", "attention_s1", "gemm_chain_s2", "attention_s2", "gemm_s1",
-                                          "conv_chain_s1"};
-  const std::vector<std::string> medium = {"gemm_chain_m1", "attention_m1"};
-  std::vector<Row> rows;
-  std::set<std::string> seen;
-  for (uint64_t seed = 1; rows.size() < wanted && seed <= 40; ++seed) {
-    std::vector<std::string> workloads = small;
-    if (seed % 2 == 1) workloads.insert(workloads.end(), medium.begin(), medium.end());
-    for (const std::string& name : workloads) {
-      const model::Workload w = model::load_workload(configs + "/workloads/cosim/" + name + ".yaml");
-      mapper::SearchOptions so;
-      so.seed = seed;
-      so.evaluations = 600;
-      so.top = 16;
-      const mapper::Outcome outcome = mapper::explore(a, w, so);
-      std::vector<mapper::Candidate> candidates = outcome.best;
-      candidates.insert(candidates.end(), outcome.baselines.begin(), outcome.baselines.end());
-      for (const mapper::Candidate& c : candidates) {
-        if (rows.size() >= wanted) break;
-        mapper::Lowered l;
-        try {
-          l = mapper::lower(a, w, model::load_dataflow_from_string(c.flow_yaml, c.name, a, w), arch::DType::Int16);
-        } catch (const InputError&) {
-          continue;  // the lowering's limits (docs/lowering.md)
+// Mean and worst model error per workload.
+std::string per_workload_table(const std::vector<Row>& rows) {
+  std::map<std::string, std::vector<double>> errors;
+  for (const Row& r : rows) errors[r.workload].push_back(std::fabs(r.model_cycles - r.rtl_cycles) / r.rtl_cycles);
+  std::ostringstream os;
+  os << "| workload | dataflows | model vs RTL, mean | worst |\n|---|---|---|---|\n";
+  char line[160];
+  for (const auto& [w, e] : errors) {
+    double mean = 0, worst = 0;
+    for (double x : e) mean += x / static_cast<double>(e.size()), worst = std::max(worst, x);
+    std::snprintf(line, sizeof line, "| %s | %zu | %.1f%% | %.1f%% |\n", w.c_str(), e.size(), 100 * mean, 100 * worst);
+    os << line;
+  }
+  os << '\n';
+  return os.str();
+}
+
+// Runs dataflows through the three models and collects the rows. quick: SystemC only (it equals
+// the RTL to 0.01%), for iterating on the analytical model.
+class Study {
+ public:
+  Study(const std::string& configs, bool quick) : configs_(configs), quick_(quick), a_(arch::load_arch(configs + "/arch/tpu_like.yaml")) {}
+
+  // Adds the row of one dataflow unless the lowering cannot express it or its programs were seen.
+  void add(const std::string& workload, const std::string& name, const std::string& flow_yaml, double model_cycles, double model_dram,
+           uint64_t seed) {
+    const model::Workload w = load(workload);
+    mapper::Lowered l;
+    try {
+      l = mapper::lower(a_, w, model::load_dataflow_from_string(flow_yaml, name, a_, w), arch::DType::Int16);
+    } catch (const InputError&) {
+      return;  // the lowering's limits (docs/lowering.md)
+    }
+    if (!seen_.insert(workload + program_key(a_, l.programs)).second) return;
+    sim::SimOptions options;
+    options.seed = seed;
+    verify::Cosim run;
+    if (quick_) {
+      run.sim = sim::simulate(a_, l.programs, {}, options, workload);
+      run.rtl.cycles = run.sim.cycles;
+    } else {
+      run = verify::cosim(a_, l.programs, {}, options, {}, workload);
+    }
+    if (!run.first_difference.empty()) std::cerr << workload << ": outputs differ: " << run.first_difference << '\n';
+    Row r{workload, name, static_cast<int>(l.programs.size()), model_cycles, static_cast<double>(run.sim.cycles),
+          static_cast<double>(run.rtl.cycles), model_dram, sim_dram_bytes(run.sim),
+          static_cast<double>(run.rtl.dram_read_bytes + run.rtl.dram_write_bytes), flow_yaml};
+    rows.push_back(r);
+    std::fprintf(stderr, "%3zu %-14s model %9.0f  SystemC %9.0f  RTL %9.0f  DRAM %8.0f %8.0f  %s\n", rows.size(), workload.c_str(),
+                 r.model_cycles, r.sim_cycles, r.rtl_cycles, r.model_dram, r.sim_dram, name.c_str());
+  }
+
+  // The search's best dataflows and its baselines, seed after seed: small workloads every round,
+  // the medium ones (tens of thousands of cycles, slower on the RTL) every other round.
+  void from_search(size_t wanted) {
+    const std::vector<std::string> small = {"gemm_chain_s1", "attention_s1", "gemm_chain_s2", "attention_s2", "gemm_s1",
+                                            "conv_chain_s1"};
+    const std::vector<std::string> medium = {"gemm_chain_m1", "attention_m1"};
+    for (uint64_t seed = 1; rows.size() < wanted && seed <= 40; ++seed) {
+      std::vector<std::string> workloads = small;
+      if (seed % 2 == 1) workloads.insert(workloads.end(), medium.begin(), medium.end());
+      for (const std::string& name : workloads) {
+        mapper::SearchOptions so;
+        so.seed = seed;
+        so.evaluations = 600;
+        so.top = 16;
+        const mapper::Outcome outcome = mapper::explore(a_, load(name), so);
+        std::vector<mapper::Candidate> candidates = outcome.best;
+        candidates.insert(candidates.end(), outcome.baselines.begin(), outcome.baselines.end());
+        for (const mapper::Candidate& c : candidates) {
+          if (rows.size() >= wanted) break;
+          add(name, c.name, c.flow_yaml, c.report.cycles, static_cast<double>(c.report.dram_bytes), seed);
         }
-        if (!seen.insert(name + program_key(a, l.programs)).second) continue;
-        sim::SimOptions options;
-        options.seed = seed;
-        verify::Cosim run;
-        if (quick) {
-          run.sim = sim::simulate(a, l.programs, {}, options, name);
-          run.rtl.cycles = run.sim.cycles;
-        } else {
-          run = verify::cosim(a, l.programs, {}, options, {}, name);
-        }
-        if (!run.first_difference.empty()) std::cerr << name << ": outputs differ: " << run.first_difference << '\n';
-        Row r{name, c.name, static_cast<int>(l.programs.size()), c.report.cycles, static_cast<double>(run.sim.cycles),
-              static_cast<double>(run.rtl.cycles), static_cast<double>(c.report.dram_bytes), sim_dram_bytes(run.sim),
-              static_cast<double>(run.rtl.dram_read_bytes + run.rtl.dram_write_bytes), c.flow_yaml};
-        rows.push_back(r);
-        std::fprintf(stderr, "%3zu %-14s model %9.0f  SystemC %9.0f  RTL %9.0f  DRAM %8.0f %8.0f  %s\n", rows.size(), name.c_str(),
-                     r.model_cycles, r.sim_cycles, r.rtl_cycles, r.model_dram, r.sim_dram, c.name.c_str());
       }
     }
   }
-  return rows;
-}
+
+  // Dataflows written by --flows (NNN_WORKLOAD.yaml), analysed again: the same data points for
+  // comparing versions of the model.
+  void from_dir(const std::string& dir) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".yaml") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      const std::string stem = f.stem().string();
+      const std::string workload = stem.substr(stem.find('_') + 1);
+      std::ifstream in(f);
+      std::stringstream text;
+      text << in.rdbuf();
+      const model::Workload w = load(workload);
+      const model::Report r = model::analyze(a_, w, model::load_dataflow_from_string(text.str(), f.string(), a_, w));
+      add(workload, stem, text.str(), r.cycles, static_cast<double>(r.dram_bytes), 1);
+    }
+  }
+
+  std::vector<Row> rows;
+
+ private:
+  model::Workload load(const std::string& name) const { return model::load_workload(configs_ + "/workloads/cosim/" + name + ".yaml"); }
+  std::string configs_;
+  bool quick_;
+  arch::Arch a_;
+  std::set<std::string> seen_;
+};
 
 // The model against TileFlow's own RTL measurements (REFERENCE.md §5).
 std::string tileflow_section(const std::string& configs, const std::string& csv) {
@@ -178,23 +236,27 @@ std::string tileflow_section(const std::string& configs, const std::string& csv)
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: dfx_fidelity CONFIG_DIR OUT.md [--dataflows N] [--validation CSV] [--quick] [--flows DIR]\n";
+    std::cerr << "usage: dfx_fidelity CONFIG_DIR OUT.md [--dataflows N] [--validation CSV] [--quick] [--flows DIR] [--from DIR]\n";
     return 2;
   }
   const std::string configs = argv[1], out = argv[2];
   size_t wanted = 100;
   std::string csv;
   bool quick = false;
-  std::string flows;
+  std::string flows, from;
   for (int i = 3; i < argc; ++i) {
     const std::string key = argv[i];
     if (key == "--quick") quick = true;
     else if (key == "--flows" && i + 1 < argc) flows = argv[++i];
+    else if (key == "--from" && i + 1 < argc) from = argv[++i];
     else if (key == "--dataflows" && i + 1 < argc) wanted = std::stoul(argv[++i]);
     else if (key == "--validation" && i + 1 < argc) csv = argv[++i];
   }
   try {
-    const std::vector<Row> rows = run_dataflows(configs, wanted, quick);
+    Study study(configs, quick);
+    if (from.empty()) study.from_search(wanted);
+    else study.from_dir(from);
+    const std::vector<Row>& rows = study.rows;
     if (!flows.empty()) {
       std::filesystem::create_directories(flows);
       for (size_t i = 0; i < rows.size(); ++i) {
@@ -222,11 +284,11 @@ int main(int argc, char** argv) {
     std::ofstream f(out);
     f << "# Fidelity: analytical model and SystemC model against the RTL\n\n"
       << "Generated by `tools/fidelity.sh` (tools/fidelity.cpp) — do not edit by hand. " << rows.size()
-      << " dataflows: the best tilings and fusions `dfx explore` finds for the small workloads of "
-         "configs/workloads/cosim (GEMM, GEMM chains, attention with softmax, conv chain; search seeds 1, 2, …; "
-         "every distinct one the lowering can express), lowered for the 4-core TPU-like chip and run with "
-         "seeded int16 data on the SystemC model and on the verilated RTL (docs/rtl.md). Errors are relative "
-         "to the RTL.\n\n";
+      << " dataflows: the best tilings and fusions `dfx explore` finds, and its named baselines, for the "
+         "small and medium workloads of configs/workloads/cosim (GEMM, GEMM chains, attention with softmax, "
+         "conv chain; search seeds 1, 2, …; every one that lowers to programs not seen before), lowered for the "
+         "4-core TPU-like chip and run with seeded int16 data on the SystemC model and on the verilated RTL "
+         "(docs/rtl.md). Errors are relative to the RTL.\n\n";
     char line[300];
     f << "| comparison | mean error | worst error | R² |\n|---|---|---|---|\n";
     auto row = [&](const char* what, const Fit& x) {
@@ -239,22 +301,30 @@ int main(int argc, char** argv) {
     row("DRAM traffic: SystemC vs RTL", sim_d);
     f << "\n![predicted vs RTL cycles](" << svg.substr(svg.rfind('/') + 1) << ")\n\n";
     if (!csv.empty()) f << tileflow_section(configs, csv) << '\n';
-    size_t under = 0;
-    for (const Row& r : rows) under += r.model_cycles < r.rtl_cycles;
+    f << per_workload_table(rows);
+    size_t under = 0, within5 = 0, within10 = 0;
+    for (const Row& r : rows) {
+      const double e = std::fabs(r.model_cycles - r.rtl_cycles) / r.rtl_cycles;
+      under += r.model_cycles < r.rtl_cycles, within5 += e <= 0.05, within10 += e <= 0.10;
+    }
     f << "## Reading the numbers\n\n"
       << "The SystemC model is calibrated to the RTL (docs/rtl.md) and agrees with it to the cycle or "
-         "nearly. The analytical model predicts fewer cycles than the RTL for "
-      << under << " of " << rows.size()
-      << " dataflows. These workloads are small (a few thousand cycles), so what the model leaves out "
-         "dominates: it assumes loads, compute and stores overlap fully from the first cycle, with no "
-         "DRAM latency (40 cycles per transfer here), no array fill and drain (2N = 32 cycles per "
-         "matrix instruction), no issue or flag cycles, and no pipeline prologue or epilogue "
-         "(docs/status.md, known limits). Its DRAM traffic is lower than the RTL's where it lets "
-         "cores share (multicast) an input that the lowered programs read once per core, and where "
-         "a lowered program reloads a tile the model keeps (docs/lowering.md). On large workloads "
-         "the gap narrows (G1 GEMM chain and attention on tpu_like: the model is within 8% of "
-         "the RTL; the C1 conv chain, whose windows move as short rows, 43% under). Issue 5's "
-         "goal of a 3% mean error for the model is not met.\n\n";
+         "nearly. The analytical model is within 5% of the RTL on "
+      << within5 << " of the " << rows.size() << " dataflows and within 10% on " << within10 << "; it predicts fewer cycles on "
+      << under
+      << ". It times the machine as docs/semantics.md (\"Latency\") describes: every transfer pays the DRAM "
+         "latency, its issue cycle and its row pieces on the shared DRAM port (loads and stores together, "
+         "each core's own copy: `multicast: false`); every instruction its issue cycle and the array's fill "
+         "and drain (mmas and vec ops blocked as the lowering emits them, `schedule: instruction`); the "
+         "pipeline starts empty and drains at the end, and again between operators that hand data over "
+         "through DRAM; transfers run ahead of the instructions (decoupled queues, a second DMA engine for "
+         "stores) while the instructions keep program order, overlapping iterations like a flow shop "
+         "unless a unit is used again within one (Q·K, softmax, P·V). What it does not model, seen in "
+         "the largest errors: the dispatcher stalls behind a full queue (a tile of many small mmas — a "
+         "convolution's window — holds back the next tile's loads), flags that make one unit wait for "
+         "another within a flow, and convolution windows that the lowering reloads where the model counts "
+         "only new rows (the DRAM traffic differences, all on conv_chain_s1). Issue 5's goal is a 3% "
+         "mean error.\n\n";
     f << "## Every dataflow\n\n| # | workload | dataflow | cores | model cycles | SystemC | RTL | model DRAM B | RTL DRAM B |\n"
       << "|---|---|---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < rows.size(); ++i) {
