@@ -88,7 +88,6 @@ class Walker {
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
-  std::vector<double> instruction_cost_;  // [node]: fixed cycles of the instructions it becomes
   std::vector<std::vector<int>> blocked_ops_;  // [node]: its ops timed by blocked_time
   std::vector<bool> only_blocked_;             // [node]: no other op has it as instruction tile
   std::vector<unsigned> whole_units_;          // [node]: units taking whole instructions its ops use (bit per UnitKind)
@@ -135,12 +134,12 @@ class Walker {
     return true;
   }
 
-  // An operator's instruction tile is its deepest ancestor in a level a program addresses; each
-  // visit of it is one instruction, paying its unit's fill and drain (or pipeline depth) and
-  // its issue cycle once, whatever its size. Units that take instructions whole (schedule:
-  // instruction) are timed from the tile's shape instead (blocked_time).
+  // An operator's instruction tile is its deepest ancestor in a level a program addresses; on a
+  // unit that takes instructions whole (schedule: instruction) each visit of it is timed from the
+  // tile's shape (blocked_time), fill and drain included. Units scheduled by the tree stream
+  // through their PEs with no cost per instruction (TileFlow's assumption, and what its RTL
+  // measurements show).
   void find_instruction_tiles() {
-    instruction_cost_.assign(f_.nodes.size(), 0.0);
     blocked_ops_.assign(f_.nodes.size(), {});
     only_blocked_.assign(f_.nodes.size(), true);
     whole_units_.assign(f_.nodes.size(), 0u);
@@ -161,10 +160,6 @@ class Walker {
         continue;
       }
       only_blocked_[tile] = false;
-      double fixed = static_cast<double>(arch::kIssueCycles);
-      if (op.unit == arch::UnitKind::Matrix) fixed += static_cast<double>(arch::matrix_fill_drain(*u));
-      else fixed += static_cast<double>(arch::vector_depth(vector_instruction(op).value_or(arch::VecOp::Add), u->pes_per_instance) + 1);
-      instruction_cost_[tile] += fixed;
     }
   }
 
@@ -454,7 +449,6 @@ class Walker {
     }
     OpBoxes local = boxes;
     Time inner = loops(node, 0, local, weight);
-    inner.latency += instruction_cost_[static_cast<size_t>(node)];
     if (!blocked_ops_[static_cast<size_t>(node)].empty()) {
       const Time blocked = blocked_time(node, boxes);
       after_last_load_ += blocked.compute;
