@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "arch/unit_costs.h"
+#include "model/instruction_time.h"
 #include "model/index_set.h"
-#include "model/matrix_blocking.h"
 #include "model/walk_time.h"
 #include "model/walk_support.h"
 
@@ -40,7 +40,7 @@ struct Stream {
 class Walker {
  public:
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p)
-      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p) {
+      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), instructions_(a, w, f) {
     r_.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
     r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
     r_.level_peak_elems.assign(a.levels.size(), 0);
@@ -50,8 +50,6 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
-    find_instruction_tiles();
-    for (const auto& u : a.units) decoupled_ |= u.schedule == arch::ComputeUnit::Schedule::Instruction;
   }
 
   WalkResult run() {
@@ -88,10 +86,7 @@ class Walker {
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
-  std::vector<std::vector<int>> blocked_ops_;  // [node]: its ops timed by blocked_time
-  std::vector<bool> only_blocked_;             // [node]: no other op has it as instruction tile
-  std::vector<unsigned> whole_units_;          // [node]: units taking whole instructions its ops use (bit per UnitKind)
-  bool decoupled_ = false;                // the units take whole instructions from queues
+  InstructionTimes instructions_;
   bool computed_ = false;                 // a leaf has run: loads from now on overlap compute
   double first_loads_ = 0, last_store_ = 0;
   double after_last_load_ = 0;            // instruction cycles since the last program load
@@ -134,66 +129,10 @@ class Walker {
     return true;
   }
 
-  // An operator's instruction tile is its deepest ancestor in a level a program addresses; on a
-  // unit that takes instructions whole (schedule: instruction) each visit of it is timed from the
-  // tile's shape (blocked_time), fill and drain included. Units scheduled by the tree stream
-  // through their PEs with no cost per instruction (TileFlow's assumption, and what its RTL
-  // measurements show).
-  void find_instruction_tiles() {
-    blocked_ops_.assign(f_.nodes.size(), {});
-    only_blocked_.assign(f_.nodes.size(), true);
-    whole_units_.assign(f_.nodes.size(), 0u);
-    for (const TreeNode& leaf : f_.nodes) {
-      if (!leaf.is_leaf) continue;
-      int p = leaf.parent;
-      while (p >= 0 && !a_.addressable(f_.nodes[static_cast<size_t>(p)].levels.front())) p = f_.nodes[static_cast<size_t>(p)].parent;
-      if (p < 0) continue;
-      const size_t tile = static_cast<size_t>(p);
-      const Op& op = w_.ops[static_cast<size_t>(leaf.op)];
-      const arch::ComputeUnit* u = a_.unit(op.unit);
-      if (!u) continue;
-      if (u->schedule == arch::ComputeUnit::Schedule::Instruction) {
-        blocked_ops_[tile].push_back(leaf.op);
-        for (int a = leaf.parent; a >= 0; a = f_.nodes[static_cast<size_t>(a)].parent)
-          whole_units_[static_cast<size_t>(a)] |= 1u << static_cast<unsigned>(op.unit);
-        whole_units_[static_cast<size_t>(&leaf - f_.nodes.data())] |= 1u << static_cast<unsigned>(op.unit);
-        continue;
-      }
-      only_blocked_[tile] = false;
-    }
-  }
-
-  // The instructions of a tile's operators on units that take them whole, one after another:
-  // per matrix operator its mmas, per vector operator its vec ops (matrix_blocking.h).
-  Time blocked_time(int node, const OpBoxes& boxes) const {
-    const arch::MemoryLevel& operands = a_.levels[static_cast<size_t>(f_.nodes[static_cast<size_t>(node)].levels.front())];
-    Time time;
-    for (int o : blocked_ops_[static_cast<size_t>(node)]) {
-      const Op& op = w_.ops[static_cast<size_t>(o)];
-      const arch::ComputeUnit& u = *a_.unit(op.unit);
-      std::vector<int64_t> block(w_.dims.size(), 1);
-      for (int d : op.dims) block[static_cast<size_t>(d)] = boxes[static_cast<size_t>(o)][static_cast<size_t>(d)].second - boxes[static_cast<size_t>(o)][static_cast<size_t>(d)].first;
-      if (op.unit == arch::UnitKind::Matrix) {
-        const TensorAccess& left = op.role_of(op.inputs[0].tensor) == arch::Role::Left ? op.inputs[0] : op.inputs[1];
-        const TensorAccess& right = &left == &op.inputs[0] ? op.inputs[1] : op.inputs[0];
-        const MatrixBlocking mb = matrix_blocking(op, left, right, block);
-        const int64_t one = arch::mma_cycles(u, mb.extent(mb.m, block), mb.extent(mb.n, block), mb.extent(mb.k, block)) + arch::kIssueCycles;
-        time.then(Time::on_unit(op.unit, static_cast<double>(mb.mma_count(block) * one)));
-      } else {
-        const VectorBlocking vb = vector_blocking(op, block);
-        const int sources = op.accumulate == Accumulate::None ? static_cast<int>(op.inputs.size()) : 1;
-        const int64_t one = arch::vector_op_cycles(u, operands, vector_instruction(op).value_or(arch::VecOp::Add), sources, vb.rows(block),
-                                                   vb.row_length(block)) + arch::kIssueCycles;
-        time.then(Time::on_unit(op.unit, static_cast<double>(vb.count(block) * one)));
-      }
-    }
-    return time;
-  }
-
   // The pipeline is empty at the start and drains at the end: the first loads and the last
   // store overlap nothing.
   double cycles_of(const Time& t) const {
-    return decoupled_ ? t.cycles_decoupled(first_loads_, after_last_load_, last_store_) : t.latency + first_loads_ + last_store_;
+    return instructions_.decoupled() ? t.cycles_decoupled(first_loads_, after_last_load_, last_store_) : t.latency + first_loads_ + last_store_;
   }
 
   bool inside(int node, int root) const {
@@ -449,10 +388,10 @@ class Walker {
     }
     OpBoxes local = boxes;
     Time inner = loops(node, 0, local, weight);
-    if (!blocked_ops_[static_cast<size_t>(node)].empty()) {
-      const Time blocked = blocked_time(node, boxes);
+    if (instructions_.times(node)) {
+      const Time blocked = instructions_.time(node, boxes);
       after_last_load_ += blocked.compute;
-      if (only_blocked_[static_cast<size_t>(node)]) inner = blocked;
+      if (instructions_.only(node)) inner = blocked;
       else inner.beside(blocked);
     }
     if (store > 0) last_store_ = store;
@@ -483,23 +422,16 @@ class Walker {
     for (size_t t = 0; drop && t < w_.tensors.size(); ++t)
       phases |= w_.tensors[t].is_intermediate() && p_.tensors[t].region == node && !a_.addressable(p_.tensors[t].home);
     Time total;
-    std::vector<double> times(n.children.size(), 0.0), computes(n.children.size(), 0.0);
     for (size_t i = 0; i < n.children.size(); ++i) {
       if (drop) drop_for_sibling(node, n.children[i]);
       const int saved_part = part_ctx_;
       if (split) part_ctx_ = contexts_.enter(part_ctx_, static_cast<int64_t>(node) * 1024 + static_cast<int64_t>(i));
       const Time t = phases ? phase(n.children[i], boxes, weight) : visit(n.children[i], boxes, weight);
       part_ctx_ = saved_part;
-      times[i] = t.latency, computes[i] = t.compute;
       // Units that take whole instructions from in-order queues run the children of a Para or
       // Pipe in program order too (no stage of one is interleaved with another's).
-      if (n.prim == Prim::Seq || n.prim == Prim::Shar || decoupled_) total.then(t);
+      if (n.prim == Prim::Seq || n.prim == Prim::Shar || instructions_.decoupled()) total.then(t);
       else total.beside(t);
-    }
-    if (split && !decoupled_) {
-      total.latency = std::max(total.latency, shared_unit_time(n, times));
-      for (size_t i = 0; i < times.size(); ++i) times[i] = computes[i];
-      total.compute = std::max(total.compute, shared_unit_time(n, times));
     }
     for (const auto& [t, elems] : homes)
       add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, inst_ctx_, -elems);
@@ -514,25 +446,6 @@ class Walker {
     const double t = cycles_of(visit(child, boxes, weight));
     computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0, after_last_load_ = 0;
     return Time::exclusive(t);
-  }
-
-  // Para and Pipe children split the units between them, but a unit that takes instructions
-  // whole cannot be split: children that use one run one after another. Children joined by such
-  // a unit form groups; a group takes the sum of its children's times.
-  double shared_unit_time(const TreeNode& n, const std::vector<double>& times) const {
-    const size_t k = n.children.size();
-    std::vector<size_t> group(k);
-    for (size_t i = 0; i < k; ++i) group[i] = i;
-    for (size_t i = 0; i < k; ++i)
-      for (size_t j = i + 1; j < k; ++j)
-        if (whole_units_[static_cast<size_t>(n.children[i])] & whole_units_[static_cast<size_t>(n.children[j])]) {
-          const size_t from = group[j], to = group[i];
-          for (size_t& g : group)
-            if (g == from) g = to;
-        }
-    std::vector<double> sum(k, 0.0);
-    for (size_t i = 0; i < k; ++i) sum[group[i]] += times[i];
-    return *std::max_element(sum.begin(), sum.end());
   }
 
   // Iterations of loop `li` and everything inside it. Returns the latency of one pass.
