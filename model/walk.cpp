@@ -89,6 +89,7 @@ class Walker {
   InstructionTimes instructions_;
   bool computed_ = false;                 // a leaf has run: loads from now on overlap compute
   double first_loads_ = 0, last_store_ = 0;
+  double last_store_port_ = 0;            // the last store's time on the DRAM port (in Time::port too)
   double after_last_load_ = 0;            // instruction cycles since the last program load
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
 
@@ -132,7 +133,8 @@ class Walker {
   // The pipeline is empty at the start and drains at the end: the first loads and the last
   // store overlap nothing.
   double cycles_of(const Time& t) const {
-    return instructions_.decoupled() ? t.cycles_decoupled(first_loads_, after_last_load_, last_store_) : t.latency + first_loads_ + last_store_;
+    return instructions_.decoupled() ? t.cycles_decoupled(first_loads_, after_last_load_, last_store_, last_store_port_)
+                                     : t.latency + first_loads_ + last_store_;
   }
 
   bool inside(int node, int root) const {
@@ -379,11 +381,12 @@ class Walker {
   Time visit(int node, const OpBoxes& boxes, int64_t weight) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     if (n.is_leaf) return visit_leaf(node, boxes, weight);
-    double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0;
+    double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0;
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
       if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
       const Moved m = activate(node, static_cast<int>(t), boxes, weight);
       load += m.load, store += m.store, port += m.port;
+      if (m.store > 0) store_port += m.port;
       if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += m.load, moved_out += m.store;
     }
     OpBoxes local = boxes;
@@ -394,7 +397,7 @@ class Walker {
       if (instructions_.only(node)) inner = blocked;
       else inner.beside(blocked);
     }
-    if (store > 0) last_store_ = store;
+    if (store > 0) last_store_ = store, last_store_port_ = store_port;
     Time t = inner;
     t.latency = std::max({load, inner.latency, store});
     t.compute = std::max({load - moved_in, inner.compute, store - moved_out});
@@ -442,9 +445,9 @@ class Walker {
   Time phase(int child, const OpBoxes& boxes, int64_t weight) {
     const bool computed = computed_;
     const double first_loads = first_loads_;
-    computed_ = false, first_loads_ = 0, last_store_ = 0, after_last_load_ = 0;
+    computed_ = false, first_loads_ = 0, last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;
     const double t = cycles_of(visit(child, boxes, weight));
-    computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0, after_last_load_ = 0;
+    computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;
     return Time::exclusive(t);
   }
 

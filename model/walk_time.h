@@ -79,11 +79,12 @@ struct Time {
   // Decoupled queues: transfers run ahead of the instructions that need them, so the cycles are
   // those of the slower of the transfers and the instructions' chain (units alternate in program
   // order along it), with the first loads before it and the last store after it (a flow shop).
-  // `after_last_load`: the instructions that still run once the last load is in.
-  double cycles_decoupled(double first_loads, double after_last_load, double last_store) const {
+  // `after_last_load`: the instructions that still run once the last load is in; the last
+  // store's port time (`last_store_port`) is already in `port`.
+  double cycles_decoupled(double first_loads, double after_last_load, double last_store, double last_store_port) const {
     const double chain = std::max({compute, unit[0], unit[1]});
-    return std::max({in + after_last_load + last_store, port + after_last_load + last_store, first_loads + chain + last_store,
-                     first_loads + out});
+    return std::max({in + after_last_load + last_store, port + after_last_load + last_store - last_store_port,
+                     first_loads + chain + last_store, first_loads + out});
   }
 
  private:
