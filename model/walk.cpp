@@ -11,6 +11,7 @@
 
 #include "arch/unit_costs.h"
 #include "model/instruction_time.h"
+#include "model/transfer_time.h"
 #include "model/index_set.h"
 #include "model/walk_time.h"
 #include "model/walk_support.h"
@@ -262,38 +263,16 @@ class Walker {
     s.snapshot = boxes;
     s.dropped = false;
     touched_.push_back(id);
-    double port = 0;
-    const double t = transfer_time(s, s.resident, fresh, shared, port);
+    const MultiSlice& held = s.resident;
+    const int64_t row = held.empty() || held.parts.front().empty() ? 1 : held.parts.front().back().size();
+    const TransferTime moved = transfer_time(a_, s.source, s.level, s.write, row, fresh, shared);
+    const double t = moved.cycles, port = moved.port;
     if (!s.write && !computed_) first_loads_ += t;
     if (!s.write && fresh > 0 && a_.addressable(s.level)) after_last_load_ = 0;
     Moved m;
     (s.write ? m.store : m.load) = t;
     m.port = port;
     return m;
-  }
-
-  // Cycles of one activation's transfer: the source sends `shared` elements (what the merged
-  // instances need), the buffer takes `fresh`; the slower end decides. A `port: row` end moves
-  // one piece of a row per cycle (rows are the slice's innermost dimension, as the lowering lays
-  // tiles out), any other end streams bytes at its bandwidth. A transfer the program issues
-  // (into a level it addresses) also waits for its source's latency and takes its issue and
-  // last-write cycles. `port`: the source's share when the source is the root level (DRAM).
-  double transfer_time(const Stream& s, const MultiSlice& slice, int64_t fresh, int64_t shared, double& port) const {
-    if (fresh == 0 && shared == 0) return 0;
-    const auto& src = a_.levels[static_cast<size_t>(s.source)];
-    const auto& dst = a_.levels[static_cast<size_t>(s.level)];
-    const double wb = dst.word_bytes;
-    const double src_bw = s.write ? src.write_bw : src.read_bw, dst_bw = s.write ? dst.read_bw : dst.write_bw;
-    const int64_t row = slice.empty() || slice.parts.front().empty() ? 1 : std::max<int64_t>(1, slice.parts.front().back().size());
-    const auto words = [&](double bw) { return std::max<int64_t>(1, static_cast<int64_t>(bw / wb + 1e-9)); };
-    const int64_t rate = std::min(words(src_bw), words(dst_bw));
-    const auto pieces = [&](int64_t n) { return static_cast<double>((n + row - 1) / row * ((row + rate - 1) / rate)); };
-    const double at_src = src.row_port ? pieces(shared) : static_cast<double>(shared) * wb / src_bw;
-    const double at_dst = dst.row_port ? pieces(fresh) : static_cast<double>(fresh) * wb / dst_bw;
-    double t = std::max(at_src, at_dst);
-    if (src.parent < 0) port = at_src;
-    if (fresh > 0 && a_.addressable(s.level)) t += static_cast<double>(arch::transfer_startup(src, dst) + arch::kIssueCycles);
-    return t;
   }
 
   void add_cover(int id, const Slice& part) {
@@ -530,21 +509,6 @@ class Walker {
                             " in another (a partial tile above it); spatial loops need the same extent every step");
       return false;
     }
-    return true;
-  }
-
-  // True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
-  // steps after `first`. Box ends are convex (starts) or concave (ends) in the step, so three
-  // points on one line mean every step in between is on it too.
-  static bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps) {
-    for (size_t o = 0; o < first.size(); ++o)
-      for (size_t d = 0; d < first.dims(); ++d) {
-        const int64_t dlo = second[o][d].first - first[o][d].first;
-        const int64_t dhi = second[o][d].second - first[o][d].second;
-        if (dlo != dhi) return false;
-        if (last[o][d].first != first[o][d].first + steps * dlo) return false;
-        if (last[o][d].second != first[o][d].second + steps * dhi) return false;
-      }
     return true;
   }
 

@@ -118,4 +118,19 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
   return region.size();
 }
 
+// True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
+// steps after `first`. Box ends are convex (starts) or concave (ends) in the step, so three
+// points on one line mean every step in between is on it too.
+bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps) {
+  for (size_t o = 0; o < first.size(); ++o)
+    for (size_t d = 0; d < first.dims(); ++d) {
+      const int64_t dlo = second[o][d].first - first[o][d].first;
+      const int64_t dhi = second[o][d].second - first[o][d].second;
+      if (dlo != dhi) return false;
+      if (last[o][d].first != first[o][d].first + steps * dlo) return false;
+      if (last[o][d].second != first[o][d].second + steps * dhi) return false;
+    }
+  return true;
+}
+
 }  // namespace dfx::model
