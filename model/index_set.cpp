@@ -99,6 +99,22 @@ IndexSet IndexSet::united(const IndexSet& o) const {
   return out;
 }
 
+IndexSet IndexSet::minus(const IndexSet& o) const {
+  // Both lists are sorted and disjoint: cut o's spans out of each span in one pass.
+  IndexSet out;
+  size_t j = 0;
+  for (const Range& r : spans_) {
+    int64_t cur = r.first;
+    while (j < o.spans_.size() && o.spans_[j].second <= cur) ++j;
+    for (size_t k = j; k < o.spans_.size() && o.spans_[k].first < r.second; ++k) {
+      if (o.spans_[k].first > cur) out.spans_.push_back({cur, o.spans_[k].first});
+      cur = std::max(cur, o.spans_[k].second);
+    }
+    if (cur < r.second) out.spans_.push_back({cur, r.second});
+  }
+  return out;
+}
+
 IndexSet IndexSet::with_translates(int64_t step, int64_t first, int64_t last) const {
   // {x + k*step : x in this, first <= k <= last}.
   IndexSet out;
@@ -159,7 +175,8 @@ void MultiSlice::add(Slice s) {
 
 namespace {
 // |union of parts| by inclusion–exclusion; parts are few (one per op touching the tensor).
-int64_t union_size(const std::vector<const Slice*>& parts) {
+using SlicePtrs = boost::container::small_vector<const Slice*, 8>;
+int64_t union_size(const SlicePtrs& parts) {
   const size_t n = parts.size();
   if (n == 0) return 0;
   if (n == 1) return slice_size(*parts[0]);
@@ -181,7 +198,7 @@ int64_t union_size(const std::vector<const Slice*>& parts) {
 }  // namespace
 
 int64_t MultiSlice::size() const {
-  std::vector<const Slice*> ptrs;
+  SlicePtrs ptrs;
   for (const auto& p : parts) ptrs.push_back(&p);
   return union_size(ptrs);
 }
@@ -189,7 +206,7 @@ int64_t MultiSlice::size() const {
 int64_t MultiSlice::minus_size(const MultiSlice& older) const {
   if (parts.size() == 1 && older.parts.size() == 1)
     return slice_size(parts[0]) - slice_overlap(parts[0], older.parts[0]);
-  std::vector<const Slice*> all, old;
+  SlicePtrs all, old;
   for (const auto& p : parts) all.push_back(&p);
   for (const auto& p : older.parts) all.push_back(&p), old.push_back(&p);
   return union_size(all) - union_size(old);

@@ -69,6 +69,7 @@ class Walker {
   WalkResult r_;
   Contexts contexts_;
   TileIndex index_;
+  BoxPool pool_;
   int inst_ctx_ = 0;  // current spatial instance
   int part_ctx_ = 0;  // current Para/Pipe partition
   // The spatial loops around the current position (one per instance_ entry): how many instances
@@ -288,16 +289,16 @@ class Walker {
     std::vector<int> ids(touched_.begin() + static_cast<long>(mark), touched_.end());
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    std::map<int, Slice> written;  // per write stream: what the representative iteration wrote
+    // Per write stream: what the representative iteration wrote (few streams: a flat list).
+    std::vector<std::pair<int, Slice>> written;
     for (size_t i = cover_mark; i < cover_log_.size(); ++i) {
       const auto& [id, part] = cover_log_[i];
-      Slice& acc = written[id];
-      if (acc.empty()) acc = part;
-      else for (size_t j = 0; j < part.size(); ++j) acc[j] = acc[j].united(part[j]);
+      auto at = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
+      if (at == written.end()) written.emplace_back(id, part);
+      else for (size_t j = 0; j < part.size(); ++j) at->second[j] = at->second[j].united(part[j]);
     }
     for (int id : ids) {
       Stream& s = streams_[static_cast<size_t>(id)];
-      MultiSlice before = slice_of(s.owner, s.tensor, s.snapshot);
       auto shift_boxes = [&](int64_t k) {
         for (size_t o = 0; o < s.snapshot.size(); ++o)
           for (size_t d = 0; d < s.snapshot.dims(); ++d) {
@@ -305,22 +306,30 @@ class Walker {
             s.snapshot[o][d].second += k * delta[o][d].first;
           }
       };
-      shift_boxes(1);
-      MultiSlice one = slice_of(s.owner, s.tensor, s.snapshot);
-      shift_boxes(extra - 1);
-      auto it = written.find(id);
-      if (s.write && it != written.end() && !before.empty() && !one.empty()) {
-        Slice added = it->second;
-        const Slice& a0 = before.parts.front();
-        const Slice& a1 = one.parts.front();
-        for (size_t j = 0; j < added.size(); ++j) {
-          int64_t step = a1[j].lo() - a0[j].lo();
-          if (step != 0) added[j] = added[j].united(added[j].with_translates(step, 1, extra));
-        }
-        add_cover(id, added);
-      }
+      auto it = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
+      if (s.write && it != written.end()) extend_cover(s, id, it->second, extra, shift_boxes);
+      else shift_boxes(extra);
       if (!s.dropped) s.resident = slice_of(s.owner, s.tensor, s.snapshot);
     }
+  }
+
+  // A write stream's cover over the `extra` iterations: what the representative wrote, repeated
+  // at the step its slice moves by. Leaves the snapshot moved on by `extra` steps.
+  template <class Shift>
+  void extend_cover(Stream& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes) {
+    const MultiSlice before = slice_of(s.owner, s.tensor, s.snapshot);
+    shift_boxes(1);
+    const MultiSlice one = slice_of(s.owner, s.tensor, s.snapshot);
+    shift_boxes(extra - 1);
+    if (before.empty() || one.empty()) return;
+    Slice added = wrote;
+    const Slice& a0 = before.parts.front();
+    const Slice& a1 = one.parts.front();
+    for (size_t j = 0; j < added.size(); ++j) {
+      int64_t step = a1[j].lo() - a0[j].lo();
+      if (step != 0) added[j] = added[j].united(added[j].with_translates(step, 1, extra));
+    }
+    add_cover(id, added);
   }
 
   // Refills of partial sums: every write entry but the first of each element is one. Per
@@ -447,8 +456,8 @@ class Walker {
     const int64_t trips = (extent + chunk - 1) / chunk;
     const int64_t last = extent - (trips - 1) * chunk;
     auto at = [&](int64_t i) {
-      OpBoxes b = boxes;
-      index_.restrict(node, loop.dim, i * chunk, i * chunk + chunk, b);
+      BoxPool::Lease b(pool_, boxes);
+      index_.restrict(node, loop.dim, i * chunk, i * chunk + chunk, *b);
       return b;
     };
     if (loop.spatial) {
@@ -461,32 +470,32 @@ class Walker {
     const int64_t full = last == chunk ? trips : trips - 1;
     Time latency, one;
     if (full >= 1) {
-      OpBoxes b0 = at(0);
-      one = loops(node, li + 1, b0, weight);
+      BoxPool::Lease b0 = at(0);
+      one = loops(node, li + 1, *b0, weight);
       latency.next_iteration(one);
     }
     if (full >= 2) {
       const int64_t middle = full - 1;
-      OpBoxes b1 = at(1);
+      BoxPool::Lease b1 = at(1);
       if (middle == 1) {
-        latency.next_iteration(loops(node, li + 1, b1, weight));
-      } else if (!evenly_spaced(b1, at(2), at(full - 1), full - 2)) {
+        latency.next_iteration(loops(node, li + 1, *b1, weight));
+      } else if (!evenly_spaced(*b1, *at(2), *at(full - 1), full - 2)) {
         for (int64_t i = 1; i < full; ++i) {
-          OpBoxes bi = at(i);
-          latency.next_iteration(loops(node, li + 1, bi, weight));
+          BoxPool::Lease bi = at(i);
+          latency.next_iteration(loops(node, li + 1, *bi, weight));
         }
       } else {
         size_t mark = touched_.size(), cover_mark = cover_log_.size();
-        latency.next_iteration(loops(node, li + 1, b1, weight * middle).times(static_cast<double>(middle)));
-        OpBoxes b2 = at(2), delta = b2;
-        for (size_t o = 0; o < delta.size(); ++o)
-          for (size_t d = 0; d < delta.dims(); ++d) delta[o][d].first = b2[o][d].first - b1[o][d].first;
-        translate_since(mark, cover_mark, delta, middle - 1);
+        latency.next_iteration(loops(node, li + 1, *b1, weight * middle).times(static_cast<double>(middle)));
+        BoxPool::Lease b2 = at(2), delta(pool_, *b2);
+        for (size_t o = 0; o < (*delta).size(); ++o)
+          for (size_t d = 0; d < (*delta).dims(); ++d) (*delta)[o][d].first = (*b2)[o][d].first - (*b1)[o][d].first;
+        translate_since(mark, cover_mark, *delta, middle - 1);
       }
     }
     if (full < trips) {
-      OpBoxes bl = at(trips - 1);
-      latency.next_iteration(loops(node, li + 1, bl, weight));
+      BoxPool::Lease bl = at(trips - 1);
+      latency.next_iteration(loops(node, li + 1, *bl, weight));
     }
     latency.pipeline_iterations(one);
     return latency;
@@ -518,19 +527,19 @@ class Walker {
     // same even split in every step (checked in loops()).
     Time latency;
     const int64_t saved_weight = instance_weight_;
-    OpBoxes b = at(0);
-    SpatialLevel level{trips, b};
+    BoxPool::Lease b = at(0);
+    SpatialLevel level{trips, *b};
     level.delta.fill({0, 0});
     if (trips > 1) {
-      OpBoxes b1 = at(1);
-      for (size_t o = 0; o < b1.size(); ++o)
-        for (size_t d = 0; d < b1.dims(); ++d) level.delta[o][d].first = b1[o][d].first - b[o][d].first;
+      BoxPool::Lease b1 = at(1);
+      for (size_t o = 0; o < (*b1).size(); ++o)
+        for (size_t d = 0; d < (*b1).dims(); ++d) level.delta[o][d].first = (*b1)[o][d].first - (*b)[o][d].first;
     }
     spatial_stack_.push_back(level);
     const int saved_inst = inst_ctx_;
     inst_ctx_ = contexts_.enter(inst_ctx_, static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li));
     instance_weight_ = saved_weight * trips;
-    latency = loops(node, li + 1, b, weight * trips);
+    latency = loops(node, li + 1, *b, weight * trips);
     inst_ctx_ = saved_inst;
     spatial_stack_.pop_back();
     instance_weight_ = saved_weight;

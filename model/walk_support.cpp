@@ -113,6 +113,27 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
     for (const auto& [axis, step, count] : spreads) all[axis] = spread_set(all[axis], step, count);
     return slice_size(all);
   }
+  if (now.parts.size() == 1 && before.parts.size() == 1) {
+    // One slice each: now − before is the union of the peeled products (A1∩B1)×…×(Aj−Bj)×Aj+1×…,
+    // and spreading a product spreads each of its dimensions; the union is then sized by
+    // inclusion–exclusion (MultiSlice::size), with no disjoint pieces to build.
+    const Slice& a = now.parts.front();
+    const Slice& b = before.parts.front();
+    MultiSlice spread;
+    Slice lead = a;
+    for (size_t j = 0; j < a.size(); ++j) {
+      IndexSet outside = a[j].minus(b[j]);
+      if (!outside.empty()) {
+        Slice piece = lead;
+        piece[j] = std::move(outside);
+        for (const auto& [axis, step, count] : spreads) piece[axis] = spread_set(piece[axis], step, count);
+        spread.add(std::move(piece));
+      }
+      lead[j] = a[j].intersect(b[j]);
+      if (lead[j].empty()) break;
+    }
+    return spread.size();
+  }
   Region region = Region::difference(now, before);
   for (const auto& [axis, step, count] : spreads) region.spread(axis, step, count);
   return region.size();

@@ -48,6 +48,34 @@ class TileIndex {
   std::vector<Node> nodes_;
 };
 
+// Box buffers reused across the walk's loop steps: each step's boxes are its parent's, restricted,
+// and leasing the copy from a free list keeps the walk from allocating once per step.
+class BoxPool {
+ public:
+  class Lease {
+   public:
+    Lease(BoxPool& pool, const OpBoxes& from) : pool_(pool) {
+      if (!pool.free_.empty()) boxes_ = std::move(pool.free_.back()), pool.free_.pop_back();
+      boxes_ = from;  // reuses the leased buffer's capacity
+    }
+    Lease(Lease&& o) noexcept : pool_(o.pool_), boxes_(std::move(o.boxes_)), live_(o.live_) { o.live_ = false; }
+    ~Lease() {
+      if (live_) pool_.free_.push_back(std::move(boxes_));
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    OpBoxes& operator*() { return boxes_; }
+
+   private:
+    BoxPool& pool_;
+    OpBoxes boxes_;
+    bool live_ = true;
+  };
+
+ private:
+  std::vector<OpBoxes> free_;
+};
+
 // For each owner and tensor: how many of the spatial loops around it also surround the buffer it
 // fills from. The others split one source buffer among instances, which then share transfers.
 std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p);

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+
 #include "model/index_set.h"
+#include "model/walk_support.h"
 
 namespace dfx::model {
 namespace {
@@ -55,6 +59,92 @@ TEST(Region, DifferenceRemovesWhatWasHeld) {
   now.add({IndexSet::interval(0, 4), IndexSet::interval(0, 4)});
   before.add({IndexSet::interval(1, 3), IndexSet::interval(1, 3)});
   EXPECT_EQ(Region::difference(now, before).size(), 12);
+}
+
+TEST(IndexSet, MinusCutsEverySpanOut) {
+  IndexSet a = IndexSet::interval(0, 10).united(IndexSet::interval(20, 30));
+  IndexSet b = IndexSet::interval(2, 4).united(IndexSet::interval(8, 22)).united(IndexSet::interval(25, 26));
+  IndexSet d = a.minus(b);  // {0,1} {4..7} {22..24} {26..29}
+  EXPECT_EQ(d.size(), 2 + 4 + 3 + 4);
+  EXPECT_EQ(d.spans().size(), 4u);
+  EXPECT_EQ(d.intersect_size(b), 0);
+  EXPECT_EQ(a.minus(IndexSet()).size(), a.size());
+  EXPECT_TRUE(b.minus(IndexSet::interval(-5, 40)).empty());
+}
+
+// A small random set of the integers [0, 12): a few intervals.
+IndexSet random_set(std::mt19937& rng) {
+  IndexSet s;
+  std::uniform_int_distribution<int64_t> at(0, 11), len(1, 4), pieces(1, 3);
+  for (int64_t k = pieces(rng); k > 0; --k) {
+    const int64_t lo = at(rng);
+    s = s.united(IndexSet::interval(lo, lo + len(rng)));
+  }
+  return s;
+}
+
+std::set<std::vector<int64_t>> points_of(const Slice& s) {
+  std::set<std::vector<int64_t>> out{{}};
+  for (const IndexSet& d : s) {
+    std::set<std::vector<int64_t>> next;
+    for (const auto& p : out)
+      for (const auto& r : d.spans())
+        for (int64_t v = r.first; v < r.second; ++v) {
+          auto q = p;
+          q.push_back(v);
+          next.insert(q);
+        }
+    out = next;
+  }
+  return out;
+}
+
+// What multicast instances fetch together, checked element by element: the union over every
+// spread copy of (now − before).
+TEST(MergedFresh, EqualsTheUnionOfTranslatedDifferencesElementByElement) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t rank = 1 + trial % 3;
+    Slice a, b;
+    for (size_t j = 0; j < rank; ++j) {
+      const IndexSet x = random_set(rng), y = random_set(rng);  // copies: GCC 12 misreads moves of small_vector
+      a.push_back(x);
+      b.push_back(y);
+    }
+    Spreads spreads;
+    std::uniform_int_distribution<int64_t> step(-5, 5), count(2, 3);
+    for (int k = trial % 3; k > 0; --k) spreads.emplace_back(static_cast<size_t>(rng() % rank), step(rng), count(rng));
+    std::set<std::vector<int64_t>> want;
+    const auto held = points_of(b);
+    for (const auto& p : points_of(a)) {
+      if (held.count(p)) continue;
+      // every combination of the spread copies
+      std::vector<std::vector<int64_t>> copies{p};
+      for (const auto& [axis, st, n] : spreads) {
+        std::vector<std::vector<int64_t>> next;
+        for (const auto& c : copies)
+          for (int64_t i = 0; i < n; ++i) {
+            auto q = c;
+            q[axis] += i * st;
+            next.push_back(q);
+          }
+        copies = next;
+      }
+      want.insert(copies.begin(), copies.end());
+    }
+    MultiSlice now, before;
+    now.add(a);
+    before.add(b);
+    const int64_t fresh = now.minus_size(before);
+    if (spreads.empty()) {
+      EXPECT_EQ(merged_fresh(now, before, fresh, spreads), fresh);
+      continue;
+    }
+    EXPECT_EQ(merged_fresh(now, before, fresh, spreads), static_cast<int64_t>(want.size())) << "trial " << trial;
+    Region r = Region::difference(now, before);
+    for (const auto& [axis, st, n] : spreads) r.spread(axis, st, n);
+    EXPECT_EQ(r.size(), static_cast<int64_t>(want.size())) << "trial " << trial;
+  }
 }
 
 }  // namespace
