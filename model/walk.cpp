@@ -82,6 +82,9 @@ class Walker {
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
   std::vector<Stream> streams_;
+  // What representative iterations touched and wrote, for translate_since; only kept while one
+  // is being visited (representing_ > 0), and cleared when the outermost one is done.
+  int representing_ = 0;
   std::vector<int> touched_;
   std::vector<std::pair<int, Slice>> cover_log_;
   std::unordered_map<uint64_t, int64_t> occupancy_;        // (instance, level, tensor) → elements
@@ -263,7 +266,7 @@ class Walker {
     s.resident = std::move(now);
     s.snapshot = boxes;
     s.dropped = false;
-    touched_.push_back(id);
+    if (representing_) touched_.push_back(id);
     const MultiSlice& held = s.resident;
     const int64_t row = held.empty() || held.parts.front().empty() ? 1 : held.parts.front().back().size();
     const TransferTime moved = transfer_time(a_, s.source, s.level, s.write, row, fresh, shared);
@@ -280,7 +283,7 @@ class Walker {
     Stream& s = streams_[static_cast<size_t>(id)];
     if (s.cover.empty()) s.cover.assign(part.size(), IndexSet());
     for (size_t j = 0; j < part.size(); ++j) s.cover[j] = s.cover[j].united(part[j]);
-    cover_log_.push_back({id, part});
+    if (representing_) cover_log_.push_back({id, part});
   }
 
   // Streams touched since `mark` stand for `extra` more identical iterations: move them on, and
@@ -486,11 +489,14 @@ class Walker {
         }
       } else {
         size_t mark = touched_.size(), cover_mark = cover_log_.size();
+        ++representing_;
         latency.next_iteration(loops(node, li + 1, *b1, weight * middle).times(static_cast<double>(middle)));
+        --representing_;
         BoxPool::Lease b2 = at(2), delta(pool_, *b2);
         for (size_t o = 0; o < (*delta).size(); ++o)
           for (size_t d = 0; d < (*delta).dims(); ++d) (*delta)[o][d].first = (*b2)[o][d].first - (*b1)[o][d].first;
         translate_since(mark, cover_mark, *delta, middle - 1);
+        if (!representing_) touched_.clear(), cover_log_.clear();
       }
     }
     if (full < trips) {
