@@ -208,6 +208,17 @@ Choice Space::retile(const Choice& structure, std::mt19937_64& rng) const {
   return c;
 }
 
+bool Space::follows(const Choice& structure, const Choice& c) const {
+  if (c.group_of != structure.group_of || c.prim != structure.prim) return false;
+  for (size_t g = 0; g < c.outer.size(); ++g) {
+    for (size_t i = 0; i < c.outer[g].size(); ++i)
+      if (c.outer[g][i] != 1 && !may_tile(structure, g, i)) return false;
+    const bool spread = structure.may_spread.empty() || structure.may_spread[g];
+    if (!spread && c.core_dim[g] >= 0) return false;
+  }
+  return true;
+}
+
 Choice Space::random(std::mt19937_64& rng) const {
   Choice c;
   int g = 0;
@@ -238,8 +249,17 @@ Choice Space::crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) 
 }
 
 Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) const {
+  return mutate_gene(in, std::uniform_int_distribution<int>(structure ? 0 : 2, 5)(rng), rng);
+}
+
+Choice Space::restructure(const Choice& in, std::mt19937_64& rng) const {
+  return mutate_gene(in, std::uniform_int_distribution<int>(0, 1)(rng), rng);
+}
+
+// Genes: 0 a group boundary, 1 a primitive, 2 an outer factor, 3 the loop over the cores,
+// 4 a spatial choice, 5 a loop order.
+Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) const {
   Choice c = in;
-  const int gene = std::uniform_int_distribution<int>(structure ? 0 : 2, 5)(rng);
   const size_t ops = w_.ops.size();
   if (gene == 0 && ops > 1) {  // move a group boundary: regroup and retile
     const size_t at = std::uniform_int_distribution<size_t>(1, ops - 1)(rng);

@@ -49,6 +49,8 @@ class Space {
   // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
   // loop spread over cores, a spatial choice or a loop order.
   Choice mutate(const Choice& c, std::mt19937_64& rng, bool structure = true) const;
+  // A grouping boundary or a primitive changed, the tiling drawn anew.
+  Choice restructure(const Choice& c, std::mt19937_64& rng) const;
   // A child taking each group's genes (primitive, outer tiling, its ops' spatial choices and
   // orders) from one parent or the other; parents grouped differently give a copy of `x`.
   Choice crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) const;
@@ -57,6 +59,8 @@ class Space {
   // ISOS for convolution chains; Fused (Pipe) always).
   std::vector<Baseline> baselines() const;
   Choice retile(const Choice& structure, std::mt19937_64& rng) const;  // same structure, new tiling
+  // True if `c` has the groups and primitives of `structure` and keeps its tiling restrictions.
+  bool follows(const Choice& structure, const Choice& c) const;
 
   // The tree of a choice, built directly (not checked: run model::check_dataflow on it).
   model::Dataflow build(const Choice& c, const std::string& name) const;
@@ -81,6 +85,7 @@ class Space {
   int64_t cores_ = 1;
   int64_t matrix_pes_per_core_ = 0, vector_lanes_per_core_ = 0;
 
+  Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
   std::vector<int> outer_dims(const std::vector<int>& group_ops) const;
   bool may_tile(const Choice& c, size_t g, size_t i) const;
   Choice grouped(const std::vector<int>& group_of, model::Prim prim) const;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "mapper/search.h"
 #include "tools/html_report.h"
 #include "mapper/space.h"
@@ -210,6 +213,46 @@ TEST_P(ReachesTheOptimum, EvolutionMatchesExhaustiveSearch) {
     EXPECT_EQ(found.best.front().cost, optimum.best.front().cost)
         << GetParam().name << ", seed " << seed << ", space " << space << ", budget " << some.evaluations;
   }
+}
+
+// Every named baseline reports the best tiling of its own structure that the search analysed:
+// with every point analysed (exhaustive), that is the minimum over the points that follow it.
+TEST(Baselines, EachIsTheBestTilingOfItsStructureSeen) {
+  arch::Arch a = arch::load_arch_from_string(kTinyArch, "tiny");
+  model::Workload w = model::load_workload_from_string(
+      "name: g\ndims: {m: 4, k: 2, l: 4, n: 4}\nops:\n"
+      "  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
+      "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n", "w");
+  Space space(a, w);
+  const std::vector<Baseline> named = space.baselines();
+  std::vector<double> best(named.size(), INFINITY);
+  int64_t points = 0;
+  space.enumerate([&](const Choice& c) {
+    ++points;
+    model::Dataflow f = space.build(c, "x");
+    model::check_dataflow(f, a, w);
+    const model::Report r = model::analyze(a, w, f);
+    for (size_t b = 0; b < named.size(); ++b)
+      if (r.valid && space.follows(named[b].structure, c)) best[b] = std::min(best[b], r.cycles);
+    return true;
+  });
+  SearchOptions all;
+  all.exhaustive = true;
+  all.evaluations = points + 1000;
+  const Outcome out = explore(a, w, all);
+  for (size_t b = 0; b < named.size(); ++b) {
+    auto at = std::find_if(out.baselines.begin(), out.baselines.end(),
+                           [&](const Candidate& c) { return c.name == named[b].name; });
+    ASSERT_NE(at, out.baselines.end()) << named[b].name;
+    EXPECT_EQ(at->report.cycles, best[b]) << named[b].name;
+  }
+  // follows(): a retiling keeps the structure, another primitive or grouping does not.
+  std::mt19937_64 rng(5);
+  const Choice& layerwise = named.front().structure;
+  EXPECT_TRUE(space.follows(layerwise, space.retile(layerwise, rng)));
+  Choice fused = layerwise;
+  fused.group_of.assign(fused.group_of.size(), 0);
+  EXPECT_FALSE(space.follows(layerwise, space.retile(fused, rng)));
 }
 
 INSTANTIATE_TEST_SUITE_P(
