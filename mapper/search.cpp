@@ -107,13 +107,13 @@ class Searcher {
   std::optional<Candidate> extra_;  // a baseline from outside the template (the chain solver)
   std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   double best_ = INFINITY;
-  static constexpr int64_t kBatch = 16;
+  static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
   static constexpr int64_t kStaleBatches = 8;  // batches without improvement before a climb restarts
   // Open search: the share of steps that change a structure, and the tiling search each new
   // structure gets (measured on G1 attention / edge: with 0.25 and 96, eight seeds of 20,000
   // evaluations all end on the same best; with one random tiling per new structure, two missed).
   static constexpr double kRestructureRate = 0.25;
-  static constexpr int64_t kRestructureBudget = 96;  // candidates drawn before any is scored: fixed, so --jobs never changes results
+  static constexpr int64_t kRestructureBudget = 96;
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -203,7 +203,7 @@ class Searcher {
       for (size_t i = 0; i < batch_size(std::min(budget - used, o_.evaluations - out_.evaluations)); ++i)
         batch.push_back(explore ? space_.retile(structure, rng_) : space_.mutate(climb.choice, rng_, false));
       used += static_cast<int64_t>(batch.size());
-      if (restart) climb = Entry{}, stale = 0;
+      if (restart) climb = Entry{};
       bool improved = false;
       for (Entry& e : evaluate(batch)) {
         if (e.cost < best.cost) best = e;
