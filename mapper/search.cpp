@@ -114,6 +114,7 @@ class Searcher {
   // evaluations all end on the same best; with one random tiling per new structure, two missed).
   static constexpr double kRestructureRate = 0.25;
   static constexpr int64_t kRestructureBudget = 96;
+  static constexpr double kPairedSteps = 0.3;  // climb steps that change two genes
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -201,7 +202,7 @@ class Searcher {
       const bool restart = stale >= kStaleBatches;
       const bool explore = used < budget / 4 || !climb.valid || restart;
       for (size_t i = 0; i < batch_size(std::min(budget - used, o_.evaluations - out_.evaluations)); ++i)
-        batch.push_back(explore ? space_.retile(structure, rng_) : space_.mutate(climb.choice, rng_, false));
+        batch.push_back(explore ? space_.retile(structure, rng_) : step_from(climb.choice));
       used += static_cast<int64_t>(batch.size());
       if (restart) climb = Entry{};
       bool improved = false;
@@ -212,6 +213,14 @@ class Searcher {
       stale = improved || explore ? 0 : stale + 1;
     }
     return best;
+  }
+
+  // A climb's step: one tiling gene, or now and then two at once — some improvements need two
+  // genes to move together (the loop over the cores and the spatial choice it frees).
+  Choice step_from(const Choice& c) {
+    Choice next = space_.mutate(c, rng_, false);
+    if (std::bernoulli_distribution(kPairedSteps)(rng_)) next = space_.mutate(next, rng_, false);
+    return next;
   }
 
   Entry mcts_search(const Choice& structure, int64_t budget) {

@@ -30,6 +30,10 @@ int64_t largest_divisor(int64_t n, int64_t at_most) {
   return best;
 }
 
+// The next larger or smaller divisor of n after d (at most `at_most`), or d: small steps let a
+// climb walk a factor towards its best value instead of jumping at random.
+int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng);
+
 }  // namespace
 
 std::vector<int64_t> divisors(int64_t n) {
@@ -42,6 +46,18 @@ std::vector<int64_t> divisors(int64_t n) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+namespace {
+int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng) {
+  const std::vector<int64_t> ds = divisors(n);
+  const auto at = std::find(ds.begin(), ds.end(), d);
+  if (at == ds.end()) return d;
+  const bool up = std::bernoulli_distribution(0.5)(rng);
+  if (up && at + 1 != ds.end() && *(at + 1) <= at_most) return *(at + 1);
+  if (!up && at != ds.begin()) return *(at - 1);
+  return d;
+}
+}  // namespace
 
 bool Choice::operator==(const Choice& o) const {
   return group_of == o.group_of && prim == o.prim && outer == o.outer && core_dim == o.core_dim &&
@@ -167,6 +183,33 @@ void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& exten
     sp[i] = std::bernoulli_distribution(0.5)(rng) ? largest_divisor(extent[i], left) : pick_divisor(extent[i], left, rng);
     left /= sp[i];
   }
+}
+
+// One local step of an op's spatial choice, the rest kept: a factor to its next divisor, one
+// spatial dimension traded for another, or a dimension added when the unit has a way left.
+void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+                          std::mt19937_64& rng) const {
+  std::vector<int64_t>& sp = c.spatial[op];
+  const size_t ways = w_.ops[op].unit == arch::UnitKind::Matrix ? 2 : 1;
+  std::vector<size_t> on, off;
+  int64_t used = 1;
+  for (size_t i = 0; i < sp.size(); ++i) (sp[i] > 1 ? on : off).push_back(i), used *= sp[i];
+  const int move = std::uniform_int_distribution<int>(0, 2)(rng);
+  if (on.empty() || (move == 2 && on.size() < ways)) {
+    if (off.empty()) return;
+    const size_t j = pick(off, rng);
+    sp[j] = pick_divisor(extent[j], budget / used, rng);
+    return;
+  }
+  const size_t i = pick(on, rng);
+  const int64_t room = budget / (used / sp[i]);  // what dimension i may take with the others kept
+  if (move == 0 || off.empty()) {
+    sp[i] = adjacent_divisor(extent[i], sp[i], room, rng);
+    return;
+  }
+  const size_t j = pick(off, rng);
+  sp[i] = 1;
+  sp[j] = largest_divisor(extent[j], room);
 }
 
 void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
@@ -295,7 +338,8 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
       const int64_t e = w_.dims[static_cast<size_t>(dims[k])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(k) ? cores_ : 1);
       if (e % c.outer[static_cast<size_t>(g)][k] != 0) c.outer[static_cast<size_t>(g)][k] = 1;
     }
-    c.outer[static_cast<size_t>(g)][i] = pick_divisor(extent, extent, rng);
+    int64_t& factor = c.outer[static_cast<size_t>(g)][i];
+    factor = std::bernoulli_distribution(0.5)(rng) ? adjacent_divisor(extent, factor, extent, rng) : pick_divisor(extent, extent, rng);
   }
   // Keep the group's spatial choices legal for its new extents; re-draw one op's.
   const auto members = group_members(c)[static_cast<size_t>(g)];
@@ -305,7 +349,9 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     bool fits = true;
     for (size_t i = 0; i < ext.size(); ++i) fits = fits && ext[i] % c.spatial[static_cast<size_t>(o)][i] == 0;
     if (fits && !(o == redraw && gene >= 4)) continue;
-    pick_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
+    // Half the re-draws of a fitting choice are local steps: a climb needs neighbours to walk to.
+    if (fits && std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
+    else pick_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
     if (gene == 5) c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
   }
   return c;

@@ -97,6 +97,8 @@ class Space {
   std::vector<std::vector<int64_t>> spatial_options(size_t op, const std::vector<int64_t>& extent, int64_t budget) const;
   void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
                     std::mt19937_64& rng) const;
+  void nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+                     std::mt19937_64& rng) const;
   std::vector<int64_t> op_extents(const Choice& c, size_t op) const;
 };
 
