@@ -103,8 +103,10 @@ std::vector<Baseline> Space::baselines() const {
     }
   }
   out.push_back({"Fused (Pipe)", grouped(std::vector<int>(n, 0), model::Prim::Pipe)});
-  // Only what the allowed primitives can build (a lone op's Seq is always allowed).
+  // Only what the allowed primitives can build (a lone op's Seq is always allowed), grouped as
+  // the user fixed it, if they did.
   auto allowed = [&](const Baseline& b) {
+    if (!fixed_groups_.empty() && b.structure.group_of != fixed_groups_) return false;
     auto members = group_members(b.structure);
     for (size_t g = 0; g < members.size(); ++g)
       if (members[g].size() > 1 && std::find(prims_.begin(), prims_.end(), b.structure.prim[g]) == prims_.end()) return false;

@@ -26,6 +26,28 @@ double cost_of(const model::Report& r, Objective o) {
 
 namespace {
 
+// --groups as the template's per-op group numbers: every op once, groups as runs in op order.
+std::vector<int> group_of_names(const model::Workload& w, const std::vector<std::vector<std::string>>& groups) {
+  const SourceLoc at{"--groups", 0, 0, ""};
+  std::vector<int> group_of(w.ops.size(), -1);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const std::string& name : groups[g]) {
+      auto op = std::find_if(w.ops.begin(), w.ops.end(), [&](const model::Op& x) { return x.name == name; });
+      if (op == w.ops.end()) throw InputError(at, "unknown op '" + name + "' (workload '" + w.name + "')");
+      int& slot = group_of[static_cast<size_t>(op - w.ops.begin())];
+      if (slot >= 0) throw InputError(at, "op '" + name + "' is listed twice");
+      slot = static_cast<int>(g);
+    }
+  for (size_t o = 0; o < w.ops.size(); ++o) {
+    if (group_of[o] < 0) throw InputError(at, "op '" + w.ops[o].name + "' is in no group; list every op once");
+    if (o > 0 && group_of[o] != group_of[o - 1] && group_of[o] != group_of[o - 1] + 1)
+      throw InputError(at, "groups must be runs of ops in the workload's order (" + w.ops[o - 1].name + " then " +
+                               w.ops[o].name + ")");
+  }
+  if (group_of.front() != 0) throw InputError(at, "the first group must start with op '" + w.ops.front().name + "'");
+  return group_of;
+}
+
 class Searcher {
  public:
   Searcher(const arch::Arch& a, const model::Workload& w, const SearchOptions& o)
@@ -35,6 +57,7 @@ class Searcher {
       if (l < 0) throw InputError(SourceLoc{}, "--max-footprint: unknown level '" + level + "'");
       limits_.push_back({l, bytes});
     }
+    if (!o.groups.empty()) space_.fix_groups(group_of_names(w, o.groups));
   }
 
   Outcome run() {
@@ -42,7 +65,7 @@ class Searcher {
     named_best_.assign(named_.size(), Entry{});
     // Baselines share a third of the budget, the open search gets the rest; an exhaustive search
     // covers them anyway, so they only get a glance then.
-    const int64_t per_baseline = o_.exhaustive ? 32 : std::max<int64_t>(1, o_.evaluations / 3 / static_cast<int64_t>(named_.size()));
+    const int64_t per_baseline = o_.exhaustive ? 32 : std::max<int64_t>(1, o_.evaluations / 3 / std::max<int64_t>(1, static_cast<int64_t>(named_.size())));
     for (const Baseline& b : named_) {
       // Layerwise is the reference every speed-up divides by: it gets a double share.
       Entry best = tile_search(b.structure, b.name == "Layerwise" ? 2 * per_baseline : per_baseline);
@@ -247,7 +270,10 @@ class Searcher {
   void chain_solver() {
     auto solved = solve_gemm_chain(a_, w_);
     const bool seq_allowed = o_.prims.empty() || std::find(o_.prims.begin(), o_.prims.end(), model::Prim::Seq) != o_.prims.end();
-    if (!solved || !seq_allowed || out_of_budget()) return;
+    // Its tree fuses the whole chain: not a candidate when the user fixed another grouping.
+    bool one_group = true;
+    for (const auto& g : o_.groups) one_group = one_group && g.size() == w_.ops.size();
+    if (!solved || !seq_allowed || !one_group || out_of_budget()) return;
     ++out_.evaluations;
     try {
       model::Dataflow f = model::load_dataflow_from_string(solved->flow_yaml, "chain_solver", a_, w_);

@@ -38,6 +38,9 @@ struct SearchOptions {
   // bytes a level may hold per instance (by level name); violating candidates count as invalid.
   std::vector<model::Prim> prims;
   std::vector<std::pair<std::string, double>> max_footprint;
+  // The fusion, fixed by the user: groups of op names, every op once, each group a run of ops in
+  // the workload's order (empty: searched). Throws InputError (at "--groups") otherwise.
+  std::vector<std::vector<std::string>> groups;
   std::function<void(const Progress&)> on_progress;  // called now and then
   const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
 };

@@ -269,6 +269,7 @@ Choice Space::random(std::mt19937_64& rng) const {
     if (o > 0 && std::bernoulli_distribution(0.5)(rng)) ++g;
     c.group_of.push_back(g);
   }
+  if (!fixed_groups_.empty()) c.group_of = fixed_groups_, g = fixed_groups_.back();
   for (int i = 0; i <= g; ++i) c.prim.push_back(pick(prims_, rng));
   fill_tiling(c, rng);
   return c;
@@ -296,7 +297,7 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
 }
 
 Choice Space::restructure(const Choice& in, std::mt19937_64& rng) const {
-  return mutate_gene(in, std::uniform_int_distribution<int>(0, 1)(rng), rng);
+  return mutate_gene(in, std::uniform_int_distribution<int>(fixed_groups_.empty() ? 0 : 1, 1)(rng), rng);
 }
 
 // Genes: 0 a group boundary, 1 a primitive, 2 an outer factor, 3 the loop over the cores,
@@ -304,6 +305,7 @@ Choice Space::restructure(const Choice& in, std::mt19937_64& rng) const {
 Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) const {
   Choice c = in;
   const size_t ops = w_.ops.size();
+  if (gene == 0 && !fixed_groups_.empty()) gene = 1;  // the user fixed the groups: a primitive instead
   if (gene == 0 && ops > 1) {  // move a group boundary: regroup and retile
     const size_t at = std::uniform_int_distribution<size_t>(1, ops - 1)(rng);
     std::vector<bool> cut(ops, false);

@@ -45,6 +45,10 @@ class Space {
   Space(const arch::Arch& a, const model::Workload& w,
         std::vector<model::Prim> prims = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe});
 
+  // Fixes the fusion: every point then has these groups (per op, runs in op order), and only the
+  // baselines grouped alike remain.
+  void fix_groups(std::vector<int> group_of) { fixed_groups_ = std::move(group_of); }
+
   Choice random(std::mt19937_64& rng) const;
   // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
   // loop spread over cores, a spatial choice or a loop order.
@@ -80,6 +84,7 @@ class Space {
   const arch::Arch& a_;
   const model::Workload& w_;
   std::vector<model::Prim> prims_;  // what fused groups may use
+  std::vector<int> fixed_groups_;    // per op, when the user fixed the fusion (empty: searched)
   int buffer_ = -1;       // the on-chip level the template tiles into
   int registers_ = -1;    // per-PE level, if any
   int64_t cores_ = 1;

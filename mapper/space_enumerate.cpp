@@ -34,6 +34,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
     Choice c;
     c.group_of.assign(n, 0);
     for (size_t o = 1; o < n; ++o) c.group_of[o] = c.group_of[o - 1] + ((cuts >> (o - 1)) & 1 ? 1 : 0);
+    if (!fixed_groups_.empty() && c.group_of != fixed_groups_) continue;
     auto members = group_members(c);
     const size_t groups = members.size();
     c.prim.assign(groups, model::Prim::Seq);

@@ -40,6 +40,7 @@ struct ExploreOptions {
   bool log_json = false;
   bool mcts = false;
   std::vector<std::string> prims, max_footprint;
+  std::vector<std::string> groups;  // each 'op+op+…', in op order
   std::string emit, dtype = "auto";  // lower the best dataflow to programs
 };
 

@@ -30,8 +30,11 @@ void print_table(const mapper::Outcome& out) {
   auto row = [&](const mapper::Candidate& c) {
     int64_t peak = 0;
     for (size_t l = 1; l < c.report.levels.size(); ++l) peak = std::max(peak, c.report.levels[l].peak_bytes);
-    std::printf("%-22s %10s %8.2fx %10s %10s %6.1f%% %10s\n", c.name.c_str(), human(c.report.cycles).c_str(),
-                layerwise > 0 ? layerwise / c.report.cycles : 0.0, human(static_cast<double>(c.report.dram_bytes)).c_str(),
+    // Without a Layerwise row (--groups or --prims left it out) there is no speed-up to show.
+    char speedup[16] = "        -";
+    if (layerwise > 0) std::snprintf(speedup, sizeof speedup, "%8.2fx", layerwise / c.report.cycles);
+    std::printf("%-22s %10s %9s %10s %10s %6.1f%% %10s\n", c.name.c_str(), human(c.report.cycles).c_str(),
+                speedup, human(static_cast<double>(c.report.dram_bytes)).c_str(),
                 human(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
   };
   for (const auto& b : out.baselines) row(b);
@@ -60,6 +63,16 @@ mapper::SearchOptions search_options(const ExploreOptions& o) {
       if (p == model::prim_name(prim)) s.prims.push_back(prim), known = true;
     if (!known || p == "Para")
       throw InputError(SourceLoc{"--prims", 0, 0, ""}, "'" + p + "': fused groups may use Seq, Shar or Pipe (Para needs independent ops)");
+  }
+  for (const auto& group : o.groups) {
+    std::vector<std::string> ops;
+    for (size_t at = 0;;) {
+      const size_t plus = group.find('+', at);
+      ops.push_back(group.substr(at, plus == std::string::npos ? std::string::npos : plus - at));
+      if (plus == std::string::npos) break;
+      at = plus + 1;
+    }
+    s.groups.push_back(ops);
   }
   for (const auto& limit : o.max_footprint) {
     const size_t eq = limit.find('=');

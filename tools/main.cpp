@@ -80,6 +80,8 @@ int main(int argc, char** argv) {
   x->add_flag("--pareto", ex.pareto, "Also report the cycles/energy Pareto front of everything analysed");
   x->add_flag("--mcts", ex.mcts, "Tile the baselines by Monte-Carlo tree search instead of random search and hill-climbing");
   x->add_option("--prims", ex.prims, "Primitives fused groups may use (default: Seq Shar Pipe)")->delimiter(',');
+  x->add_option("--groups", ex.groups, "Fix the fusion: groups of ops joined by '+', e.g. qk+max+sub+exp+sum+div,av")
+      ->delimiter(',');
   x->add_option("--max-footprint", ex.max_footprint, "LEVEL=SIZE: the most a level may hold per instance, e.g. L1=2MiB")
       ->delimiter(',');
   x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");

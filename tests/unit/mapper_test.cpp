@@ -115,6 +115,88 @@ TEST_F(Explore, ConstraintsAreRespected) {
     }
 }
 
+// The ops under each child of the root: the fused groups of a template tree, in order.
+std::vector<std::vector<int>> root_groups(const model::Dataflow& f) {
+  std::vector<std::vector<int>> out;
+  for (int child : f.root().children) {
+    std::vector<int> ops;
+    std::vector<int> todo{child};
+    while (!todo.empty()) {
+      const model::TreeNode& n = f.nodes[static_cast<size_t>(todo.back())];
+      todo.pop_back();
+      if (n.is_leaf) ops.push_back(n.op);
+      todo.insert(todo.end(), n.children.begin(), n.children.end());
+    }
+    std::sort(ops.begin(), ops.end());
+    out.push_back(ops);
+  }
+  return out;
+}
+
+TEST(ExploreGroups, FixedFusionIsKeptByBestAndBaselines) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  SearchOptions o;
+  o.evaluations = 600;
+  o.top = 3;
+  o.groups = {{"qk", "max", "sub", "exp", "sum", "div"}, {"av"}};
+  const Outcome out = explore(a, w, o);
+  const std::vector<std::vector<int>> want = {{0, 1, 2, 3, 4, 5}, {6}};
+  ASSERT_FALSE(out.best.empty());
+  for (const auto* list : {&out.best, &out.baselines})
+    for (const Candidate& c : *list)
+      EXPECT_EQ(root_groups(model::load_dataflow_from_string(c.flow_yaml, "x", a, w)), want) << c.name;
+  // FLAT-HGran and FLAT-RGran fuse exactly these; Layerwise and Chimera do not.
+  std::vector<std::string> names;
+  for (const Candidate& c : out.baselines) names.push_back(c.name);
+  EXPECT_NE(std::find(names.begin(), names.end(), "FLAT-RGran"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "Layerwise"), names.end());
+}
+
+TEST(ExploreGroups, EveryMoveOfTheSpaceKeepsFixedGroups) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  Space space(a, w);
+  const std::vector<int> fixed = {0, 0, 1, 1, 1, 1, 2};
+  space.fix_groups(fixed);
+  std::mt19937_64 rng(3);
+  Choice c = space.random(rng);
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_EQ(c.group_of, fixed);
+    const Choice other = space.random(rng);
+    ASSERT_EQ(other.group_of, fixed);
+    c = i % 3 == 0 ? space.restructure(c, rng) : i % 3 == 1 ? space.mutate(c, rng, true) : space.crossover(c, other, rng);
+  }
+  for (const Baseline& b : space.baselines()) EXPECT_EQ(b.structure.group_of, fixed) << b.name;
+  int64_t points = 0;
+  space.enumerate([&](const Choice& x) {
+    EXPECT_EQ(x.group_of, fixed);
+    return ++points < 2000;
+  });
+  EXPECT_GT(points, 0);
+}
+
+TEST(ExploreGroups, BadGroupsAreRefusedWithTheReason) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/gemm_chain_g1.yaml"));
+  auto refusal = [&](std::vector<std::vector<std::string>> groups) {
+    SearchOptions o;
+    o.evaluations = 50;
+    o.groups = std::move(groups);
+    try {
+      explore(a, w, o);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal({{"gemm1", "gemm3"}}).find("unknown op 'gemm3'"), std::string::npos);
+  EXPECT_NE(refusal({{"gemm1"}}).find("op 'gemm2' is in no group"), std::string::npos);
+  EXPECT_NE(refusal({{"gemm1", "gemm1", "gemm2"}}).find("listed twice"), std::string::npos);
+  EXPECT_NE(refusal({{"gemm2"}, {"gemm1"}}).find("runs of ops"), std::string::npos);
+  EXPECT_EQ(refusal({{"gemm2", "gemm1"}}), "accepted");  // order inside a group does not matter
+}
+
 TEST_F(Explore, ObjectivesChangeWhatIsMinimised) {
   SearchOptions o = options(5);
   o.objective = Objective::Energy;
