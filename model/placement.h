@@ -31,7 +31,13 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f);
 // Every op box of a subtree shrinks with its loops; a producer fused with its consumers only
 // computes what they read. Boxes are per op, per dimension, half-open [lo, hi), stored flat so
 // that copying them (once per loop step in the walks) is one allocation.
-using Range = std::pair<int64_t, int64_t>;
+// A plain struct rather than std::pair: trivially copyable, so box copies are one memcpy.
+struct Range {
+  int64_t first = 0, second = 0;
+  bool operator==(const Range& o) const { return first == o.first && second == o.second; }
+  bool operator!=(const Range& o) const { return !(*this == o); }
+  bool operator<(const Range& o) const { return first != o.first ? first < o.first : second < o.second; }
+};
 
 class OpBoxes {
  public:

@@ -87,6 +87,7 @@ class Walker {
   int representing_ = 0;
   std::vector<int> touched_;
   std::vector<std::pair<int, Slice>> cover_log_;
+  std::vector<int64_t> shift_;  // scratch of translate_since
   std::unordered_map<uint64_t, int64_t> occupancy_;        // (instance, level, tensor) → elements
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
@@ -312,8 +313,39 @@ class Walker {
       auto it = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
       if (s.write && it != written.end()) extend_cover(s, id, it->second, extra, shift_boxes);
       else shift_boxes(extra);
-      if (!s.dropped) s.resident = slice_of(s.owner, s.tensor, s.snapshot);
+      if (s.dropped) continue;
+      // `resident` is the slice of the old snapshot; moved boxes move it, unless the accesses
+      // below the owner move apart (then it is recomputed).
+      if (uniform_shift(s.owner, s.tensor, delta, extra, shift_)) s.resident.shift(shift_);
+      else s.resident = slice_of(s.owner, s.tensor, s.snapshot);
     }
+  }
+
+  // How tensor t's slice below `node` moves when every op's box moves by k·delta: an affine
+  // index of a translated box is the index translated by Σ coef·k·delta. True (and `shift` per
+  // tensor dimension) when every access of t below `node` moves alike.
+  bool uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k, std::vector<int64_t>& shift) const {
+    bool first = true;
+    for (size_t o = 0; o < w_.ops.size(); ++o) {
+      if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
+      const Op& op = w_.ops[o];
+      auto take = [&](const TensorAccess& acc) {
+        if (acc.tensor != tensor) return true;
+        if (first) shift.assign(acc.index.size(), 0);
+        for (size_t j = 0; j < acc.index.size(); ++j) {
+          int64_t by = 0;
+          for (const auto& term : acc.index[j].terms) by += term.coef * k * delta[o][static_cast<size_t>(term.dim)].first;
+          if (!first && shift[j] != by) return false;
+          shift[j] = by;
+        }
+        first = false;
+        return true;
+      };
+      if (!take(op.out)) return false;
+      for (const auto& in : op.inputs)
+        if (!take(in)) return false;
+    }
+    return !first;
   }
 
   // A write stream's cover over the `extra` iterations: what the representative wrote, repeated
