@@ -27,7 +27,7 @@ struct Progress {
 struct SearchOptions {
   Objective objective = Objective::Cycles;
   uint64_t seed = 1;
-  int64_t evaluations = 3000;   // budget of analyses, baselines included
+  int64_t evaluations = 10000;  // budget of analyses, baselines included
   double seconds = 0;           // wall-clock budget; 0 = none
   int top = 1;
   int jobs = 1;                 // threads analysing candidates; results do not depend on it

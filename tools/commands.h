@@ -30,7 +30,7 @@ namespace dfx::cli {
 struct ExploreOptions {
   std::string arch, workload, out, json, html, objective = "cycles";
   uint64_t seed = 1;
-  int64_t evals = 3000;
+  int64_t evals = 10000;
   double seconds = 0;
   int top = 1;
   int jobs = 1;

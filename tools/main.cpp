@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   add_inputs(x, ex.arch, ex.workload, nullptr);
   x->add_option("--objective", ex.objective, "What to minimise")->check(CLI::IsMember({"cycles", "energy", "edp"}));
   x->add_option("--seed", ex.seed, "Random seed; the same seed gives the same result");
-  x->add_option("--evals", ex.evals, "Budget of analyses (baselines included)")->check(CLI::Range(int64_t{10}, int64_t{100000000}));
+  x->add_option("--evals", ex.evals, "Budget of analyses, baselines included (default 10000)")->check(CLI::Range(int64_t{10}, int64_t{100000000}));
   x->add_option("--time", ex.seconds, "Wall-clock budget in seconds (0 = none)")->check(CLI::NonNegativeNumber);
   x->add_option("--top", ex.top, "Keep the K best distinct dataflows")->check(CLI::Range(1, 100));
   x->add_option("--jobs", ex.jobs, "Threads analysing candidates (the result does not depend on it)")->check(CLI::Range(1, 256));

@@ -8,7 +8,7 @@ bash tools/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDFX_TESTS=OFF >/dev/null
 cmake --build build -j"$(nproc)" --target dfx
 ./build/tools/dfx explore configs/arch/edge.yaml configs/workloads/attention_g1.yaml \
-  --evals 3000 --seed 1 --out build/attention_g1_edge_best.yaml
+  --seed 1 --out build/attention_g1_edge_best.yaml
 echo
 ./build/tools/dfx eval configs/arch/edge.yaml configs/workloads/attention_g1.yaml \
   build/attention_g1_edge_best.yaml --explain
