@@ -32,7 +32,15 @@ int64_t largest_divisor(int64_t n, int64_t at_most) {
 
 // The next larger or smaller divisor of n after d (at most `at_most`), or d: small steps let a
 // climb walk a factor towards its best value instead of jumping at random.
-int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng);
+int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng) {
+  const std::vector<int64_t> ds = divisors(n);
+  const auto at = std::find(ds.begin(), ds.end(), d);
+  if (at == ds.end()) return d;
+  const bool up = std::bernoulli_distribution(0.5)(rng);
+  if (up && at + 1 != ds.end() && *(at + 1) <= at_most) return *(at + 1);
+  if (!up && at != ds.begin()) return *(at - 1);
+  return d;
+}
 
 }  // namespace
 
@@ -46,18 +54,6 @@ std::vector<int64_t> divisors(int64_t n) {
   std::sort(out.begin(), out.end());
   return out;
 }
-
-namespace {
-int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng) {
-  const std::vector<int64_t> ds = divisors(n);
-  const auto at = std::find(ds.begin(), ds.end(), d);
-  if (at == ds.end()) return d;
-  const bool up = std::bernoulli_distribution(0.5)(rng);
-  if (up && at + 1 != ds.end() && *(at + 1) <= at_most) return *(at + 1);
-  if (!up && at != ds.begin()) return *(at - 1);
-  return d;
-}
-}  // namespace
 
 bool Choice::operator==(const Choice& o) const {
   return group_of == o.group_of && prim == o.prim && outer == o.outer && core_dim == o.core_dim &&
