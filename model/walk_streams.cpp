@@ -1,0 +1,254 @@
+// The fast walk's buffers: what each holds after its last activation, what an activation
+// moves and from where, and how representative iterations stand for the identical ones.
+#include <algorithm>
+#include <string>
+
+#include "model/transfer_time.h"
+#include "model/walker.h"
+
+namespace dfx::model {
+
+bool Walker::spreads_for(int node, int tensor, const OpBoxes& boxes, const MultiSlice& now, size_t prefix,
+                         Spreads& spreads) {
+  spreads.clear();
+  for (size_t k = prefix; k < spatial_stack_.size(); ++k) {
+    const SpatialLevel& sl = spatial_stack_[k];
+    if (sl.count <= 1) continue;
+    OpBoxes moved = boxes;
+    for (size_t o = 0; o < moved.size(); ++o)
+      for (size_t d = 0; d < moved.dims(); ++d) {
+        moved[o][d].first += sl.delta[o][d].first;
+        moved[o][d].second += sl.delta[o][d].first;
+      }
+    MultiSlice next = slice_of(node, tensor, moved);
+    if (next.parts.size() != now.parts.size()) continue;
+    int axis = -1;
+    int64_t step = 0;
+    for (size_t part = 0; part < now.parts.size(); ++part)
+      for (size_t j = 0; j < now.parts[part].size(); ++j) {
+        int64_t d = next.parts[part][j].lo() - now.parts[part][j].lo();
+        if (d == 0) continue;
+        if (axis >= 0 && (axis != static_cast<int>(j) || step != d)) {
+          problem(f_.nodes[static_cast<size_t>(node)].loc,
+                  "'" + w_.tensors[static_cast<size_t>(tensor)].name +
+                      "' is read along different dimensions by the ops of one tile; spatial loops over it are not supported");
+          return false;
+        }
+        axis = static_cast<int>(j), step = d;
+      }
+    if (axis >= 0) spreads.emplace_back(static_cast<size_t>(axis), step, sl.count);
+  }
+  return true;
+}
+
+void Walker::drop_for_sibling(int seq_node, int next_child) {
+  for (auto& s : streams_) {
+    if (s.resident.empty() || s.owner == seq_node || !inside(s.owner, seq_node) ||
+        inside(s.owner, next_child))
+      continue;
+    bool used_next = false;
+    for (int o : s.owners) used_next |= inside(o, next_child);
+    if (used_next) continue;
+    if (!contexts_.within(s.inst_ctx, inst_ctx_)) continue;
+    add_occupancy(s.level, s.tensor, s.inst_ctx, -s.resident.size());
+    s.resident = MultiSlice();
+    s.dropped = true;
+  }
+}
+
+MultiSlice Walker::slice_of(int node, int tensor, const OpBoxes& boxes) const {
+  MultiSlice s;
+  for (size_t o = 0; o < w_.ops.size(); ++o) {
+    if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
+    const Op& op = w_.ops[o];
+    if (op.out.tensor == tensor) s.add(access_slice(op.out, boxes[o]));
+    for (const auto& in : op.inputs)
+      if (in.tensor == tensor) s.add(access_slice(in, boxes[o]));
+  }
+  return s;
+}
+
+void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
+  const uint64_t key = (static_cast<uint64_t>(inst) << 24) | (static_cast<uint64_t>(level) << 16);
+  int64_t& lv = level_occupancy_[key];
+  lv += delta;
+  r_.level_peak_elems[static_cast<size_t>(level)] =
+      std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
+  int64_t& tv = occupancy_[key | static_cast<uint64_t>(tensor)];
+  tv += delta;
+  auto& peak = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+  peak = std::max(peak, tv);
+}
+
+void Walker::charge_source(int tensor, int source, int level, bool write, int64_t n) {
+  auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
+  (write ? src.update : src.read) += n;
+  if (a_.has_direct_path(source, level)) return;
+  int via = a_.lowest_common_ancestor(source, level);
+  if (via == source || via == level) return;
+  auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
+  mid.update += n;
+  mid.read += n;
+}
+
+int Walker::stream_for(int node, int tensor) {
+  const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
+  const size_t n = static_cast<size_t>(node);
+  // A buffer: one tensor at one level, filled from one source level, in one role, instance and
+  // partition.
+  const uint64_t key = static_cast<uint64_t>(tensor) | (static_cast<uint64_t>(tp.level[n]) << 12) |
+                       (static_cast<uint64_t>(tp.source[n]) << 18) | (static_cast<uint64_t>(tp.writes[n]) << 24) |
+                       (static_cast<uint64_t>(inst_ctx_) << 25) | (static_cast<uint64_t>(part_ctx_) << 45);
+  auto [it, fresh] = stream_ids_.emplace(key, static_cast<int>(streams_.size()));
+  if (!fresh) return it->second;
+  Stream s;
+  s.tensor = tensor;
+  s.level = tp.level[n];
+  s.owner = node;
+  s.source = tp.source[n];
+  s.write = tp.writes[n];
+  s.instance_weight = instance_weight_;
+  s.inst_ctx = inst_ctx_;
+  streams_.push_back(std::move(s));
+  return it->second;
+}
+
+Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64_t weight) {
+  int id = stream_for(node, tensor);
+  Stream& s = streams_[static_cast<size_t>(id)];
+  if (std::find(s.owners.begin(), s.owners.end(), node) == s.owners.end()) s.owners.push_back(node);
+  s.owner = node;  // the snapshot below belongs to this node's subtree
+  MultiSlice now = slice_of(node, tensor, boxes);
+  const int64_t fresh = now.minus_size(s.resident);
+  const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node)][static_cast<size_t>(tensor)]);
+  int64_t merged = 1;
+  for (size_t k = prefix; k < spatial_stack_.size(); ++k) merged *= spatial_stack_[k].count;
+  // Instances fed from one source buffer: with multicast the source sends what they need
+  // together once; without it, each its own copy (they still share the source's bandwidth).
+  const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
+  if (multicast && merged > 1 && s.spreads_owner != node && !now.empty()) {
+    if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) return {};
+    s.spreads_owner = node;
+  }
+  const int64_t shared = merged == 1 ? fresh : multicast ? merged_fresh(now, s.resident, fresh, s.spreads) : fresh * merged;
+  const int64_t source_weight = weight / merged;
+  add_occupancy(s.level, tensor, s.inst_ctx, now.size() - s.resident.size());
+  s.mc_count = multicast ? merged : 1;
+  if (s.write) {
+    s.write_entries += fresh * weight;
+    s.mc_write_entries += shared * source_weight;
+    if (!now.empty()) add_cover(id, now.parts.front());
+  } else {
+    r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(tensor)].fill += fresh * weight;
+  }
+  charge_source(tensor, s.source, s.level, s.write, shared * source_weight);
+  s.resident = std::move(now);
+  s.snapshot = boxes;
+  s.dropped = false;
+  if (representing_) touched_.push_back(id);
+  const MultiSlice& held = s.resident;
+  const int64_t row = held.empty() || held.parts.front().empty() ? 1 : held.parts.front().back().size();
+  const TransferTime moved = transfer_time(a_, s.source, s.level, s.write, row, fresh, shared);
+  const double t = moved.cycles, port = moved.port;
+  if (!s.write && !computed_) first_loads_ += t;
+  if (!s.write && fresh > 0 && a_.addressable(s.level)) after_last_load_ = 0;
+  Moved m;
+  (s.write ? m.store : m.load) = t;
+  m.port = port;
+  return m;
+}
+
+void Walker::add_cover(int id, const Slice& part) {
+  Stream& s = streams_[static_cast<size_t>(id)];
+  if (s.cover.empty()) s.cover.assign(part.size(), IndexSet());
+  for (size_t j = 0; j < part.size(); ++j) s.cover[j] = s.cover[j].united(part[j]);
+  if (representing_) cover_log_.push_back({id, part});
+}
+
+void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra) {
+  std::vector<int> ids(touched_.begin() + static_cast<long>(mark), touched_.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  // Per write stream: what the representative iteration wrote (few streams: a flat list).
+  std::vector<std::pair<int, Slice>> written;
+  for (size_t i = cover_mark; i < cover_log_.size(); ++i) {
+    const auto& [id, part] = cover_log_[i];
+    auto at = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
+    if (at == written.end()) written.emplace_back(id, part);
+    else for (size_t j = 0; j < part.size(); ++j) at->second[j] = at->second[j].united(part[j]);
+  }
+  for (int id : ids) {
+    Stream& s = streams_[static_cast<size_t>(id)];
+    auto shift_boxes = [&](int64_t k) {
+      for (size_t o = 0; o < s.snapshot.size(); ++o)
+        for (size_t d = 0; d < s.snapshot.dims(); ++d) {
+          s.snapshot[o][d].first += k * delta[o][d].first;
+          s.snapshot[o][d].second += k * delta[o][d].first;
+        }
+    };
+    auto it = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
+    if (s.write && it != written.end()) extend_cover(s, id, it->second, extra, shift_boxes);
+    else shift_boxes(extra);
+    if (s.dropped) continue;
+    // `resident` is the slice of the old snapshot; moved boxes move it, unless the accesses
+    // below the owner move apart (then it is recomputed).
+    if (uniform_shift(s.owner, s.tensor, delta, extra, shift_)) s.resident.shift(shift_);
+    else s.resident = slice_of(s.owner, s.tensor, s.snapshot);
+  }
+}
+
+bool Walker::uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k, std::vector<int64_t>& shift) const {
+  bool first = true;
+  for (size_t o = 0; o < w_.ops.size(); ++o) {
+    if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
+    const Op& op = w_.ops[o];
+    auto take = [&](const TensorAccess& acc) {
+      if (acc.tensor != tensor) return true;
+      if (first) shift.assign(acc.index.size(), 0);
+      for (size_t j = 0; j < acc.index.size(); ++j) {
+        int64_t by = 0;
+        for (const auto& term : acc.index[j].terms) by += term.coef * k * delta[o][static_cast<size_t>(term.dim)].first;
+        if (!first && shift[j] != by) return false;
+        shift[j] = by;
+      }
+      first = false;
+      return true;
+    };
+    if (!take(op.out)) return false;
+    for (const auto& in : op.inputs)
+      if (!take(in)) return false;
+  }
+  return !first;
+}
+
+template <class Shift>
+void Walker::extend_cover(Stream& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes) {
+  const MultiSlice before = slice_of(s.owner, s.tensor, s.snapshot);
+  shift_boxes(1);
+  const MultiSlice one = slice_of(s.owner, s.tensor, s.snapshot);
+  shift_boxes(extra - 1);
+  if (before.empty() || one.empty()) return;
+  Slice added = wrote;
+  const Slice& a0 = before.parts.front();
+  const Slice& a1 = one.parts.front();
+  for (size_t j = 0; j < added.size(); ++j) {
+    int64_t step = a1[j].lo() - a0[j].lo();
+    if (step != 0) added[j] = added[j].united(added[j].with_translates(step, 1, extra));
+  }
+  add_cover(id, added);
+}
+
+void Walker::finish_write_streams() {
+  for (const auto& s : streams_) {
+    if (!s.write || s.cover.empty()) continue;
+    const int64_t distinct = slice_size(s.cover) * s.instance_weight;
+    r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;
+    Slice merged_cover = s.cover;
+    for (const auto& [axis, step, count] : s.spreads) merged_cover[axis] = spread_set(merged_cover[axis], step, count);
+    const int64_t merged_distinct = slice_size(merged_cover) * (s.instance_weight / s.mc_count);
+    const int64_t refills = s.mc_write_entries - merged_distinct;
+    charge_source(s.tensor, s.source, s.level, false, refills);
+  }
+}
+
+}  // namespace dfx::model

@@ -1,0 +1,171 @@
+#pragma once
+// The fast walk behind walk_tree(): its state and steps. model/walk.cpp walks the tree (loops,
+// children, timing); model/walk_streams.cpp keeps the buffers (what each holds, what moves).
+// Internal to model/.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "model/index_set.h"
+#include "model/instruction_time.h"
+#include "model/walk.h"
+#include "model/walk_support.h"
+#include "model/walk_time.h"
+
+namespace dfx::model {
+
+// One buffer's history: the elements resident after its last activation.
+struct Stream {
+  int tensor = 0, level = 0, owner = 0, source = 0;  // owner: the last node to activate it
+  bool write = false;
+  int64_t instance_weight = 1;
+  int inst_ctx = 0;          // the spatial instance (a context id, see Contexts)
+  MultiSlice resident;
+  OpBoxes snapshot;         // the boxes that produced `resident`, to translate it
+  Slice cover;              // write streams: every element ever written here, per dimension
+  int64_t write_entries = 0;
+  int64_t mc_write_entries = 0;  // write entries as the source sees them (instances merged)
+  int64_t mc_count = 1;          // instances merged into one source transfer
+  std::vector<std::tuple<size_t, int64_t, int64_t>> spreads;  // (axis, step, count) per merged loop
+  int spreads_owner = -1;        // the owner node `spreads` was computed for
+  std::vector<int> owners;  // tile nodes whose activations fill this buffer
+  bool dropped = false;     // emptied by a Seq sibling since its last activation
+};
+
+class Walker {
+ public:
+  Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p)
+      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), instructions_(a, w, f) {
+    r_.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
+    r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
+    r_.level_peak_elems.assign(a.levels.size(), 0);
+    mc_prefix_ = source_prefixes(w_, f_, p_);
+    subtree_end_.assign(f.nodes.size(), 0);
+    for (size_t i = f.nodes.size(); i-- > 0;) {
+      subtree_end_[i] = static_cast<int>(i) + 1;
+      for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
+    }
+  }
+
+  WalkResult run();
+
+ private:
+  const arch::Arch& a_;
+  const Workload& w_;
+  const Dataflow& f_;
+  const Placement& p_;
+  WalkResult r_;
+  Contexts contexts_;
+  TileIndex index_;
+  BoxPool pool_;
+  int inst_ctx_ = 0;  // current spatial instance
+  int part_ctx_ = 0;  // current Para/Pipe partition
+  // The spatial loops around the current position (one per instance_ entry): how many instances
+  // and how the boxes move from one instance to the next.
+  struct SpatialLevel {
+    int64_t count = 1;
+    OpBoxes delta;
+  };
+  std::vector<SpatialLevel> spatial_stack_;
+  std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
+  std::unordered_map<uint64_t, int> stream_ids_;
+  std::vector<Stream> streams_;
+  // What representative iterations touched and wrote, for translate_since; only kept while one
+  // is being visited (representing_ > 0), and cleared when the outermost one is done.
+  int representing_ = 0;
+  std::vector<int> touched_;
+  std::vector<std::pair<int, Slice>> cover_log_;
+  std::vector<int64_t> shift_;  // scratch of translate_since
+  std::unordered_map<uint64_t, int64_t> occupancy_;        // (instance, level, tensor) → elements
+  std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
+  int64_t instance_weight_ = 1;
+  std::vector<int> subtree_end_;
+  InstructionTimes instructions_;
+  bool computed_ = false;                 // a leaf has run: loads from now on overlap compute
+  double first_loads_ = 0, last_store_ = 0;
+  double last_store_port_ = 0;            // the last store's time on the DRAM port (in Time::port too)
+  double after_last_load_ = 0;            // instruction cycles since the last program load
+  std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
+
+  // How the merged instances' slices of a tensor lie next to the representative's: per spatial
+  // loop beyond the source buffer's own, the tensor dimension it moves and by how much.
+  // Translation-invariant, so computed once per buffer and owner.
+  bool spreads_for(int node, int tensor, const OpBoxes& boxes, const MultiSlice& now, size_t prefix,
+                   Spreads& spreads);
+
+  // The pipeline is empty at the start and drains at the end: the first loads and the last
+  // store overlap nothing.
+  double cycles_of(const Time& t) const;
+
+  bool inside(int node, int root) const {
+    return node >= root && node < subtree_end_[static_cast<size_t>(root)];
+  }
+
+  // Seq: the next sibling owns the memory; what it does not use of the others' data is dropped.
+  void drop_for_sibling(int seq_node, int next_child);
+
+  void problem(const SourceLoc& loc, const std::string& msg);
+
+  MultiSlice slice_of(int node, int tensor, const OpBoxes& boxes) const;
+
+  void add_occupancy(int level, int tensor, int inst, int64_t delta);
+
+  // The source side of a transfer: `n` elements (weighted, instances merged) read from the
+  // source level, or written back to it; staged through the common ancestor when there is no path.
+  void charge_source(int tensor, int source, int level, bool write, int64_t n);
+
+  int stream_for(int node, int tensor);
+
+  // One activation's transfer time, as a load or a store, and its time on the chip's one DRAM
+  // port (loads and stores share it).
+  struct Moved {
+    double load = 0, store = 0, port = 0;
+  };
+
+  // One activation of an owner: the buffer takes its new slice.
+  Moved activate(int node, int tensor, const OpBoxes& boxes, int64_t weight);
+
+  void add_cover(int id, const Slice& part);
+
+  // Streams touched since `mark` stand for `extra` more identical iterations: move them on, and
+  // count what those iterations wrote as written.
+  void translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra);
+
+  // How tensor t's slice below `node` moves when every op's box moves by k·delta: an affine
+  // index of a translated box is the index translated by Σ coef·k·delta. True (and `shift` per
+  // tensor dimension) when every access of t below `node` moves alike.
+  bool uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k, std::vector<int64_t>& shift) const;
+
+  // A write stream's cover over the `extra` iterations: what the representative wrote, repeated
+  // at the step its slice moves by. Leaves the snapshot moved on by `extra` steps.
+  template <class Shift>
+  void extend_cover(Stream& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes);
+
+  // Refills of partial sums: every write entry but the first of each element is one. Per
+  // instance at the buffer; instances merged at the source.
+  void finish_write_streams();
+
+  Time visit_leaf(int node, const OpBoxes& boxes, int64_t weight);
+
+  Time visit(int node, const OpBoxes& boxes, int64_t weight);
+
+  Time children(int node, const OpBoxes& boxes, int64_t weight);
+
+  // One child as a pipeline of its own: its first loads and its last store overlap nothing.
+  Time phase(int child, const OpBoxes& boxes, int64_t weight);
+
+  // Iterations of loop `li` and everything inside it. Returns the latency of one pass.
+  Time loops(int node, size_t li, OpBoxes& boxes, int64_t weight);
+
+  // Spatial loops must split the same extent evenly every time they run: instances are hardware
+  // and each must do the same work on the same shape.
+  bool spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last);
+
+  template <class At>
+  Time spatial(int node, size_t li, int64_t weight, int64_t trips, At at);
+};
+
+}  // namespace dfx::model
