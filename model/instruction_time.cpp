@@ -34,13 +34,13 @@ Time InstructionTimes::time(int node, const OpBoxes& boxes) const {
       const bool swapped = op.role_of(op.inputs[0].tensor) != arch::Role::Left;
       const MatrixBlocking mb = matrix_blocking(op, op.inputs[swapped ? 1 : 0], op.inputs[swapped ? 0 : 1], block);
       const int64_t one = arch::mma_cycles(u, mb.extent(mb.m, block), mb.extent(mb.n, block), mb.extent(mb.k, block)) + arch::kIssueCycles;
-      time.then(Time::on_unit(op.unit, static_cast<double>(mb.mma_count(block) * one)));
+      time.then(Time::on_unit(op.unit, static_cast<double>(mb.mma_count(block) * one), static_cast<double>(mb.mma_count(block))));
     } else {
       const VectorBlocking vb = vector_blocking(op, block);
       const int sources = op.accumulate == Accumulate::None ? static_cast<int>(op.inputs.size()) : 1;
       const arch::VecOp vop = vector_instruction(op).value_or(arch::VecOp::Add);
       const int64_t one = arch::vector_op_cycles(u, operands, vop, sources, vb.rows(block), vb.row_length(block)) + arch::kIssueCycles;
-      time.then(Time::on_unit(op.unit, static_cast<double>(vb.count(block) * one)));
+      time.then(Time::on_unit(op.unit, static_cast<double>(vb.count(block) * one), static_cast<double>(vb.count(block))));
     }
   }
   return time;

@@ -178,7 +178,7 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
     BoxPool::Lease bl = at(trips - 1);
     latency.next_iteration(loops(node, li + 1, *bl, weight));
   }
-  latency.pipeline_iterations(one);
+  latency.pipeline_iterations(one, trips);
   return latency;
 }
 

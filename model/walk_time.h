@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "arch/arch.h"
+#include "arch/unit_costs.h"
 
 namespace dfx::model {
 
@@ -15,14 +16,22 @@ struct Time {
   double in = 0, out = 0;   // transfers into / out of the levels a program addresses
   double port = 0;          // the root level's (DRAM's) port, loads and stores together
   double unit[2] = {0, 0};  // per arch::UnitKind: the unit's instructions
+  double instructions[2] = {0, 0};  // per arch::UnitKind: how many
+  // A floor under the loads and the chain together, from the dispatcher: it issues in program
+  // order into queues of arch::kQueueDepth, so a unit given more than that in one iteration
+  // holds back the next iteration's loads until it has taken all but a queue's worth (see
+  // pipeline_iterations).
+  double dispatch_floor = 0;
+  bool looped = false;  // holds iterations of a loop whose instructions overlap
   // The order the units run in: the first and last unit (-1: none), the units used, and whether
   // a unit runs again after another one did (then in-order queues serialize repetitions).
   int first = -1, last = -1;
   unsigned used = 0;
   bool revisits = false;
 
-  static Time on_unit(arch::UnitKind k, double cycles) {
+  static Time on_unit(arch::UnitKind k, double cycles, double instructions = 0) {
     Time t;
+    t.instructions[static_cast<int>(k)] = instructions;
     t.latency = t.compute = cycles;
     t.unit[static_cast<int>(k)] = cycles;
     t.first = t.last = static_cast<int>(k);
@@ -55,12 +64,31 @@ struct Time {
     add_busy(o);
     return *this;
   }
+  // The flag operations a unit's queue gets per loop body beside its instructions, as the
+  // lowering emits them: two waits ahead (its input is ready, its output buffer is free), two
+  // sets after.
+  static constexpr double kFlagEntries = 4;
   // Iterations whose bodies visit the units in one pass overlap on in-order queues like a flow
-  // shop: the busiest unit's total plus the rest of one body (`one`).
-  void pipeline_iterations(const Time& one) {
+  // shop: the busiest unit's total plus the rest of one body (`one`) — as far as the dispatcher
+  // lets the next iteration's loads in. A unit with more entries in one body than its queue
+  // holds keeps everything after them in program order (the next body's loads) out until it
+  // has started all but a queue's worth; when that takes its second wait, the one for this
+  // body's upstream work, the loads and the units before it follow one another every body.
+  void pipeline_iterations(const Time& one, int64_t trips) {
     if (one.revisits || one.used == 0) return;
     const double bottleneck = std::max(unit[0], unit[1]), one_bottleneck = std::max(one.unit[0], one.unit[1]);
     compute = std::min(compute, bottleneck + one.compute - one_bottleneck);
+    if (!one.looped && trips > 1)
+      for (int k = 0; k < 2; ++k) {
+        const double entries = one.instructions[k] + kFlagEntries, held = entries - static_cast<double>(arch::kQueueDepth);
+        if (one.instructions[k] <= 0 || held < 2) continue;
+        // The unit's own work before the entry that must start (the two waits do none).
+        const double before = std::max(0.0, held - 3) / one.instructions[k] * one.unit[k];
+        const double upstream = one.last == k ? one.compute - one.unit[k] : 0;
+        // Every body's upstream work in turn, all the loop's loads (`in`), the last body's rest.
+        dispatch_floor = std::max(dispatch_floor, static_cast<double>(trips) * (before + upstream) + in + one.unit[k] - before);
+      }
+    looped = true;
   }
   // Side by side on split resources (Para, Pipe): the slower latency; shared resources add up.
   Time& beside(const Time& o) {
@@ -74,6 +102,7 @@ struct Time {
   Time times(double n) const {
     Time t = *this;
     t.latency *= n, t.compute *= n, t.in *= n, t.out *= n, t.port *= n, t.unit[0] *= n, t.unit[1] *= n;
+    t.instructions[0] *= n, t.instructions[1] *= n, t.dispatch_floor *= n;
     return t;
   }
   // Decoupled queues: transfers run ahead of the instructions that need them, so the cycles are
@@ -83,7 +112,7 @@ struct Time {
   // store's port time (`last_store_port`) is already in `port`.
   double cycles_decoupled(double first_loads, double after_last_load, double last_store, double last_store_port) const {
     const double chain = std::max({compute, unit[0], unit[1]});
-    return std::max({in + after_last_load + last_store, port + after_last_load + last_store - last_store_port,
+    return std::max({in + after_last_load + last_store, dispatch_floor + last_store, port + after_last_load + last_store - last_store_port,
                      first_loads + chain + last_store, first_loads + out});
   }
 
@@ -96,6 +125,9 @@ struct Time {
   }
   void add_busy(const Time& o) {
     in += o.in, out += o.out, port += o.port, unit[0] += o.unit[0], unit[1] += o.unit[1];
+    instructions[0] += o.instructions[0], instructions[1] += o.instructions[1];
+    dispatch_floor += o.dispatch_floor;
+    looped = looped || o.looped;
   }
 };
 
