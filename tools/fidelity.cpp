@@ -319,12 +319,15 @@ int main(int argc, char** argv) {
          "pipeline starts empty and drains at the end, and again between operators that hand data over "
          "through DRAM; transfers run ahead of the instructions (decoupled queues, a second DMA engine for "
          "stores) while the instructions keep program order, overlapping iterations like a flow shop "
-         "unless a unit is used again within one (Q·K, softmax, P·V). What it does not model, seen in "
-         "the largest errors: the dispatcher stalls behind a full queue (a tile of many small mmas — a "
-         "convolution's window — holds back the next tile's loads), flags that make one unit wait for "
-         "another within a flow, and convolution windows that the lowering reloads where the model counts "
-         "only new rows (the DRAM traffic differences, all on conv_chain_s1). Issue 5's goal is a 3% "
-         "mean error.\n\n";
+         "unless a unit is used again within one (Q·K, softmax, P·V), and as far as the in-order "
+         "dispatcher lets them: a unit with more instructions and flag operations in one iteration than "
+         "its queue holds keeps the next iteration's loads waiting for this iteration's upstream units. "
+         "What it does not model, seen in the largest errors: cores that move in step on the shared DRAM "
+         "port, so that the port idles while every engine waits out its latency (a small GEMM whose loads "
+         "and stores per iteration are alike: 165 cycles per iteration where the port needs 128), flags "
+         "that make one unit wait for another within a flow, and convolution windows that the lowering "
+         "reloads where the model counts only new rows (the DRAM traffic differences, all on "
+         "conv_chain_s1). Issue 5's goal is a 3% mean error.\n\n";
     f << "## Every dataflow\n\n| # | workload | dataflow | cores | model cycles | SystemC | RTL | model DRAM B | RTL DRAM B |\n"
       << "|---|---|---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < rows.size(); ++i) {
