@@ -64,26 +64,24 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
     : a_(a), w_(w), prims_(std::move(prims)) {
   if (prims_.empty()) prims_ = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
   cores_ = a.cores;
-  const int64_t per_core = a.cores * a.sub_cores;
-  for (size_t l = 1; l < a.levels.size(); ++l)
-    if (a.levels[l].instances <= per_core) buffer_ = static_cast<int>(l);
-  if (buffer_ < 0)
-    throw InputError(a.levels[0].loc, "arch '" + a.name + "' has no on-chip buffer level (one per chip or core) to tile into");
-  for (int r = 0; r < arch::kRoleCount; ++r)
-    if (!a.levels[static_cast<size_t>(buffer_)].holds[r])
-      throw InputError(a.levels[static_cast<size_t>(buffer_)].loc,
-                       "the mapper's template needs one buffer that holds every operand; level '" +
-                           a.levels[static_cast<size_t>(buffer_)].name + "' of arch '" + a.name +
-                           "' does not (role-split archs such as ascend_like are not supported by explore yet)");
-  if (const auto* mu = a.unit(arch::UnitKind::Matrix)) {
-    matrix_pes_per_core_ = mu->total_pes() / cores_;
-    for (size_t l = static_cast<size_t>(buffer_) + 1; l < a.levels.size(); ++l)
-      if (a.levels[l].instances == mu->total_pes()) registers_ = static_cast<int>(l);
-  }
+  const auto uses = [&](arch::UnitKind k) {
+    return std::any_of(w.ops.begin(), w.ops.end(), [k](const model::Op& op) { return op.unit == k; });
+  };
+  levels_ = template_levels(a, uses(arch::UnitKind::Matrix), uses(arch::UnitKind::Vector));
+  if (const auto* mu = a.unit(arch::UnitKind::Matrix)) matrix_pes_per_core_ = mu->total_pes() / cores_;
   if (const auto* vu = a.unit(arch::UnitKind::Vector)) vector_lanes_per_core_ = vu->total_pes() / cores_;
   for (const auto& op : w.ops)
     if ((op.unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_) <= 0)
       throw InputError(op.loc, "op '" + op.name + "' needs a unit that arch '" + a.name + "' does not have");
+}
+
+// How many cores a loop over `dim` spreads over: all of them when they divide its extent, else
+// the most that do if that is more than half (28 of ascend_like's 32 for 56 rows); 0: none.
+int64_t Space::spread_of(int dim) const {
+  const int64_t size = w_.dims[static_cast<size_t>(dim)].size;
+  for (int64_t n = cores_; n > 1 && 2 * n > cores_; --n)
+    if (size % n == 0) return n;
+  return 0;
 }
 
 std::vector<std::vector<int>> Space::group_members(const Choice& c) const {
@@ -140,7 +138,7 @@ std::vector<int64_t> Space::op_extents(const Choice& c, size_t op) const {
   model::OpBoxes boxes = model::OpBoxes::whole(w_);
   std::vector<int> dims = outer_dims(members);
   for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t factor = c.outer[static_cast<size_t>(g)][i] * (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? cores_ : 1);
+    int64_t factor = c.outer[static_cast<size_t>(g)][i] * (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? spread_of(dims[i]) : 1);
     int64_t extent = model::extent_below(w_, below, dims[i], boxes);
     int64_t chunk = (extent + factor - 1) / factor;
     model::restrict_and_project(w_, below, dims[i], 0, chunk, boxes);
@@ -219,11 +217,11 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
     std::vector<int> core_ok;
     const bool spread = c.may_spread.empty() || c.may_spread[g];
     for (size_t i = 0; i < dims.size(); ++i)
-      if (spread && may_tile(c, g, i) && cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0)
+      if (spread && may_tile(c, g, i) && spread_of(dims[i]) > 0)
         core_ok.push_back(static_cast<int>(i));
     c.core_dim[g] = core_ok.empty() ? -1 : pick(core_ok, rng);
     for (size_t i = 0; i < dims.size(); ++i) {
-      int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[g] == static_cast<int>(i) ? cores_ : 1);
+      int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[g] == static_cast<int>(i) ? spread_of(dims[i]) : 1);
       c.outer[g].push_back(may_tile(c, g, i) ? pick_divisor(extent, extent, rng) : 1);
     }
     for (int o : members[g]) {
@@ -329,11 +327,11 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     const size_t i = std::uniform_int_distribution<size_t>(0, dims.size() - 1)(rng);
     if (!may_tile(c, static_cast<size_t>(g), i)) return c;
     const bool spread = c.may_spread.empty() || c.may_spread[static_cast<size_t>(g)];
-    if (gene == 3 && spread && cores_ > 1 && w_.dims[static_cast<size_t>(dims[i])].size % cores_ == 0)
+    if (gene == 3 && spread && spread_of(dims[i]) > 0)
       c.core_dim[static_cast<size_t>(g)] = static_cast<int>(i);
-    const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? cores_ : 1);
+    const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? spread_of(dims[i]) : 1);
     for (size_t k = 0; k < dims.size(); ++k) {
-      const int64_t e = w_.dims[static_cast<size_t>(dims[k])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(k) ? cores_ : 1);
+      const int64_t e = w_.dims[static_cast<size_t>(dims[k])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(k) ? spread_of(dims[k]) : 1);
       if (e % c.outer[static_cast<size_t>(g)][k] != 0) c.outer[static_cast<size_t>(g)][k] = 1;
     }
     int64_t& factor = c.outer[static_cast<size_t>(g)][i];
@@ -366,9 +364,9 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     if (parent >= 0) f.nodes[static_cast<size_t>(parent)].children.push_back(id);
     return id;
   };
-  auto tile = [](int level, model::Prim prim = model::Prim::Seq) {
+  auto tile = [](std::vector<int> levels, model::Prim prim = model::Prim::Seq) {
     model::TreeNode n;
-    n.levels = {level};
+    n.levels = std::move(levels);
     n.prim = prim;
     return n;
   };
@@ -377,15 +375,15 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     l.dim = dim, l.factor = factor, l.spatial = spatial;
     return l;
   };
-  const int root = add(-1, tile(0));
+  const int root = add(-1, tile({0}));
   auto members = group_members(c);
   for (size_t g = 0; g < members.size(); ++g) {
     std::vector<int> dims = outer_dims(members[g]);
-    model::TreeNode outer = tile(0);
-    if (c.core_dim[g] >= 0) outer.loops.push_back(loop(dims[static_cast<size_t>(c.core_dim[g])], cores_, true));
+    model::TreeNode outer = tile({0});
+    if (c.core_dim[g] >= 0) outer.loops.push_back(loop(dims[static_cast<size_t>(c.core_dim[g])], spread_of(dims[static_cast<size_t>(c.core_dim[g])]), true));
     for (size_t i = 0; i < dims.size(); ++i)
       if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
-    const int group_tile = add(add(root, outer), tile(buffer_, c.prim[g]));
+    const int group_tile = add(add(root, outer), tile(levels_.group, c.prim[g]));
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
       const std::vector<int64_t> ext = op_extents(c, static_cast<size_t>(o));
@@ -398,13 +396,24 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       if (!keep.empty())
         std::rotate(keep.begin(), keep.begin() + static_cast<long>(static_cast<size_t>(c.order[static_cast<size_t>(o)]) % keep.size()), keep.end());
       keep.insert(keep.end(), reduce.begin(), reduce.end());
-      model::TreeNode op_tile = tile(buffer_);
-      for (size_t i : keep)
-        if (ext[i] / sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], ext[i] / sp[i], false));
+      const bool matrix = op.unit == arch::UnitKind::Matrix;
+      model::TreeNode op_tile = tile(matrix ? levels_.matrix_op : levels_.vector_op);
+      // A cube's inputs stage through their own level (L1): the loops over its output go there,
+      // the operand levels below hold a spatial block and run its whole reduction (one
+      // instruction accumulates in L0C).
+      model::TreeNode staged = tile({levels_.matrix_staging});
+      const bool stage = matrix && levels_.matrix_staging >= 0;
+      for (size_t k = 0; k < keep.size(); ++k) {
+        const size_t i = keep[k];
+        const bool reduction = k >= keep.size() - reduce.size();
+        if (ext[i] / sp[i] > 1) (stage && !reduction ? staged : op_tile).loops.push_back(loop(op.dims[i], ext[i] / sp[i], false));
+      }
       for (size_t i = 0; i < op.dims.size(); ++i)
         if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
-      int parent = add(group_tile, op_tile);
-      if (op.unit == arch::UnitKind::Matrix && registers_ >= 0) parent = add(parent, tile(registers_));
+      int parent = group_tile;
+      if (matrix && levels_.matrix_staging >= 0) parent = add(parent, staged);
+      parent = add(parent, op_tile);
+      if (matrix && levels_.registers >= 0) parent = add(parent, tile({levels_.registers}));
       model::TreeNode leaf;
       leaf.is_leaf = true;
       leaf.op = o;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "mapper/template_levels.h"
 #include "model/dataflow.h"
 #include "model/workload.h"
 
@@ -85,12 +86,12 @@ class Space {
   const model::Workload& w_;
   std::vector<model::Prim> prims_;  // what fused groups may use
   std::vector<int> fixed_groups_;    // per op, when the user fixed the fusion (empty: searched)
-  int buffer_ = -1;       // the on-chip level the template tiles into
-  int registers_ = -1;    // per-PE level, if any
+  TemplateLevels levels_;  // where the template's tiles go
   int64_t cores_ = 1;
   int64_t matrix_pes_per_core_ = 0, vector_lanes_per_core_ = 0;
 
   Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
+  int64_t spread_of(int dim) const;
   std::vector<int> outer_dims(const std::vector<int>& group_ops) const;
   bool may_tile(const Choice& c, size_t g, size_t i) const;
   Choice grouped(const std::vector<int>& group_of, model::Prim prim) const;

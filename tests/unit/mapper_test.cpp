@@ -204,13 +204,6 @@ TEST_F(Explore, ObjectivesChangeWhatIsMinimised) {
   EXPECT_EQ(out.best.front().cost, out.best.front().report.energy_pj);
 }
 
-TEST(Space, RoleSplitArchsAreRefusedClearly) {
-  arch::Arch asc = arch::load_arch(test::config("arch/ascend_like.yaml"));
-  model::Workload w = model::load_workload(test::config("workloads/gemm_chain_g1.yaml"));
-  std::string err = test::input_error([&] { Space s(asc, w); });
-  EXPECT_NE(err.find("not supported by explore yet"), std::string::npos) << err;
-}
-
 TEST(Space, Divisors) {
   EXPECT_EQ(divisors(12), (std::vector<int64_t>{1, 2, 3, 4, 6, 12}));
   EXPECT_EQ(divisors(1), (std::vector<int64_t>{1}));
