@@ -21,7 +21,11 @@ TransferTime transfer_time(const arch::Arch& a, int source, int level, bool writ
   const double at_dst = dst.row_port ? pieces(fresh) : static_cast<double>(fresh) * wb / dst_bw;
   t.cycles = std::max(at_src, at_dst);
   if (src.parent < 0) t.port = at_src;
-  if (fresh > 0 && a.addressable(level)) t.cycles += static_cast<double>(arch::transfer_startup(src, dst) + arch::kIssueCycles);
+  if (fresh > 0 && a.addressable(level)) {
+    const double startup = static_cast<double>(arch::transfer_startup(src, dst) + arch::kIssueCycles);
+    t.cycles += startup;
+    if (src.parent < 0 && at_src > startup) t.colliding_wait = startup;
+  }
   return t;
 }
 

@@ -10,6 +10,10 @@ namespace dfx::model {
 struct TransferTime {
   double cycles = 0;
   double port = 0;  // the source's share when the source is the root level (the DRAM port)
+  // Of `cycles`, the root's latency and issue when the transfer's own pieces on the root's port
+  // take longer than that: then the loads and the stores of cores that run one program collide
+  // on the port every round instead of taking turns in each other's waits (Time::cycles_decoupled).
+  double colliding_wait = 0;
 };
 
 // The source sends `shared` elements (what the merged instances need), the buffer at `level`

@@ -155,6 +155,7 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   Moved m;
   (s.write ? m.store : m.load) = t;
   m.port = port;
+  m.colliding_wait = moved.colliding_wait;
   return m;
 }
 

@@ -15,6 +15,13 @@ struct Time {
   double compute = 0;       // latency with the program's transfers left out: the chain of instructions
   double in = 0, out = 0;   // transfers into / out of the levels a program addresses
   double port = 0;          // the root level's (DRAM's) port, loads and stores together
+  // The latencies of the loads [0] and the stores [1] whose pieces outlast them on the port
+  // (TransferTime::colliding_wait): cores that run one program move in step, and when a round
+  // of one engine's pieces does not fit in the other's wait, the two overlap on the port, finish
+  // together and wait together — the port idles for a latency every round they both have but
+  // one: a store follows its loads a round later.
+  double colliding_waits[2] = {0, 0};
+  double colliding[2] = {0, 0};  // how many such transfers
   double unit[2] = {0, 0};  // per arch::UnitKind: the unit's instructions
   double instructions[2] = {0, 0};  // per arch::UnitKind: how many
   // A floor under the loads and the chain together, from the dispatcher: it issues in program
@@ -103,6 +110,7 @@ struct Time {
     Time t = *this;
     t.latency *= n, t.compute *= n, t.in *= n, t.out *= n, t.port *= n, t.unit[0] *= n, t.unit[1] *= n;
     t.instructions[0] *= n, t.instructions[1] *= n, t.dispatch_floor *= n;
+    t.colliding_waits[0] *= n, t.colliding_waits[1] *= n, t.colliding[0] *= n, t.colliding[1] *= n;
     return t;
   }
   // Decoupled queues: transfers run ahead of the instructions that need them, so the cycles are
@@ -112,7 +120,10 @@ struct Time {
   // store's port time (`last_store_port`) is already in `port`.
   double cycles_decoupled(double first_loads, double after_last_load, double last_store, double last_store_port) const {
     const double chain = std::max({compute, unit[0], unit[1]});
-    return std::max({in + after_last_load + last_store, dispatch_floor + last_store, port + after_last_load + last_store - last_store_port,
+    const double rounds = std::min(colliding[0], colliding[1]) - 1;
+    const double port_idle = rounds > 0 ? rounds * (colliding_waits[0] + colliding_waits[1]) / (colliding[0] + colliding[1]) : 0;
+    return std::max({in + after_last_load + last_store, dispatch_floor + last_store,
+                     port + port_idle + after_last_load + last_store - last_store_port,
                      first_loads + chain + last_store, first_loads + out});
   }
 
@@ -127,6 +138,8 @@ struct Time {
     in += o.in, out += o.out, port += o.port, unit[0] += o.unit[0], unit[1] += o.unit[1];
     instructions[0] += o.instructions[0], instructions[1] += o.instructions[1];
     dispatch_floor += o.dispatch_floor;
+    colliding_waits[0] += o.colliding_waits[0], colliding_waits[1] += o.colliding_waits[1];
+    colliding[0] += o.colliding[0], colliding[1] += o.colliding[1];
     looped = looped || o.looped;
   }
 };

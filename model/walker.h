@@ -122,7 +122,7 @@ class Walker {
   // One activation's transfer time, as a load or a store, and its time on the chip's one DRAM
   // port (loads and stores share it).
   struct Moved {
-    double load = 0, store = 0, port = 0;
+    double load = 0, store = 0, port = 0, colliding_wait = 0;
   };
 
   // One activation of an owner: the buffer takes its new slice.
