@@ -23,6 +23,7 @@ struct Scored {
   std::shared_ptr<const model::Report> report;
   bool valid = false;
   double cost = 0;
+  bool analysed = false;  // false when rejected before the analysis (it cannot fit)
 };
 
 class AnalysisCache {

@@ -13,6 +13,7 @@
 #include "mapper/mcts.h"
 #include "mapper/space.h"
 #include "model/analyze.h"
+#include "model/footprint_floor.h"
 #include "model/dataflow.h"
 
 namespace dfx::mapper {
@@ -157,6 +158,11 @@ class Searcher {
     Scored s;
     try {
       model::check_dataflow(f, a_, w_);
+      if (auto over = cannot_fit(f)) {
+        s.report = std::move(over);
+        return s;
+      }
+      s.analysed = true;
       s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f));
       s.valid = s.report->valid && within_limits(*s.report);
     } catch (const InputError&) {
@@ -164,6 +170,29 @@ class Searcher {
     }
     if (s.valid) s.cost = cost_of(*s.report, o_.objective);
     return s;
+  }
+
+  // A report saying why the tree cannot fit, when a lower bound on some level's footprint
+  // (model::footprint_floor, ~1/20 of an analysis) already exceeds its capacity or the user's
+  // limit; null otherwise. Sound: the floor never exceeds the analysis's peak. Only with
+  // --max-footprint: without it few candidates overflow (G1 / edge: 49 of 7,436 analyses, for
+  // 7% more instructions), with L1=1MiB 15% of the trees are dropped (3% fewer instructions).
+  std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const {
+    if (limits_.empty()) return nullptr;
+    const std::vector<int64_t> floor = model::footprint_floor(a_, w_, f);
+    auto over = [&](size_t l, double bytes) {
+      auto r = std::make_shared<model::Report>();
+      r->valid = false;
+      r->reason = "level '" + a_.levels[l].name + "' needs at least " + std::to_string(floor[l]) + " B per instance, more than " +
+                  std::to_string(static_cast<int64_t>(bytes)) + " B";
+      return r;
+    };
+    for (size_t l = 0; l < floor.size(); ++l)
+      if (!a_.levels[l].unlimited() && static_cast<double>(floor[l]) > a_.levels[l].capacity_bytes)
+        return over(l, a_.levels[l].capacity_bytes);
+    for (const auto& [level, bytes] : limits_)
+      if (static_cast<double>(floor[static_cast<size_t>(level)]) > bytes) return over(static_cast<size_t>(level), bytes);
+    return nullptr;
   }
 
   // Analyses a batch on `jobs` threads. A tree analysed before is answered from the cache, and a
@@ -196,8 +225,10 @@ class Searcher {
     for (size_t t = 1; t < jobs; ++t) threads.emplace_back(run);
     run();
     for (auto& t : threads) t.join();
-    for (size_t i : work) cache_.insert(std::move(keys[i]), scored[i]);
-    out_.analyses += static_cast<int64_t>(work.size());
+    for (size_t i : work) {
+      out_.analyses += scored[i].analysed;
+      cache_.insert(std::move(keys[i]), scored[i]);
+    }
     std::vector<Entry> out(batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
       const Scored& s = scored[from[i]];

@@ -58,7 +58,8 @@ struct Outcome {
   std::vector<Candidate> baselines;  // the named baselines that apply (Space::baselines), best tiling found
   std::vector<Candidate> pareto;     // with SearchOptions::pareto: no other is both faster and cheaper; by cycles
   int64_t evaluations = 0;  // candidates scored
-  int64_t analyses = 0;     // distinct trees analysed: repeated candidates are answered from a cache
+  int64_t analyses = 0;     // full analyses run: repeated candidates are answered from a cache, and
+                            // trees that cannot fit are rejected before the analysis
   int64_t valid = 0;
   double seconds = 0;
   std::vector<std::pair<int64_t, double>> convergence;  // (evaluations, best cost so far)
