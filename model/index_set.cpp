@@ -58,6 +58,16 @@ IndexSet IndexSet::of_affine(const AffineIndex& ix, const Range* box) {
   return s;
 }
 
+void IndexSet::assign_affine(const AffineIndex& ix, const Range* box) {
+  if (ix.terms.size() == 1 && ix.terms[0].coef == 1) {  // the common case: a plain dimension
+    const Range r = box[static_cast<size_t>(ix.terms[0].dim)];
+    spans_.clear();
+    if (r.second > r.first) spans_.push_back({ix.offset + r.first, ix.offset + r.second});
+    return;
+  }
+  *this = of_affine(ix, box);
+}
+
 int64_t IndexSet::size() const {
   int64_t n = 0;
   for (const auto& r : spans_) n += r.second - r.first;
@@ -171,6 +181,15 @@ void MultiSlice::add(Slice s) {
   for (const auto& p : parts)
     if (p == s) return;
   parts.push_back(std::move(s));
+}
+
+void MultiSlice::add_access(const TensorAccess& a, const Range* box) {
+  parts.emplace_back(a.index.size());
+  Slice& s = parts.back();
+  for (size_t j = 0; j < a.index.size(); ++j) s[j].assign_affine(a.index[j], box);
+  bool keep = slice_size(s) != 0;
+  for (size_t i = 0; keep && i + 1 < parts.size(); ++i) keep = !(parts[i] == s);
+  if (!keep) parts.pop_back();
 }
 
 namespace {

@@ -27,6 +27,8 @@ class IndexSet {
   static IndexSet interval(int64_t lo, int64_t hi);
   // {offset + sum coef_i * x_i : x_i in box ranges}, exactly.
   static IndexSet of_affine(const AffineIndex& ix, const Range* box);
+  // *this = of_affine(ix, box), reusing this set's storage.
+  void assign_affine(const AffineIndex& ix, const Range* box);
   int64_t size() const;
   int64_t intersect_size(const IndexSet& o) const;
   IndexSet intersect(const IndexSet& o) const;
@@ -56,6 +58,9 @@ Slice slice_intersect(const Slice& a, const Slice& b);
 struct MultiSlice {
   boost::container::small_vector<Slice, 2> parts;
   void add(Slice s);
+  // add(access_slice(a, box)), built in place: slices are nested small vectors, and moving one
+  // moves every set in it element by element.
+  void add_access(const TensorAccess& a, const Range* box);
   int64_t size() const;                                  // |union|
   int64_t minus_size(const MultiSlice& older) const;     // |this − older|
   void shift(const std::vector<int64_t>& per_dim);

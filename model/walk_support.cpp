@@ -6,7 +6,7 @@ namespace dfx::model {
 
 int Contexts::enter(int ctx, int64_t value) {
   const uint64_t key = (static_cast<uint64_t>(ctx) << 32) ^ static_cast<uint64_t>(value);
-  auto [it, fresh] = child_.emplace(key, static_cast<int>(parent_.size()));
+  auto [it, fresh] = child_.try_emplace(key, static_cast<int>(parent_.size()));  // no node built when found
   if (fresh) parent_.push_back(ctx), depth_.push_back(depth_[static_cast<size_t>(ctx)] + 1);
   return it->second;
 }

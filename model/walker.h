@@ -79,6 +79,7 @@ class Walker {
   std::vector<int> touched_;
   std::vector<std::pair<int, Slice>> cover_log_;
   std::vector<int64_t> shift_;  // scratch of translate_since
+  std::vector<int> translate_ids_;  // scratch of translate_since
   std::unordered_map<uint64_t, int64_t> occupancy_;        // (instance, level, tensor) → elements
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
