@@ -1,6 +1,7 @@
 #include "model/index_set.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace dfx::model {
 
@@ -195,10 +196,40 @@ void MultiSlice::add_access(const TensorAccess& a, const Range* box) {
 namespace {
 // |union of parts| by inclusion–exclusion; parts are few (one per op touching the tensor).
 using SlicePtrs = boost::container::small_vector<const Slice*, 8>;
+// True when every set of every part is one interval or empty: then an intersection of parts
+// is a box, sized with no set built.
+bool all_boxes(const SlicePtrs& parts) {
+  for (const Slice* p : parts)
+    for (const IndexSet& set : *p)
+      if (set.spans().size() > 1) return false;
+  return true;
+}
+
+int64_t union_size_of_boxes(const SlicePtrs& parts) {
+  const size_t n = parts.size(), rank = parts.front()->size();
+  int64_t total = 0;
+  for (uint32_t mask = 1; mask < (1u << n); ++mask) {
+    int64_t common = 1;
+    for (size_t j = 0; j < rank && common > 0; ++j) {
+      int64_t lo = INT64_MIN, hi = INT64_MAX;
+      for (size_t i = 0; i < n; ++i) {
+        if (!(mask & (1u << i))) continue;
+        const IndexSet& set = (*parts[i])[j];
+        if (set.empty()) lo = 0, hi = 0;
+        else lo = std::max(lo, set.lo()), hi = std::min(hi, set.hi());
+      }
+      common *= std::max<int64_t>(0, hi - lo);
+    }
+    total += (__builtin_popcount(mask) % 2 ? 1 : -1) * common;
+  }
+  return total;
+}
+
 int64_t union_size(const SlicePtrs& parts) {
   const size_t n = parts.size();
   if (n == 0) return 0;
   if (n == 1) return slice_size(*parts[0]);
+  if (all_boxes(parts)) return union_size_of_boxes(parts);
   int64_t total = 0;
   for (uint32_t mask = 1; mask < (1u << n); ++mask) {
     Slice acc;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/placement.h"
+#include "model/span_list.h"
 #include "model/workload.h"
 
 namespace dfx::model {
@@ -40,7 +41,7 @@ class IndexSet {
   int64_t lo() const { return spans_.empty() ? 0 : spans_.front().first; }
   int64_t hi() const { return spans_.empty() ? 0 : spans_.back().second; }
   bool operator==(const IndexSet& o) const { return spans_ == o.spans_; }
-  using Spans = boost::container::small_vector<Range, 2>;  // most sets are one interval
+  using Spans = SpanList;  // most sets are one interval
   const Spans& spans() const { return spans_; }
 
  private:
