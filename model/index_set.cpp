@@ -110,6 +110,16 @@ IndexSet IndexSet::united(const IndexSet& o) const {
   return out;
 }
 
+bool IndexSet::contains(const IndexSet& o) const {
+  // Both lists are sorted and disjoint: each of o's spans must lie in one of ours.
+  size_t i = 0;
+  for (const Range& r : o.spans_) {
+    while (i < spans_.size() && spans_[i].second < r.second) ++i;
+    if (i == spans_.size() || spans_[i].first > r.first) return false;
+  }
+  return true;
+}
+
 IndexSet IndexSet::minus(const IndexSet& o) const {
   // Both lists are sorted and disjoint: cut o's spans out of each span in one pass.
   IndexSet out;

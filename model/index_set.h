@@ -34,6 +34,7 @@ class IndexSet {
   int64_t intersect_size(const IndexSet& o) const;
   IndexSet intersect(const IndexSet& o) const;
   IndexSet united(const IndexSet& o) const;
+  bool contains(const IndexSet& o) const;  // o ⊆ this
   IndexSet minus(const IndexSet& o) const;
   IndexSet with_translates(int64_t step, int64_t first, int64_t last) const;
   void shift(int64_t delta);

@@ -161,7 +161,9 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
 void Walker::add_cover(int id, const Slice& part) {
   Stream& s = streams_[static_cast<size_t>(id)];
   if (s.cover.empty()) s.cover.assign(part.size(), IndexSet());
-  for (size_t j = 0; j < part.size(); ++j) s.cover[j] = s.cover[j].united(part[j]);
+  // Most writes land on elements already covered (partial sums written back again).
+  for (size_t j = 0; j < part.size(); ++j)
+    if (!s.cover[j].contains(part[j])) s.cover[j] = s.cover[j].united(part[j]);
   if (representing_) cover_log_.push_back({id, part});
 }
 
