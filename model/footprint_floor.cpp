@@ -43,9 +43,9 @@ class Descent {
     for (size_t o = 0; o < w_.ops.size(); ++o) {
       if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
       const Op& op = w_.ops[o];
-      if (op.out.tensor == tensor) s.add(access_slice(op.out, boxes[o]));
+      if (op.out.tensor == tensor) s.add_access(op.out, boxes[o]);
       for (const auto& in : op.inputs)
-        if (in.tensor == tensor) s.add(access_slice(in, boxes[o]));
+        if (in.tensor == tensor) s.add_access(in, boxes[o]);
     }
     return s.size();
   }

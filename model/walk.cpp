@@ -2,6 +2,7 @@
 // between time steps only. This file walks the tree; model/walk_streams.cpp keeps the buffers.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "arch/unit_costs.h"
 #include "model/walker.h"
@@ -214,7 +215,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, At at) 
     for (size_t o = 0; o < (*b1).size(); ++o)
       for (size_t d = 0; d < (*b1).dims(); ++d) level.delta[o][d].first = (*b1)[o][d].first - (*b)[o][d].first;
   }
-  spatial_stack_.push_back(level);
+  spatial_stack_.push_back(std::move(level));
   const int saved_inst = inst_ctx_;
   inst_ctx_ = contexts_.enter(inst_ctx_, static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li));
   instance_weight_ = saved_weight * trips;
