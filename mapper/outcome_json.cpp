@@ -30,6 +30,7 @@ std::string to_json(const Outcome& out, const std::string& arch, const std::stri
   j["objective"] = o.objective == Objective::Cycles ? "cycles" : o.objective == Objective::Energy ? "energy" : "edp";
   j["seed"] = o.seed;
   j["evaluations"] = out.evaluations;
+  j["analyses"] = out.analyses;
   j["valid"] = out.valid;
   j["seconds"] = out.seconds;
   j["baselines"] = nlohmann::json::array();

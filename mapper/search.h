@@ -19,7 +19,8 @@ namespace dfx::mapper {
 enum class Objective { Cycles, Energy, Edp };
 
 struct Progress {
-  int64_t evaluations = 0;
+  int64_t evaluations = 0;  // candidates scored
+  int64_t analyses = 0;     // of them, analysed (the others were trees analysed before)
   double best_cost = 0;
   double seconds = 0;
 };
@@ -27,7 +28,7 @@ struct Progress {
 struct SearchOptions {
   Objective objective = Objective::Cycles;
   uint64_t seed = 1;
-  int64_t evaluations = 10000;  // budget of analyses, baselines included
+  int64_t evaluations = 10000;  // budget of candidates scored, baselines included (repeats count too)
   double seconds = 0;           // wall-clock budget; 0 = none
   int top = 1;
   int jobs = 1;                 // threads analysing candidates; results do not depend on it
@@ -56,7 +57,9 @@ struct Outcome {
   std::vector<Candidate> best;       // up to `top`, best first
   std::vector<Candidate> baselines;  // the named baselines that apply (Space::baselines), best tiling found
   std::vector<Candidate> pareto;     // with SearchOptions::pareto: no other is both faster and cheaper; by cycles
-  int64_t evaluations = 0;
+  int64_t evaluations = 0;  // candidates scored
+  int64_t analyses = 0;     // full analyses run: repeated candidates are answered from a cache, and
+                            // trees that cannot fit are rejected before the analysis
   int64_t valid = 0;
   double seconds = 0;
   std::vector<std::pair<int64_t, double>> convergence;  // (evaluations, best cost so far)

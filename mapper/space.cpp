@@ -1,6 +1,7 @@
 #include "mapper/space.h"
 
 #include <algorithm>
+#include <cassert>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -73,6 +74,19 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
   for (const auto& op : w.ops)
     if ((op.unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_) <= 0)
       throw InputError(op.loc, "op '" + op.name + "' needs a unit that arch '" + a.name + "' does not have");
+  // Every group is a run of ops, and every candidate asks for its groups' dims a few times.
+  run_dims_.resize(w.ops.size());
+  for (size_t first = 0; first < w.ops.size(); ++first)
+    for (size_t end = first + 1; end <= w.ops.size(); ++end) {
+      std::vector<int> run;
+      for (size_t o = first; o < end; ++o) run.push_back(static_cast<int>(o));
+      run_dims_[first].push_back(dims_outside(run));
+    }
+}
+
+const std::vector<int>& Space::outer_dims(const std::vector<int>& ops) const {
+  assert(!ops.empty() && ops.back() - ops.front() + 1 == static_cast<int>(ops.size()));  // a run: groups are
+  return run_dims_[static_cast<size_t>(ops.front())][ops.size() - 1];
 }
 
 // How many cores a loop over `dim` spreads over: all of them when they divide its extent, else
@@ -98,7 +112,7 @@ int Space::groups(const Choice& c) const { return c.group_of.empty() ? 0 : c.gro
 // Dimensions a group may loop over outside its operators: those every op uses, minus a
 // producer's reductions and the output dimensions its consumers index differently. A lone op
 // loops over its output dimensions.
-std::vector<int> Space::outer_dims(const std::vector<int>& ops) const {
+std::vector<int> Space::dims_outside(const std::vector<int>& ops) const {
   std::set<int> members(ops.begin(), ops.end());
   std::vector<int> out;
   for (size_t d = 0; d < w_.dims.size(); ++d) {
@@ -129,23 +143,31 @@ std::vector<int> Space::outer_dims(const std::vector<int>& ops) const {
   return out;
 }
 
-// Each op's extents inside its group's first outer tile (fusion may shrink producers).
-std::vector<int64_t> Space::op_extents(const Choice& c, size_t op) const {
-  const int g = c.group_of[op];
-  std::vector<int> members = group_members(c)[static_cast<size_t>(g)];
+// Every op's box inside group g's first outer tile (fusion may shrink producers).
+model::OpBoxes Space::group_tile(const Choice& c, int g) const {
+  std::vector<int> members;
   std::vector<bool> below(w_.ops.size(), false);
-  for (int o : members) below[static_cast<size_t>(o)] = true;
+  for (size_t o = 0; o < w_.ops.size(); ++o)
+    if (c.group_of[o] == g) members.push_back(static_cast<int>(o)), below[o] = true;
   model::OpBoxes boxes = model::OpBoxes::whole(w_);
-  std::vector<int> dims = outer_dims(members);
+  const std::vector<int>& dims = outer_dims(members);
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t factor = c.outer[static_cast<size_t>(g)][i] * (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? spread_of(dims[i]) : 1);
     int64_t extent = model::extent_below(w_, below, dims[i], boxes);
     int64_t chunk = (extent + factor - 1) / factor;
     model::restrict_and_project(w_, below, dims[i], 0, chunk, boxes);
   }
+  return boxes;
+}
+
+std::vector<int64_t> Space::op_extents(const model::OpBoxes& tile, size_t op) const {
   std::vector<int64_t> out;
-  for (int d : w_.ops[op].dims) out.push_back(boxes[op][d].second - boxes[op][d].first);
+  for (int d : w_.ops[op].dims) out.push_back(tile[op][d].second - tile[op][d].first);
   return out;
+}
+
+std::vector<int64_t> Space::op_extents(const Choice& c, size_t op) const {
+  return op_extents(group_tile(c, c.group_of[op]), op);
 }
 
 // PEs (or lanes) of one core an op may spread over: all of them, or its share in a Pipe group.
@@ -213,7 +235,7 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
   c.spatial.assign(w_.ops.size(), {});
   c.order.assign(w_.ops.size(), 0);
   for (size_t g = 0; g < members.size(); ++g) {
-    std::vector<int> dims = outer_dims(members[g]);
+    const std::vector<int>& dims = outer_dims(members[g]);
     std::vector<int> core_ok;
     const bool spread = c.may_spread.empty() || c.may_spread[g];
     for (size_t i = 0; i < dims.size(); ++i)
@@ -323,7 +345,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     return t;
   }
   if ((gene == 2 || gene == 3) && !c.outer[static_cast<size_t>(g)].empty()) {
-    std::vector<int> dims = outer_dims(group_members(c)[static_cast<size_t>(g)]);
+    const std::vector<int>& dims = outer_dims(group_members(c)[static_cast<size_t>(g)]);
     const size_t i = std::uniform_int_distribution<size_t>(0, dims.size() - 1)(rng);
     if (!may_tile(c, static_cast<size_t>(g), i)) return c;
     const bool spread = c.may_spread.empty() || c.may_spread[static_cast<size_t>(g)];
@@ -340,8 +362,9 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
   // Keep the group's spatial choices legal for its new extents; re-draw one op's.
   const auto members = group_members(c)[static_cast<size_t>(g)];
   const int redraw = pick(members, rng);
+  const model::OpBoxes tile = group_tile(c, g);  // the loop below changes spatial choices only
   for (int o : members) {
-    std::vector<int64_t> ext = op_extents(c, static_cast<size_t>(o));
+    std::vector<int64_t> ext = op_extents(tile, static_cast<size_t>(o));
     bool fits = true;
     for (size_t i = 0; i < ext.size(); ++i) fits = fits && ext[i] % c.spatial[static_cast<size_t>(o)][i] == 0;
     if (fits && !(o == redraw && gene >= 4)) continue;
@@ -378,15 +401,16 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
   const int root = add(-1, tile({0}));
   auto members = group_members(c);
   for (size_t g = 0; g < members.size(); ++g) {
-    std::vector<int> dims = outer_dims(members[g]);
+    const std::vector<int>& dims = outer_dims(members[g]);
     model::TreeNode outer = tile({0});
     if (c.core_dim[g] >= 0) outer.loops.push_back(loop(dims[static_cast<size_t>(c.core_dim[g])], spread_of(dims[static_cast<size_t>(c.core_dim[g])]), true));
     for (size_t i = 0; i < dims.size(); ++i)
       if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
-    const int group_tile = add(add(root, outer), tile(levels_.group, c.prim[g]));
+    const model::OpBoxes boxes = group_tile(c, static_cast<int>(g));
+    const int buffer_tile = add(add(root, outer), tile(levels_.group, c.prim[g]));
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
-      const std::vector<int64_t> ext = op_extents(c, static_cast<size_t>(o));
+      const std::vector<int64_t> ext = op_extents(boxes, static_cast<size_t>(o));
       const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
       // stays put), the others in an order the search rotates.
@@ -410,7 +434,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       }
       for (size_t i = 0; i < op.dims.size(); ++i)
         if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
-      int parent = group_tile;
+      int parent = buffer_tile;
       if (matrix && levels_.matrix_staging >= 0) parent = add(parent, staged);
       parent = add(parent, op_tile);
       if (matrix && levels_.registers >= 0) parent = add(parent, tile({levels_.registers}));

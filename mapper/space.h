@@ -14,6 +14,7 @@
 #include "arch/arch.h"
 #include "mapper/template_levels.h"
 #include "model/dataflow.h"
+#include "model/placement.h"
 #include "model/workload.h"
 
 namespace dfx::mapper {
@@ -92,7 +93,10 @@ class Space {
 
   Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
   int64_t spread_of(int dim) const;
-  std::vector<int> outer_dims(const std::vector<int>& group_ops) const;
+  std::vector<std::vector<std::vector<int>>> run_dims_;  // [first op][ops - 1]: outer_dims of that run
+  // The dims a group (a run of ops) may loop over outside its ops; tabulated for every run.
+  const std::vector<int>& outer_dims(const std::vector<int>& group_ops) const;
+  std::vector<int> dims_outside(const std::vector<int>& ops) const;
   bool may_tile(const Choice& c, size_t g, size_t i) const;
   Choice grouped(const std::vector<int>& group_of, model::Prim prim) const;
   void restrict_group(Choice& c, size_t g, const std::function<bool(int)>& keep, bool spread) const;
@@ -105,6 +109,8 @@ class Space {
                     std::mt19937_64& rng) const;
   void nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
                      std::mt19937_64& rng) const;
+  model::OpBoxes group_tile(const Choice& c, int g) const;
+  std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
   std::vector<int64_t> op_extents(const Choice& c, size_t op) const;
 };
 

@@ -1,6 +1,7 @@
 #include "model/index_set.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace dfx::model {
 
@@ -58,6 +59,16 @@ IndexSet IndexSet::of_affine(const AffineIndex& ix, const Range* box) {
   return s;
 }
 
+void IndexSet::assign_affine(const AffineIndex& ix, const Range* box) {
+  if (ix.terms.size() == 1 && ix.terms[0].coef == 1) {  // the common case: a plain dimension
+    const Range r = box[static_cast<size_t>(ix.terms[0].dim)];
+    spans_.clear();
+    if (r.second > r.first) spans_.push_back({ix.offset + r.first, ix.offset + r.second});
+    return;
+  }
+  *this = of_affine(ix, box);
+}
+
 int64_t IndexSet::size() const {
   int64_t n = 0;
   for (const auto& r : spans_) n += r.second - r.first;
@@ -97,6 +108,16 @@ IndexSet IndexSet::united(const IndexSet& o) const {
       out.spans_.push_back(next);
   }
   return out;
+}
+
+bool IndexSet::contains(const IndexSet& o) const {
+  // Both lists are sorted and disjoint: each of o's spans must lie in one of ours.
+  size_t i = 0;
+  for (const Range& r : o.spans_) {
+    while (i < spans_.size() && spans_[i].second < r.second) ++i;
+    if (i == spans_.size() || spans_[i].first > r.first) return false;
+  }
+  return true;
 }
 
 IndexSet IndexSet::minus(const IndexSet& o) const {
@@ -173,13 +194,52 @@ void MultiSlice::add(Slice s) {
   parts.push_back(std::move(s));
 }
 
+void MultiSlice::add_access(const TensorAccess& a, const Range* box) {
+  parts.emplace_back(a.index.size());
+  Slice& s = parts.back();
+  for (size_t j = 0; j < a.index.size(); ++j) s[j].assign_affine(a.index[j], box);
+  bool keep = slice_size(s) != 0;
+  for (size_t i = 0; keep && i + 1 < parts.size(); ++i) keep = !(parts[i] == s);
+  if (!keep) parts.pop_back();
+}
+
 namespace {
 // |union of parts| by inclusion–exclusion; parts are few (one per op touching the tensor).
 using SlicePtrs = boost::container::small_vector<const Slice*, 8>;
+// True when every set of every part is one interval or empty: then an intersection of parts
+// is a box, sized with no set built.
+bool all_boxes(const SlicePtrs& parts) {
+  for (const Slice* p : parts)
+    for (const IndexSet& set : *p)
+      if (set.spans().size() > 1) return false;
+  return true;
+}
+
+int64_t union_size_of_boxes(const SlicePtrs& parts) {
+  const size_t n = parts.size(), rank = parts.front()->size();
+  int64_t total = 0;
+  for (uint32_t mask = 1; mask < (1u << n); ++mask) {
+    int64_t common = 1;
+    for (size_t j = 0; j < rank && common > 0; ++j) {
+      int64_t lo = INT64_MIN, hi = INT64_MAX;
+      for (size_t i = 0; i < n; ++i) {
+        if (!(mask & (1u << i))) continue;
+        const IndexSet& set = (*parts[i])[j];
+        if (set.empty()) lo = 0, hi = 0;
+        else lo = std::max(lo, set.lo()), hi = std::min(hi, set.hi());
+      }
+      common *= std::max<int64_t>(0, hi - lo);
+    }
+    total += (__builtin_popcount(mask) % 2 ? 1 : -1) * common;
+  }
+  return total;
+}
+
 int64_t union_size(const SlicePtrs& parts) {
   const size_t n = parts.size();
   if (n == 0) return 0;
   if (n == 1) return slice_size(*parts[0]);
+  if (all_boxes(parts)) return union_size_of_boxes(parts);
   int64_t total = 0;
   for (uint32_t mask = 1; mask < (1u << n); ++mask) {
     Slice acc;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/placement.h"
+#include "model/span_list.h"
 #include "model/workload.h"
 
 namespace dfx::model {
@@ -27,10 +28,13 @@ class IndexSet {
   static IndexSet interval(int64_t lo, int64_t hi);
   // {offset + sum coef_i * x_i : x_i in box ranges}, exactly.
   static IndexSet of_affine(const AffineIndex& ix, const Range* box);
+  // *this = of_affine(ix, box), reusing this set's storage.
+  void assign_affine(const AffineIndex& ix, const Range* box);
   int64_t size() const;
   int64_t intersect_size(const IndexSet& o) const;
   IndexSet intersect(const IndexSet& o) const;
   IndexSet united(const IndexSet& o) const;
+  bool contains(const IndexSet& o) const;  // o ⊆ this
   IndexSet minus(const IndexSet& o) const;
   IndexSet with_translates(int64_t step, int64_t first, int64_t last) const;
   void shift(int64_t delta);
@@ -38,7 +42,7 @@ class IndexSet {
   int64_t lo() const { return spans_.empty() ? 0 : spans_.front().first; }
   int64_t hi() const { return spans_.empty() ? 0 : spans_.back().second; }
   bool operator==(const IndexSet& o) const { return spans_ == o.spans_; }
-  using Spans = boost::container::small_vector<Range, 2>;  // most sets are one interval
+  using Spans = SpanList;  // most sets are one interval
   const Spans& spans() const { return spans_; }
 
  private:
@@ -56,6 +60,9 @@ Slice slice_intersect(const Slice& a, const Slice& b);
 struct MultiSlice {
   boost::container::small_vector<Slice, 2> parts;
   void add(Slice s);
+  // add(access_slice(a, box)), built in place: slices are nested small vectors, and moving one
+  // moves every set in it element by element.
+  void add_access(const TensorAccess& a, const Range* box);
   int64_t size() const;                                  // |union|
   int64_t minus_size(const MultiSlice& older) const;     // |this − older|
   void shift(const std::vector<int64_t>& per_dim);

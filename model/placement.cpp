@@ -1,5 +1,7 @@
 #include "model/placement.h"
 
+#include <utility>
+
 
 namespace dfx::model {
 namespace {
@@ -105,6 +107,7 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
   const size_t n = f.nodes.size();
   p.ops_below = ops_below(f, w.ops.size());
   Diagnostics diag;
+  p.tensors.reserve(w.tensors.size());
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     const Tensor& tensor = w.tensors[t];
     TensorPlacement tp;
@@ -116,7 +119,7 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
       tp.writes[i] = tensor.producer >= 0 && p.ops_below[i][static_cast<size_t>(tensor.producer)];
     if (tensor.is_intermediate()) fusion_home(a, w, f, p, static_cast<int>(t), tp);
     OwnerWalk(a, w, f, p, static_cast<int>(t), tp, diag).walk(tp.region, tp.home);
-    p.tensors.push_back(tp);
+    p.tensors.push_back(std::move(tp));
   }
   diag.throw_if_any();
   return p;

@@ -2,6 +2,7 @@
 // between time steps only. This file walks the tree; model/walk_streams.cpp keeps the buffers.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "arch/unit_costs.h"
 #include "model/walker.h"
@@ -60,8 +61,8 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
     (m.store > 0 ? collided_out : collided_in) += m.colliding_wait > 0 ? 1 : 0;
     if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += m.load, moved_out += m.store;
   }
-  OpBoxes local = boxes;
-  Time inner = loops(node, 0, local, weight);
+  BoxPool::Lease local(pool_, boxes);  // loops() narrows its copy
+  Time inner = loops(node, 0, *local, weight);
   if (instructions_.times(node)) {
     const Time blocked = instructions_.time(node, boxes);
     after_last_load_ += blocked.compute;
@@ -162,7 +163,7 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
     BoxPool::Lease b1 = at(1);
     if (middle == 1) {
       latency.next_iteration(loops(node, li + 1, *b1, weight));
-    } else if (!evenly_spaced(*b1, *at(2), *at(full - 1), full - 2)) {
+    } else if (BoxPool::Lease b2 = at(2); !evenly_spaced(*b1, *b2, *at(full - 1), full - 2)) {
       for (int64_t i = 1; i < full; ++i) {
         BoxPool::Lease bi = at(i);
         latency.next_iteration(loops(node, li + 1, *bi, weight));
@@ -172,10 +173,10 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
       ++representing_;
       latency.next_iteration(loops(node, li + 1, *b1, weight * middle).times(static_cast<double>(middle)));
       --representing_;
-      BoxPool::Lease b2 = at(2), delta(pool_, *b2);
-      for (size_t o = 0; o < (*delta).size(); ++o)
-        for (size_t d = 0; d < (*delta).dims(); ++d) (*delta)[o][d].first = (*b2)[o][d].first - (*b1)[o][d].first;
-      translate_since(mark, cover_mark, *delta, middle - 1);
+      // One step's move, in the starts of b2 (the walk below reads boxes, never writes them).
+      for (size_t o = 0; o < (*b2).size(); ++o)
+        for (size_t d = 0; d < (*b2).dims(); ++d) (*b2)[o][d].first -= (*b1)[o][d].first;
+      translate_since(mark, cover_mark, *b2, middle - 1);
       if (!representing_) touched_.clear(), cover_log_.clear();
     }
   }
@@ -219,7 +220,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, At at) 
     for (size_t o = 0; o < (*b1).size(); ++o)
       for (size_t d = 0; d < (*b1).dims(); ++d) level.delta[o][d].first = (*b1)[o][d].first - (*b)[o][d].first;
   }
-  spatial_stack_.push_back(level);
+  spatial_stack_.push_back(std::move(level));
   const int saved_inst = inst_ctx_;
   inst_ctx_ = contexts_.enter(inst_ctx_, static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li));
   instance_weight_ = saved_weight * trips;

@@ -61,9 +61,9 @@ MultiSlice Walker::slice_of(int node, int tensor, const OpBoxes& boxes) const {
   for (size_t o = 0; o < w_.ops.size(); ++o) {
     if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
     const Op& op = w_.ops[o];
-    if (op.out.tensor == tensor) s.add(access_slice(op.out, boxes[o]));
+    if (op.out.tensor == tensor) s.add_access(op.out, boxes[o]);
     for (const auto& in : op.inputs)
-      if (in.tensor == tensor) s.add(access_slice(in, boxes[o]));
+      if (in.tensor == tensor) s.add_access(in, boxes[o]);
   }
   return s;
 }
@@ -99,7 +99,7 @@ int Walker::stream_for(int node, int tensor) {
   const uint64_t key = static_cast<uint64_t>(tensor) | (static_cast<uint64_t>(tp.level[n]) << 12) |
                        (static_cast<uint64_t>(tp.source[n]) << 18) | (static_cast<uint64_t>(tp.writes[n]) << 24) |
                        (static_cast<uint64_t>(inst_ctx_) << 25) | (static_cast<uint64_t>(part_ctx_) << 45);
-  auto [it, fresh] = stream_ids_.emplace(key, static_cast<int>(streams_.size()));
+  auto [it, fresh] = stream_ids_.try_emplace(key, static_cast<int>(streams_.size()));  // no node built when found
   if (!fresh) return it->second;
   Stream s;
   s.tensor = tensor;
@@ -162,12 +162,17 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
 void Walker::add_cover(int id, const Slice& part) {
   Stream& s = streams_[static_cast<size_t>(id)];
   if (s.cover.empty()) s.cover.assign(part.size(), IndexSet());
-  for (size_t j = 0; j < part.size(); ++j) s.cover[j] = s.cover[j].united(part[j]);
+  // Most writes land on elements already covered (partial sums written back again).
+  for (size_t j = 0; j < part.size(); ++j)
+    if (!s.cover[j].contains(part[j])) s.cover[j] = s.cover[j].united(part[j]);
   if (representing_) cover_log_.push_back({id, part});
 }
 
 void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra) {
-  std::vector<int> ids(touched_.begin() + static_cast<long>(mark), touched_.end());
+  // Scratch kept across calls (nested representatives reach here once per loop step): no
+  // allocation per call.
+  std::vector<int>& ids = translate_ids_;
+  ids.assign(touched_.begin() + static_cast<long>(mark), touched_.end());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   // Per write stream: what the representative iteration wrote (few streams: a flat list).

@@ -6,7 +6,7 @@ namespace dfx::model {
 
 int Contexts::enter(int ctx, int64_t value) {
   const uint64_t key = (static_cast<uint64_t>(ctx) << 32) ^ static_cast<uint64_t>(value);
-  auto [it, fresh] = child_.emplace(key, static_cast<int>(parent_.size()));
+  auto [it, fresh] = child_.try_emplace(key, static_cast<int>(parent_.size()));  // no node built when found
   if (fresh) parent_.push_back(ctx), depth_.push_back(depth_[static_cast<size_t>(ctx)] + 1);
   return it->second;
 }
@@ -143,14 +143,14 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
 // steps after `first`. Box ends are convex (starts) or concave (ends) in the step, so three
 // points on one line mean every step in between is on it too.
 bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps) {
-  for (size_t o = 0; o < first.size(); ++o)
-    for (size_t d = 0; d < first.dims(); ++d) {
-      const int64_t dlo = second[o][d].first - first[o][d].first;
-      const int64_t dhi = second[o][d].second - first[o][d].second;
-      if (dlo != dhi) return false;
-      if (last[o][d].first != first[o][d].first + steps * dlo) return false;
-      if (last[o][d].second != first[o][d].second + steps * dhi) return false;
-    }
+  if (first.empty()) return true;
+  const Range *a = first[0], *b = second[0], *z = last[0];  // boxes are flat: one pass over them all
+  for (size_t i = 0, n = first.size() * first.dims(); i < n; ++i) {
+    const int64_t dlo = b[i].first - a[i].first;
+    if (b[i].second - a[i].second != dlo || z[i].first != a[i].first + steps * dlo ||
+        z[i].second != a[i].second + steps * dlo)
+      return false;
+  }
   return true;
 }
 

@@ -3,6 +3,7 @@
 // children, timing); model/walk_streams.cpp keeps the buffers (what each holds, what moves).
 // Internal to model/.
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <string>
 #include <tuple>
@@ -72,13 +73,14 @@ class Walker {
   std::vector<SpatialLevel> spatial_stack_;
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
-  std::vector<Stream> streams_;
+  std::deque<Stream> streams_;  // grows without moving the streams (their moves may copy)
   // What representative iterations touched and wrote, for translate_since; only kept while one
   // is being visited (representing_ > 0), and cleared when the outermost one is done.
   int representing_ = 0;
   std::vector<int> touched_;
   std::vector<std::pair<int, Slice>> cover_log_;
   std::vector<int64_t> shift_;  // scratch of translate_since
+  std::vector<int> translate_ids_;  // scratch of translate_since
   std::unordered_map<uint64_t, int64_t> occupancy_;        // (instance, level, tensor) → elements
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;

@@ -91,8 +91,8 @@ mapper::SearchOptions search_options(const ExploreOptions& o) {
 void attach_progress(const ExploreOptions& o, mapper::SearchOptions& s, bool tty) {
   if (o.log_json)
     s.on_progress = [](const mapper::Progress& p) {
-      std::fprintf(stderr, "{\"evaluations\": %lld, \"best_cost\": %.17g, \"seconds\": %.3f}\n",
-                   static_cast<long long>(p.evaluations), std::isfinite(p.best_cost) ? p.best_cost : -1.0, p.seconds);
+      std::fprintf(stderr, "{\"evaluations\": %lld, \"analyses\": %lld, \"best_cost\": %.17g, \"seconds\": %.3f}\n",
+                   static_cast<long long>(p.evaluations), static_cast<long long>(p.analyses), std::isfinite(p.best_cost) ? p.best_cost : -1.0, p.seconds);
     };
   else if (tty)
     s.on_progress = [](const mapper::Progress& p) {
@@ -144,8 +144,9 @@ int run_explore(const ExploreOptions& o) {
   attach_progress(o, s, tty);
   mapper::Outcome out = mapper::explore(a, w, s);
   if (tty) std::fprintf(stderr, "\n");
-  std::printf("dfx explore: %s on %s — %lld evaluations (%lld valid) in %.1f s, %.0f per second\n\n", w.name.c_str(),
-              a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid), out.seconds,
+  std::printf("dfx explore: %s on %s — %lld evaluations (%lld valid, %lld analysed, the rest repeats) in %.1f s, %.0f per second\n\n",
+              w.name.c_str(), a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid),
+              static_cast<long long>(out.analyses), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
   print_table(out);
   const mapper::Candidate& best = out.best.front();

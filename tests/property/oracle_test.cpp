@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "model/analyze.h"
+#include "model/footprint_floor.h"
 #include "model/placement.h"
 #include "tests/property/oracle.h"
 #include "tests/property/random_tree.h"
@@ -91,6 +92,34 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   // Invalid draws (a factor beyond its extent) are compared too, but only valid ones count.
   EXPECT_GE(valid, wanted) << "only " << valid << " of " << compared << " random cases were valid";
   std::cout << "compared " << compared << " cases (" << valid << " valid) out of " << drawn << " drawn\n";
+}
+
+// The search drops trees whose footprint floor exceeds a capacity before analysing them: sound
+// only if the floor never exceeds the peak the analysis (= the oracle, above) reports.
+TEST(FootprintFloorProperty, NeverAboveTheAnalysedPeakOnRandomCases) {
+  std::mt19937_64 rng(20261123);
+  int valid = 0, tight = 0, drawn = 0;
+  while (valid < 600 && drawn < 60000) {
+    ++drawn;
+    RandomCase c = random_case(rng);
+    Loaded l;
+    if (!load(c, l)) continue;
+    const model::Report r = model::analyze(l.a, l.w, l.f);
+    // An invalid tree's peaks may be partial (the walk stops at a problem), and rejecting it
+    // early is harmless: only valid ones are compared.
+    if (!r.valid) continue;
+    const std::vector<int64_t> floor = model::footprint_floor(l.a, l.w, l.f);
+    ++valid;
+    bool equal = true;
+    for (size_t lv = 0; lv < floor.size(); ++lv) {
+      ASSERT_LE(floor[lv], r.levels[lv].peak_bytes) << "level " << l.a.levels[lv].name << "\n" << describe(c, l);
+      equal = equal && floor[lv] == r.levels[lv].peak_bytes;
+    }
+    tight += equal;
+  }
+  EXPECT_GE(valid, 600);
+  EXPECT_GT(tight, 0);  // a floor of zero everywhere would pass the first check and be useless
+  std::cout << tight << " of " << valid << " valid cases have a floor equal to the peak at every level\n";
 }
 
 }  // namespace

@@ -32,6 +32,36 @@ TEST(IndexSet, StridedWithoutWindowLeavesGaps) {
   EXPECT_EQ(s.intersect_size(IndexSet::interval(4, 8)), 2);
 }
 
+// contains() against element-by-element sets, on random unions of intervals (more than the two
+// a SpanList keeps inline, so both of its storages are exercised).
+TEST(IndexSet, ContainsAndUnitedAgreeWithElementSets) {
+  std::mt19937 rng(3);
+  auto random_set = [&](std::set<int64_t>& elems) {
+    IndexSet s;
+    const int pieces = std::uniform_int_distribution<int>(0, 5)(rng);
+    for (int i = 0; i < pieces; ++i) {
+      const int64_t lo = std::uniform_int_distribution<int64_t>(0, 40)(rng);
+      const int64_t hi = lo + std::uniform_int_distribution<int64_t>(1, 8)(rng);
+      s = s.united(IndexSet::interval(lo, hi));
+      for (int64_t v = lo; v < hi; ++v) elems.insert(v);
+    }
+    return s;
+  };
+  int contained = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::set<int64_t> ea, eb;
+    const IndexSet a = random_set(ea), b = random_set(eb);
+    bool subset = true;
+    for (int64_t v : eb) subset = subset && ea.count(v);
+    ASSERT_EQ(a.contains(b), subset);
+    contained += subset;
+    std::set<int64_t> eu = ea;
+    eu.insert(eb.begin(), eb.end());
+    ASSERT_EQ(a.united(b).size(), static_cast<int64_t>(eu.size()));
+  }
+  EXPECT_GT(contained, 100);  // both answers are exercised
+}
+
 TEST(IndexSet, SliceDifferenceByOverlap) {
   MultiSlice a, b;
   a.add({IndexSet::interval(0, 4), IndexSet::interval(0, 4)});

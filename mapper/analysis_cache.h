@@ -1,0 +1,45 @@
+#pragma once
+// Per-search memo of analyses. The analysis is a pure function of the tree, and the search often
+// proposes a tree it has already analysed (a climb steps back, a mutation redraws the same
+// factor, two choices differ only in genes the tree ignores): those cost a look-up instead.
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "model/dataflow.h"
+#include "model/report.h"
+
+namespace dfx::mapper {
+
+// Everything in a tree the analysis reads (not the name, not source locations, which built trees
+// do not have), as integers: equal keys mean equal trees, so equal reports.
+using TreeKey = std::vector<int64_t>;
+TreeKey tree_key(const model::Dataflow& f);
+
+// What the search keeps of one analysis: the report (shared: entries copy it often) and whether it
+// is a valid candidate under the search's limits, with its cost.
+struct Scored {
+  std::shared_ptr<const model::Report> report;
+  bool valid = false;
+  double cost = 0;
+  bool analysed = false;  // false when rejected before the analysis (it cannot fit)
+};
+
+class AnalysisCache {
+ public:
+  const Scored* find(const TreeKey& key) const;
+  // Keeps at most `kMaxEntries`; beyond that it starts again empty (every report held costs a
+  // few KiB). The contents only decide which candidates are analysed again, never their result.
+  void insert(TreeKey key, Scored s);
+
+  static constexpr size_t kMaxEntries = size_t{1} << 16;
+
+ private:
+  struct Hash {
+    size_t operator()(const TreeKey& k) const;
+  };
+  std::unordered_map<TreeKey, Scored, Hash> entries_;
+};
+
+}  // namespace dfx::mapper

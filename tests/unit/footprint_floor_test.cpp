@@ -1,0 +1,54 @@
+// The footprint floor against the full analysis on the mapper's candidates: never above the
+// peak the analysis reports, so the search's early rejection never drops a tree that fits.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "mapper/space.h"
+#include "model/analyze.h"
+#include "model/footprint_floor.h"
+#include "tests/unit/test_util.h"
+
+namespace dfx::model {
+namespace {
+
+struct Setting {
+  const char* arch;
+  const char* workload;
+};
+
+class FootprintFloor : public ::testing::TestWithParam<Setting> {};
+
+TEST_P(FootprintFloor, NeverAboveTheAnalysedPeakOnRandomCandidates) {
+  const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + GetParam().arch + ".yaml"));
+  const Workload w = load_workload(test::config(std::string("workloads/") + GetParam().workload + ".yaml"));
+  mapper::Space space(a, w);
+  std::mt19937_64 rng(11);
+  const auto& buffer = a.levels.at(1);  // the on-chip level the template tiles into
+  int caught = 0, informative = 0, compared = 0;
+  mapper::Choice c = space.random(rng);
+  for (int i = 0; i < 150; ++i) {
+    c = i % 10 == 0 ? space.random(rng) : space.mutate(c, rng);
+    const Dataflow f = space.build(c, "candidate");
+    const Report r = analyze(a, w, f);
+    const std::vector<int64_t> floor = footprint_floor(a, w, f);
+    caught += static_cast<double>(floor[1]) > buffer.capacity_bytes;
+    if (!r.valid) continue;  // rejecting an invalid tree early is harmless; its peaks may be partial
+    ++compared;
+    for (size_t l = 0; l < floor.size(); ++l) ASSERT_LE(floor[l], r.levels[l].peak_bytes) << to_yaml(f, a, w);
+    informative += 2 * floor[1] >= r.levels[1].peak_bytes;
+  }
+  EXPECT_GE(compared, 100);
+  // A floor of zero would pass the check above and reject nothing.
+  EXPECT_GE(2 * informative, compared) << "the floor is below half the buffer's peak on most candidates";
+  std::cout << GetParam().workload << " on " << GetParam().arch << ": " << caught << " of 150 over capacity by the floor alone; "
+            << informative << " of " << compared << " valid ones with a floor of at least half the buffer's peak\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Candidates, FootprintFloor,
+                         ::testing::Values(Setting{"edge", "attention_g1"}, Setting{"edge", "gemm_chain_g1"},
+                                           Setting{"cloud", "conv_chain_c1"}, Setting{"cloud", "attention_g3"}),
+                         [](const auto& p) { return std::string(p.param.arch) + "_" + p.param.workload; });
+
+}  // namespace
+}  // namespace dfx::model
