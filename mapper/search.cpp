@@ -10,6 +10,7 @@
 
 #include "mapper/analysis_cache.h"
 #include "mapper/chain_solver.h"
+#include "mapper/lower.h"
 #include "mapper/mcts.h"
 #include "mapper/space.h"
 #include "model/analyze.h"
@@ -243,8 +244,12 @@ class Searcher {
   // Counts a batch's results in order, so the outcome never depends on the thread count.
   std::vector<Entry> evaluate(const std::vector<Choice>& batch) {
     std::vector<Entry> done = analyse(batch);
-    for (const Entry& e : done) {
+    for (Entry& e : done) {
       ++out_.evaluations;
+      if (e.valid && e.cost < best_ && !lowers(space_.build(e.choice, "candidate"))) {
+        e.valid = false, e.cost = INFINITY;
+        ++out_.not_lowered;
+      }
       if (!e.valid) continue;
       ++out_.valid;
       if (o_.pareto) add_to_front(e);
@@ -323,6 +328,18 @@ class Searcher {
     return best;
   }
 
+  // Whether the lowering expresses `f`, when the options ask for it (else always). Only
+  // candidates that would become the best are asked: a lowering costs a few analyses.
+  bool lowers(const model::Dataflow& f) const {
+    if (!o_.lowering) return true;
+    try {
+      lower(a_, w_, f, *o_.lowering);
+      return true;
+    } catch (const InputError&) {
+      return false;
+    }
+  }
+
   bool within_limits(const model::Report& r) const {
     for (const auto& [level, bytes] : limits_)
       if (static_cast<double>(r.levels[static_cast<size_t>(level)].peak_bytes) > bytes) return false;
@@ -345,12 +362,14 @@ class Searcher {
       if (!r.valid || !within_limits(r)) return;
       ++out_.valid;
       out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective)});
-      extra_ = out_.baselines.back();  // outside the template: it competes for `best` at the end
+      // Outside the template: it competes for `best` at the end, if it lowers when asked to.
+      if (lowers(f)) extra_ = out_.baselines.back();
+      else ++out_.not_lowered;
       if (o_.pareto) {
         Entry e;
         e.fixed_yaml = solved->flow_yaml;
         e.report = std::make_shared<const model::Report>(r);
-        e.cost = extra_->cost;
+        e.cost = out_.baselines.back().cost;
         e.valid = true;
         add_to_front(e);
       }

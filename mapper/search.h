@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct SearchOptions {
   // The fusion, fixed by the user: groups of op names, every op once, each group a run of ops in
   // the workload's order (empty: searched). Throws InputError (at "--groups") otherwise.
   std::vector<std::vector<std::string>> groups;
+  // With an element type: only dataflows the lowering can express (mapper::lower) may become the
+  // best; a candidate better than the best so far that does not lower counts as invalid (what
+  // `dfx explore --emit` asks for). Its buffers may need more room than the model's peak.
+  std::optional<arch::DType> lowering;
   std::function<void(const Progress&)> on_progress;  // called now and then
   const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
 };
@@ -54,6 +59,7 @@ struct Candidate {
 };
 
 struct Outcome {
+  int64_t not_lowered = 0;           // with SearchOptions::lowering: better candidates refused
   std::vector<Candidate> best;       // up to `top`, best first
   std::vector<Candidate> baselines;  // the named baselines that apply (Space::baselines), best tiling found
   std::vector<Candidate> pareto;     // with SearchOptions::pareto: no other is both faster and cheaper; by cycles

@@ -77,6 +77,8 @@ struct EmitOptions {
 };
 
 int run_emit(const EmitOptions& o);
+// --dtype's word as an element type ("auto": mapper::default_dtype).
+arch::DType parse_dtype(const std::string& name, const model::Workload& w);
 std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const std::string& dtype,
                                       const std::string& out, const std::string& source);
 // Lowers a dataflow and writes one program per core (PATH, then PATH.core1…); returns the paths.

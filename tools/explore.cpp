@@ -138,6 +138,7 @@ int run_explore(const ExploreOptions& o) {
   arch::Arch a = arch::load_arch(o.arch);
   model::Workload w = model::load_workload(o.workload);
   mapper::SearchOptions s = search_options(o);
+  if (!o.emit.empty()) s.lowering = parse_dtype(o.dtype, w);  // the best must become a program
   s.stop = &g_stop;
   std::signal(SIGINT, on_interrupt);
   const bool tty = !o.quiet && !o.log_json && isatty(STDERR_FILENO);
@@ -148,6 +149,9 @@ int run_explore(const ExploreOptions& o) {
               w.name.c_str(), a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid),
               static_cast<long long>(out.analyses), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
+  if (out.not_lowered > 0)
+    std::printf("(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
+                static_cast<long long>(out.not_lowered));
   print_table(out);
   const mapper::Candidate& best = out.best.front();
   std::printf("\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
