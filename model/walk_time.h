@@ -82,7 +82,9 @@ struct Time {
   // has started all but a queue's worth; when that takes its second wait, the one for this
   // body's upstream work, the loads and the units before it follow one another every body.
   void pipeline_iterations(const Time& one, int64_t trips) {
-    if (one.revisits || one.used == 0) return;
+    if (one.used == 0) return;
+    looped = true;  // a body of many iterations is not one the dispatcher rule counts entries in
+    if (one.revisits) return;
     const double bottleneck = std::max(unit[0], unit[1]), one_bottleneck = std::max(one.unit[0], one.unit[1]);
     compute = std::min(compute, bottleneck + one.compute - one_bottleneck);
     if (!one.looped && trips > 1)
@@ -95,7 +97,6 @@ struct Time {
         // Every body's upstream work in turn, all the loop's loads (`in`), the last body's rest.
         dispatch_floor = std::max(dispatch_floor, static_cast<double>(trips) * (before + upstream) + in + one.unit[k] - before);
       }
-    looped = true;
   }
   // Side by side on split resources (Para, Pipe): the slower latency; shared resources add up.
   Time& beside(const Time& o) {
