@@ -37,17 +37,8 @@ class Descent {
   TileIndex index_;
   std::vector<int64_t> elems_, here_;
 
-  // The elements of `tensor` the ops below `node` touch in `boxes` (the walk's buffer slice).
   int64_t slice_elems(int node, int tensor, const OpBoxes& boxes) const {
-    MultiSlice s;
-    for (size_t o = 0; o < w_.ops.size(); ++o) {
-      if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
-      const Op& op = w_.ops[o];
-      if (op.out.tensor == tensor) s.add_access(op.out, boxes[o]);
-      for (const auto& in : op.inputs)
-        if (in.tensor == tensor) s.add_access(in, boxes[o]);
-    }
-    return s.size();
+    return buffer_slice(w_, p_, node, tensor, boxes).size();
   }
 
   void visit(int node, OpBoxes boxes) {

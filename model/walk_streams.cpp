@@ -57,15 +57,7 @@ void Walker::drop_for_sibling(int seq_node, int next_child) {
 }
 
 MultiSlice Walker::slice_of(int node, int tensor, const OpBoxes& boxes) const {
-  MultiSlice s;
-  for (size_t o = 0; o < w_.ops.size(); ++o) {
-    if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
-    const Op& op = w_.ops[o];
-    if (op.out.tensor == tensor) s.add_access(op.out, boxes[o]);
-    for (const auto& in : op.inputs)
-      if (in.tensor == tensor) s.add_access(in, boxes[o]);
-  }
-  return s;
+  return buffer_slice(w_, p_, node, tensor, boxes);
 }
 
 void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {

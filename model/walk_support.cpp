@@ -142,6 +142,18 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
 // True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
 // steps after `first`. Box ends are convex (starts) or concave (ends) in the step, so three
 // points on one line mean every step in between is on it too.
+MultiSlice buffer_slice(const Workload& w, const Placement& p, int node, int tensor, const OpBoxes& boxes) {
+  MultiSlice s;
+  for (size_t o = 0; o < w.ops.size(); ++o) {
+    if (!p.ops_below[static_cast<size_t>(node)][o]) continue;
+    const Op& op = w.ops[o];
+    if (op.out.tensor == tensor) s.add_access(op.out, boxes[o]);
+    for (const auto& in : op.inputs)
+      if (in.tensor == tensor) s.add_access(in, boxes[o]);
+  }
+  return s;
+}
+
 bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps) {
   if (first.empty()) return true;
   const Range *a = first[0], *b = second[0], *z = last[0];  // boxes are flat: one pass over them all

@@ -87,6 +87,9 @@ using Spreads = std::vector<std::tuple<size_t, int64_t, int64_t>>;  // (axis, st
 // |union over the merged instances of what each newly holds|.
 int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fresh, const Spreads& spreads);
 
+// The elements of `tensor` the ops below `node` touch in `boxes`: a buffer's slice in the walk.
+MultiSlice buffer_slice(const Workload& w, const Placement& p, int node, int tensor, const OpBoxes& boxes);
+
 // True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
 // steps after `first` (then every step in between is on that line too).
 bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps);
