@@ -246,7 +246,7 @@ class Searcher {
     std::vector<Entry> done = analyse(batch);
     for (Entry& e : done) {
       ++out_.evaluations;
-      if (e.valid && e.cost < best_ && !lowers(space_.build(e.choice, "candidate"))) {
+      if (o_.lowering && e.valid && e.cost < best_ && !lowers(space_.build(e.choice, "candidate"))) {
         e.valid = false, e.cost = INFINITY;
         ++out_.not_lowered;
       }

@@ -37,17 +37,13 @@ class Descent {
   TileIndex index_;
   std::vector<int64_t> elems_, here_;
 
-  int64_t slice_elems(int node, int tensor, const OpBoxes& boxes) const {
-    return buffer_slice(w_, p_, node, tensor, boxes).size();
-  }
-
   void visit(int node, OpBoxes boxes) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     if (n.is_leaf) return;
     std::fill(here_.begin(), here_.end(), 0);
     for (size_t t = 0; t < w_.tensors.size(); ++t)
       if (p_.tensors[t].owner[static_cast<size_t>(node)])
-        here_[static_cast<size_t>(p_.tensors[t].level[static_cast<size_t>(node)])] += slice_elems(node, static_cast<int>(t), boxes);
+        here_[static_cast<size_t>(p_.tensors[t].level[static_cast<size_t>(node)])] += buffer_slice(w_, p_, node, static_cast<int>(t), boxes).size();
     for (size_t l = 0; l < here_.size(); ++l) elems_[l] = std::max(elems_[l], here_[l]);
     for (const Loop& loop : n.loops) {
       const int64_t extent = index_.extent(node, loop.dim, boxes);

@@ -50,15 +50,14 @@ Time Walker::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
 Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   if (n.is_leaf) return visit_leaf(node, boxes, weight);
-  double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0, collide_in = 0, collide_out = 0;
-  double collided_in = 0, collided_out = 0;
+  double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0;
+  double colliding_waits[2] = {0, 0}, colliding[2] = {0, 0};  // [0] loads, [1] stores
   for (size_t t = 0; t < w_.tensors.size(); ++t) {
     if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
     const Moved m = activate(node, static_cast<int>(t), boxes, weight);
     load += m.load, store += m.store, port += m.port;
     if (m.store > 0) store_port += m.port;
-    (m.store > 0 ? collide_out : collide_in) += m.colliding_wait;
-    (m.store > 0 ? collided_out : collided_in) += m.colliding_wait > 0 ? 1 : 0;
+    if (m.colliding_wait > 0) colliding_waits[m.store > 0] += m.colliding_wait, ++colliding[m.store > 0];
     if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += m.load, moved_out += m.store;
   }
   BoxPool::Lease local(pool_, boxes);  // loops() narrows its copy
@@ -74,8 +73,7 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
   t.latency = std::max({load, inner.latency, store});
   t.compute = std::max({load - moved_in, inner.compute, store - moved_out});
   t.in += moved_in, t.out += moved_out, t.port += port;
-  t.colliding_waits[0] += collide_in, t.colliding_waits[1] += collide_out;
-  t.colliding[0] += collided_in, t.colliding[1] += collided_out;
+  for (int k = 0; k < 2; ++k) t.colliding_waits[k] += colliding_waits[k], t.colliding[k] += colliding[k];
   return t;
 }
 
