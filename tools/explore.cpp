@@ -101,8 +101,14 @@ void attach_progress(const ExploreOptions& o, mapper::SearchOptions& s, bool tty
     };
 }
 
-// Writes `text` to `path`; false (with a message) if it cannot.
+// Writes `text` to `path` ('-': standard output, as the other commands' --json); false (with a
+// message) if it cannot.
 bool write_file(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fflush(stdout);
+    std::cout << text << std::flush;
+    return true;
+  }
   std::ofstream f(path);
   if (!f) {
     std::cerr << path << ": cannot write\n";

@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   x->add_option("--top", ex.top, "Keep the K best distinct dataflows")->check(CLI::Range(1, 100));
   x->add_option("--jobs", ex.jobs, "Threads analysing candidates (the result does not depend on it)")->check(CLI::Range(1, 256));
   x->add_option("--out", ex.out, "Write the best dataflow as flow.yaml (the K-th best to FILE.K.yaml)");
-  x->add_option("--json", ex.json, "Write baselines, best dataflows and convergence as JSON (dfx.explore/1)");
+  x->add_option("--json", ex.json, "Write baselines, best dataflows and convergence as JSON (dfx.explore/1; '-' for stdout)");
   x->add_option("--html", ex.html, "Write a self-contained HTML report (tree, traffic, roofline, convergence)");
   x->add_flag("--quiet", ex.quiet, "No progress line on stderr");
   x->add_flag("--exhaustive", ex.exhaustive, "Analyse every point of the space (small spaces; --evals bounds it)");
