@@ -50,13 +50,14 @@ Time Walker::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
 Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   if (n.is_leaf) return visit_leaf(node, boxes, weight);
-  double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0;
+  double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0, colliding_store_port = 0;
   double colliding_waits[2] = {0, 0}, colliding[2] = {0, 0};  // [0] loads, [1] stores
   for (size_t t = 0; t < w_.tensors.size(); ++t) {
     if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
     const Moved m = activate(node, static_cast<int>(t), boxes, weight);
     load += m.load, store += m.store, port += m.port;
     if (m.store > 0) store_port += m.port;
+    if (m.store > 0 && m.colliding_wait > 0) colliding_store_port += m.port;
     if (m.colliding_wait > 0) colliding_waits[m.store > 0] += m.colliding_wait, ++colliding[m.store > 0];
     if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += m.load, moved_out += m.store;
   }
@@ -68,10 +69,17 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
     if (instructions_.only(node)) inner = blocked;
     else inner.beside(blocked);
   }
-  if (store > 0) last_store_ = store, last_store_port_ = store_port;
+  // Programs move data only between the levels they address; a unit writing its registers
+  // back is part of its instructions, not a store that runs after the last of them.
+  if (store > 0 && (moved_out > 0 || !instructions_.decoupled())) last_store_ = store, last_store_port_ = store_port;
   Time t = inner;
   t.latency = std::max({load, inner.latency, store});
   t.compute = std::max({load - moved_in, inner.compute, store - moved_out});
+  t.load_first(moved_in);
+  // A store whose pieces outlast the DRAM latency cannot hide in the loads' waits for it: it
+  // delays the load engine for as much of its time as the loads spend moving pieces.
+  const double piece_share = moved_in > 0 ? (port - store_port) / moved_in : 0;
+  t.engine += moved_in + colliding_store_port * piece_share;
   t.in += moved_in, t.out += moved_out, t.port += port;
   for (int k = 0; k < 2; ++k) t.colliding_waits[k] += colliding_waits[k], t.colliding[k] += colliding[k];
   return t;

@@ -29,6 +29,12 @@ struct Time {
   // holds back the next iteration's loads until it has taken all but a queue's worth (see
   // pipeline_iterations).
   double dispatch_floor = 0;
+  // Two-machine flow shop (the load engine, then the instruction chain), for parts of unlike
+  // size in program order — a large load at an outer loop's step stalls the chain behind it,
+  // which the sums above average away. `engine`: the load engine's time, each load's latency
+  // and pieces plus the port pieces of stores that interleave with them; `makespan`: from the
+  // first load to the end of the chain (stores after it not included).
+  double engine = 0, makespan = 0;
   bool looped = false;  // holds iterations of a loop whose instructions overlap
   // The order the units run in: the first and last unit (-1: none), the units used, and whether
   // a unit runs again after another one did (then in-order queues serialize repetitions).
@@ -39,7 +45,7 @@ struct Time {
   static Time on_unit(arch::UnitKind k, double cycles, double instructions = 0) {
     Time t;
     t.instructions[static_cast<int>(k)] = instructions;
-    t.latency = t.compute = cycles;
+    t.latency = t.compute = t.makespan = cycles;
     t.unit[static_cast<int>(k)] = cycles;
     t.first = t.last = static_cast<int>(k);
     t.used = 1u << static_cast<unsigned>(k);
@@ -49,6 +55,7 @@ struct Time {
   static Time exclusive(double cycles) {
     Time t;
     t.latency = t.compute = t.in = t.out = t.port = t.unit[0] = t.unit[1] = cycles;
+    t.engine = t.makespan = cycles;
     return t;
   }
   // One after the other within one body: latencies and busy times add.
@@ -57,19 +64,19 @@ struct Time {
     const bool junction = shared == 0 || (last == o.first && shared == (1u << static_cast<unsigned>(last)));
     revisits = revisits || o.revisits || !junction;
     join_order(o);
-    latency += o.latency;
-    compute += o.compute;
-    add_busy(o);
+    follow(o);
     return *this;
   }
   // The next iteration of a loop: as then(), but a repetition is not a revisit.
   Time& next_iteration(const Time& o) {
     revisits = revisits || o.revisits;
     join_order(o);
-    latency += o.latency;
-    compute += o.compute;
-    add_busy(o);
+    follow(o);
     return *this;
+  }
+  // A part's loads (their engine time) ahead of it: the chain waits for them.
+  void load_first(double loads) {
+    makespan = loads + std::max(makespan, compute);
   }
   // The flag operations a unit's queue gets per loop body beside its instructions, as the
   // lowering emits them: two waits ahead (its input is ready, its output buffer is free), two
@@ -87,6 +94,9 @@ struct Time {
     if (one.revisits) return;
     const double bottleneck = std::max(unit[0], unit[1]), one_bottleneck = std::max(one.unit[0], one.unit[1]);
     compute = std::min(compute, bottleneck + one.compute - one_bottleneck);
+    // Alike bodies: the flow shop's longest path turns from the engine to the chain at the
+    // first body or at the last.
+    makespan = std::min(makespan, std::max(one.makespan + compute - one.compute, engine - one.engine + one.makespan));
     if (!one.looped && trips > 1)
       for (int k = 0; k < 2; ++k) {
         const double entries = one.instructions[k] + kFlagEntries, held = entries - static_cast<double>(arch::kQueueDepth);
@@ -104,6 +114,7 @@ struct Time {
     join_order(o);
     latency = std::max(latency, o.latency);
     compute = std::max(compute, o.compute);
+    makespan = std::max(makespan, o.makespan);
     add_busy(o);
     return *this;
   }
@@ -112,6 +123,8 @@ struct Time {
     t.latency *= n, t.compute *= n, t.in *= n, t.out *= n, t.port *= n, t.unit[0] *= n, t.unit[1] *= n;
     t.instructions[0] *= n, t.instructions[1] *= n, t.dispatch_floor *= n;
     t.colliding_waits[0] *= n, t.colliding_waits[1] *= n, t.colliding[0] *= n, t.colliding[1] *= n;
+    t.makespan = makespan + (n - 1) * std::max(compute, engine);
+    t.engine *= n;
     return t;
   }
   // Decoupled queues: transfers run ahead of the instructions that need them, so the cycles are
@@ -123,12 +136,19 @@ struct Time {
     const double chain = std::max({compute, unit[0], unit[1]});
     const double rounds = std::min(colliding[0], colliding[1]) - 1;
     const double port_idle = rounds > 0 ? rounds * (colliding_waits[0] + colliding_waits[1]) / (colliding[0] + colliding[1]) : 0;
-    return std::max({in + after_last_load + last_store, dispatch_floor + last_store,
+    return std::max({in + after_last_load + last_store, dispatch_floor + last_store, makespan + last_store,
                      port + port_idle + after_last_load + last_store - last_store_port,
                      first_loads + chain + last_store, first_loads + out});
   }
 
  private:
+  // `o` after this part in program order; the flow shop's path turns to the chain before o or in it.
+  void follow(const Time& o) {
+    makespan = std::max(makespan + o.compute, engine + o.makespan);
+    latency += o.latency;
+    compute += o.compute;
+    add_busy(o);
+  }
   void join_order(const Time& o) {
     if (o.used == 0) return;
     if (used == 0) first = o.first;
@@ -139,6 +159,7 @@ struct Time {
     in += o.in, out += o.out, port += o.port, unit[0] += o.unit[0], unit[1] += o.unit[1];
     instructions[0] += o.instructions[0], instructions[1] += o.instructions[1];
     dispatch_floor += o.dispatch_floor;
+    engine += o.engine;
     colliding_waits[0] += o.colliding_waits[0], colliding_waits[1] += o.colliding_waits[1];
     colliding[0] += o.colliding[0], colliding[1] += o.colliding[1];
     looped = looped || o.looped;
