@@ -1,6 +1,8 @@
 // Planning a program on the skeleton: where each tensor lives, where it is filled and written
 // back, the instruction of each operator, and the flags between pipes (docs/lowering.md).
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "mapper/lower_internal.h"
 #include "mapper/lower_ops.h"
@@ -82,6 +84,20 @@ class Planner {
     int64_t copies = 1;
   };
   std::map<std::pair<int, int>, LocalUse> local_uses_;
+  // An input buffer by what it holds: tensor, position, level, slice, reading unit and how the
+  // access indexes the tensor (offsets and terms of every index).
+  using SharedInput = std::tuple<int, const Item*, int, std::vector<int64_t>, Pipe, std::vector<int64_t>>;
+  std::map<SharedInput, Buffer> shared_inputs_;
+
+  static std::vector<int64_t> access_signature(const model::TensorAccess& acc) {
+    std::vector<int64_t> sig;
+    for (const auto& ix : acc.index) {
+      sig.push_back(ix.offset);
+      for (const auto& term : ix.terms) sig.push_back(term.dim), sig.push_back(term.coef);
+      sig.push_back(-1);
+    }
+    return sig;
+  }
 
   [[noreturn]] void refuse(const std::string& msg) const { throw InputError(f_.root().loc, msg); }
   const model::Op& op(int i) const { return w_.ops[static_cast<size_t>(i)]; }
@@ -268,12 +284,24 @@ class Planner {
     if (owners.empty() && outer.pos < 0)
       refuse("operator '" + x.name + "' would read '" + w_.tensors[t].name + "' straight from DRAM; give it an on-chip tile");
     std::vector<Stage> stages = {outer};
+    bool shared = false;  // the innermost stage is another operator's input buffer, filled there
     for (size_t i = 0; i < owners.size(); ++i) {
       const Stage& prev = stages.back();
       const size_t anchor = hoist(acc, owners[i], static_cast<size_t>(prev.pos + 1));
       const bool innermost = i + 1 == owners.size();
       const int level = tp.level[static_cast<size_t>(path_[owners[i]]->node)];
-      stages.push_back({allocate(level, box_of(acc, extent_at(anchor, c)), static_cast<int>(anchor), innermost), static_cast<long>(anchor)});
+      const std::vector<int64_t> box = box_of(acc, extent_at(anchor, c));
+      if (innermost && !output) {
+        // Operators of one tile that read the same slice on the same unit read one buffer,
+        // filled once (the model's owner holds it for all of them).
+        const SharedInput key{acc.tensor, path_[anchor], level, box, pipe, access_signature(acc)};
+        auto [it, fresh] = shared_inputs_.try_emplace(key);
+        if (fresh) it->second = allocate(level, box, static_cast<int>(anchor), true);
+        shared = !fresh;
+        stages.push_back({it->second, static_cast<long>(anchor)});
+        continue;
+      }
+      stages.push_back({allocate(level, box, static_cast<int>(anchor), innermost), static_cast<long>(anchor)});
     }
     // Transfers, anchored at each stage's position: fills outside in, write-backs inside out.
     // Each stage buffer is read (written) inside by the next stage's first (last) engine, or by
@@ -289,7 +317,7 @@ class Planner {
       if (partial && prev.pos >= 0 && home_node_[t] >= 0 && i == 1)
         refuse("operator '" + x.name + "' reduces over a loop between its fusion tile and its own tile; move the loop inside");
       carry |= partial;
-      if (!output || carry) in[i] = copy_chain(prev.buf, prev.pos, cur.buf, cur.pos, acc, anchor, cur.buf.box);
+      if ((!output || carry) && !(shared && i + 1 == n)) in[i] = copy_chain(prev.buf, prev.pos, cur.buf, cur.pos, acc, anchor, cur.buf.box);
       if (output) out[i] = copy_chain(cur.buf, cur.pos, prev.buf, prev.pos, acc, anchor, cur.buf.box);
     }
     auto engine = [&](const std::vector<Instruction>& copies, bool first) {
