@@ -7,4 +7,4 @@ build=${BUILD_DIR:-build-rel}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" --target dfx_fidelity -j2 >/dev/null
 "$build/tools/dfx_fidelity" configs docs/fidelity.md --dataflows "${DATAFLOWS:-100}" \
-  --validation ../shared/validation/tileflow_rtl_fused_gemm.csv
+  --validation ../shared/validation/tileflow_rtl_fused_gemm.csv --fixed tools/fidelity_set
