@@ -2,6 +2,7 @@
 // back, the instruction of each operator, and the flags between pipes (docs/lowering.md).
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "mapper/lower_internal.h"
@@ -24,12 +25,17 @@ arch::MemRef block(int level, int64_t base, std::vector<int64_t> sizes, std::vec
 
 class Planner {
  public:
+  // `single`: the buffers (numbered in allocation order, which does not depend on their copies)
+  // kept to one copy although they lie inside loops.
   Planner(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton& s,
-          int64_t core, arch::DType dtype, bool double_buffer)
-      : a_(a), w_(w), f_(f), s_(s), core_(core), dtype_(dtype), double_buffer_(double_buffer), flags_(f.root().loc) {}
+          int64_t core, arch::DType dtype, const std::set<int>& single)
+      : a_(a), w_(w), f_(f), s_(s), core_(core), dtype_(dtype), single_(single), flags_(f.root().loc) {}
 
-  // Thrown when double-buffered buffers do not fit: plan again with single ones.
-  struct TooBig {};
+  // Thrown when the buffers do not fit while some are still double: `largest` is the double one
+  // with the most elements on an over-full level; plan again with it single.
+  struct TooBig {
+    int largest = -1;
+  };
 
   arch::Program run() {
     place_tensors();
@@ -65,7 +71,14 @@ class Planner {
   Skeleton& s_;
   int64_t core_;
   arch::DType dtype_;
-  bool double_buffer_;
+  const std::set<int>& single_;
+  int allocations_ = 0;
+  struct Doubled {
+    int id;
+    int level;
+    int64_t elems;
+  };
+  std::vector<Doubled> doubled_;
   Flags flags_;
 
   model::Placement placement_;
@@ -111,7 +124,9 @@ class Planner {
     b.box = box;
     b.strides = row_major(box);
     const std::vector<const Item*> loops = pos < 0 ? std::vector<const Item*>{} : loops_between(0, static_cast<size_t>(pos));
-    if (ring && double_buffer_ && level > 0 && !loops.empty()) {
+    const int id = allocations_++;
+    if (ring && !single_.count(id) && level > 0 && !loops.empty()) {
+      doubled_.push_back({id, level, volume(box)});
       b.copies = 2;
       int64_t inner = 1;
       b.ring_weights.assign(loops.size(), 0);
@@ -417,7 +432,12 @@ class Planner {
     for (size_t l = 1; l < used_.size(); ++l) {
       const auto& lv = a_.levels[l];
       const double bytes = static_cast<double>(used_[l]) * lv.word_bytes;
-      if (!lv.unlimited() && bytes > lv.capacity_bytes && double_buffer_) throw TooBig{};
+      if (!lv.unlimited() && bytes > lv.capacity_bytes) {
+        const Doubled* largest = nullptr;
+        for (const Doubled& d : doubled_)
+          if (d.level == static_cast<int>(l) && (!largest || d.elems > largest->elems)) largest = &d;
+        if (largest) throw TooBig{largest->id};
+      }
       if (!lv.unlimited() && bytes > lv.capacity_bytes)
         refuse("the program's buffers need " + std::to_string(static_cast<int64_t>(bytes)) + " B of " + lv.name + ", which holds " +
                std::to_string(static_cast<int64_t>(lv.capacity_bytes)) + " B (lowering keeps one buffer per tensor and operator)");
@@ -448,11 +468,16 @@ class Planner {
 
 arch::Program plan_program(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton s,
                            int64_t core, arch::DType dtype) {
-  try {
-    Skeleton attempt = s;  // planning writes into the skeleton: keep `s` clean for a retry
-    return Planner(a, w, f, attempt, core, dtype, true).run();
-  } catch (const Planner::TooBig&) {
-    return Planner(a, w, f, s, core, dtype, false).run();  // single buffers, if they fit
+  // Double buffers where they fit: while a level overflows, its largest double buffer goes
+  // single (each try adds one, so this ends).
+  std::set<int> single;
+  for (;;) {
+    try {
+      Skeleton attempt = s;  // planning writes into the skeleton: keep `s` clean for a retry
+      return Planner(a, w, f, attempt, core, dtype, single).run();
+    } catch (const Planner::TooBig& too_big) {
+      single.insert(too_big.largest);
+    }
   }
 }
 
