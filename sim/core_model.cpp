@@ -163,7 +163,11 @@ void CoreModel::pipe_loop(int pipe) {
     };
     if (!holds_slot) pop();
     q.executing = true;
-    run_.clock.advance_to(e.ready_at);
+    // A wait reaches its flag check a cycle after its dispatch cycle, an instruction its issue
+    // cycle at once: so the RTL times them (every issue of every pipe a constant offset from
+    // the RTL's on the traced programs; with the wait one cycle earlier, a transfer dispatched
+    // right behind a satisfied wait started a cycle early and reordered the DRAM port's grants).
+    run_.clock.advance_to(e.ready_at + (holds_slot ? 1 : 0));
     Clock::advance(jitter(pipe));
     execute(pipe, e);
     if (holds_slot) pop();
