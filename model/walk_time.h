@@ -134,7 +134,10 @@ struct Time {
   // store's port time (`last_store_port`) is already in `port`.
   double cycles_decoupled(double first_loads, double after_last_load, double last_store, double last_store_port) const {
     const double chain = std::max({compute, unit[0], unit[1]});
-    const double rounds = std::min(colliding[0], colliding[1]) - 1;
+    // Rounds collide when the chain paces the loads (each waits for a buffer an instruction
+    // frees, as the store beside it does); when the loads take longer than the chain they run
+    // back to back and the stores, an instruction behind them, fall into their waits.
+    const double rounds = in > chain ? 0 : std::min(colliding[0], colliding[1]) - 1;
     const double port_idle = rounds > 0 ? rounds * (colliding_waits[0] + colliding_waits[1]) / (colliding[0] + colliding[1]) : 0;
     return std::max({in + after_last_load + last_store, dispatch_floor + last_store, makespan + last_store,
                      port + port_idle + after_last_load + last_store - last_store_port,
