@@ -52,9 +52,18 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
   if (n.is_leaf) return visit_leaf(node, boxes, weight);
   double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0, colliding_store_port = 0;
   double colliding_waits[2] = {0, 0}, colliding[2] = {0, 0};  // [0] loads, [1] stores
+  double deferred = 0;
+  std::vector<std::pair<size_t, double>> later;
   for (size_t t = 0; t < w_.tensors.size(); ++t) {
     if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
+    const bool computed = computed_;
     const Moved m = activate(node, static_cast<int>(t), boxes, weight);
+    if (const size_t reader = first_reader(node, static_cast<int>(t));
+        reader > 0 && m.load > 0 && a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) {
+      later.push_back({reader, m.load});
+      deferred += m.load;
+      if (!computed) first_loads_ -= m.load;
+    }
     load += m.load, store += m.store, port += m.port;
     if (m.store > 0) store_port += m.port;
     if (m.store > 0 && m.colliding_wait > 0) colliding_store_port += m.port;
@@ -62,6 +71,7 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
     if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += m.load, moved_out += m.store;
   }
   BoxPool::Lease local(pool_, boxes);  // loops() narrows its copy
+  deferred_loads_ = std::move(later), deferred_node_ = node;
   Time inner = loops(node, 0, *local, weight);
   if (instructions_.times(node)) {
     const Time blocked = instructions_.time(node, boxes);
@@ -75,18 +85,46 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
   Time t = inner;
   t.latency = std::max({load, inner.latency, store});
   t.compute = std::max({load - moved_in, inner.compute, store - moved_out});
-  t.load_first(moved_in);
+  t.load_first(moved_in - deferred);
   // A store whose pieces outlast the DRAM latency cannot hide in the loads' waits for it: it
   // delays the load engine for as much of its time as the loads spend moving pieces.
   const double piece_share = moved_in > 0 ? (port - store_port) / moved_in : 0;
-  t.engine += moved_in + colliding_store_port * piece_share;
+  t.engine += moved_in - deferred + colliding_store_port * piece_share;
   t.in += moved_in, t.out += moved_out, t.port += port;
   for (int k = 0; k < 2; ++k) t.colliding_waits[k] += colliding_waits[k], t.colliding[k] += colliding[k];
   return t;
 }
 
+// The lowering issues a tile's loads together, ahead of its first child; a load that child does
+// not read is the chain's concern only from the child that does. Which child that is, for a
+// loop-less tile on an arch timed by instructions (0: the first, or none of them).
+size_t Walker::first_reader(int node, int t) const {
+  const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+  if (!instructions_.decoupled() || !n.loops.empty() || n.children.size() < 2 || t >= 64) return 0;
+  size_t reader = 0;
+  while (reader < n.children.size() && !(reads_[static_cast<size_t>(n.children[reader])] >> t & 1)) ++reader;
+  if (reader == n.children.size()) return 0;
+  // A load that an enclosing loop does not move goes out of it, ahead of the loads that loop
+  // does move: then it comes before the first child's loads, not after them.
+  // The lowering's fills wait for their buffers and hand them over in front of the tile's first
+  // child: a unit that runs there waits for all of them.
+  unsigned earlier_units = 0;
+  for (size_t i = 0; i < reader; ++i) earlier_units |= units_[static_cast<size_t>(n.children[i])];
+  if (earlier_units & units_[static_cast<size_t>(n.children[reader])]) return 0;
+  uint64_t earlier = 0;  // the dims that index what the earlier children read of this tile's
+  for (size_t u = 0; u < w_.tensors.size() && u < 64; ++u)
+    for (size_t i = 0; i < reader; ++i)
+      if (p_.tensors[u].owner[static_cast<size_t>(node)] && (reads_[static_cast<size_t>(n.children[i])] >> u & 1)) earlier |= indexed_by_[u];
+  for (int p = n.parent; p >= 0; p = f_.nodes[static_cast<size_t>(p)].parent)
+    for (const Loop& l : f_.nodes[static_cast<size_t>(p)].loops)
+      if (!l.spatial && l.factor > 1 && (earlier >> l.dim & 1) && !(indexed_by_[static_cast<size_t>(t)] >> l.dim & 1)) return 0;
+  return reader;
+}
+
 Time Walker::children(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+  std::vector<std::pair<size_t, double>> later;
+  if (deferred_node_ == node) later = std::move(deferred_loads_), deferred_node_ = -1;
   // An intermediate whose fusion point is this tile lives at its home while the children run.
   std::vector<std::pair<int, int64_t>> homes;
   for (size_t t = 0; t < w_.tensors.size(); ++t) {
@@ -109,6 +147,8 @@ Time Walker::children(int node, const OpBoxes& boxes, int64_t weight) {
     if (drop) drop_for_sibling(node, n.children[i]);
     const int saved_part = part_ctx_;
     if (split) part_ctx_ = contexts_.enter(part_ctx_, static_cast<int64_t>(node) * 1024 + static_cast<int64_t>(i));
+    for (const auto& [reader, load] : later)
+      if (reader == i) total.then(Time::engine_only(load)), after_last_load_ = 0;
     const Time t = phases ? phase(n.children[i], boxes, weight) : visit(n.children[i], boxes, weight);
     part_ctx_ = saved_part;
     // Units that take whole instructions from in-order queues run the children of a Para or

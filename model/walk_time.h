@@ -51,6 +51,12 @@ struct Time {
     t.used = 1u << static_cast<unsigned>(k);
     return t;
   }
+  // A load the engine runs ahead of a later part (counted in `in` and `port` where it is issued).
+  static Time engine_only(double cycles) {
+    Time t;
+    t.engine = t.makespan = cycles;
+    return t;
+  }
   // Everything busy for `cycles`: a part no other work overlaps.
   static Time exclusive(double cycles) {
     Time t;
