@@ -368,7 +368,14 @@ int main(int argc, char** argv) {
          "whose queue is one entry too small (the dispatcher then lags an iteration behind: FLAT-RGran "
          "attention), Layerwise programs whose many small transfers overlap better than the model's sum of "
          "phases, and convolution windows that the lowering reloads where the model counts only new rows "
-         "(the DRAM traffic differences, on conv_chain_s1). Issue 5's goal is a 3% mean error.\n\n";
+         "(the DRAM traffic differences, on conv_chain_s1). Issue 5's goal is a 3% mean error.\n\n"
+      << "Traffic per level: the RTL's counters see the DRAM port, so DRAM reads and writes are the level "
+         "compared above. The SPM's fills are the same figures (every load lands in the SPM, in the model and "
+         "in the programs alike: `dfx compare` prints both). The model's SPM reads and updates follow "
+         "TileFlow's accounting between the SPM and the PE registers — an operand read per use a PE cannot "
+         "keep, a reduction's result updated at every step — where the RTL's units read operand rows once "
+         "per instruction and reduce inside the unit; the two count different things, so they are not put "
+         "side by side.\n\n";
     f << "## Every dataflow\n\n| # | workload | dataflow | cores | model cycles | SystemC | RTL | model DRAM B | RTL DRAM B |\n"
       << "|---|---|---|---|---|---|---|---|---|\n";
     for (size_t i = 0; i < rows.size(); ++i) {
