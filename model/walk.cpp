@@ -95,6 +95,31 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
   return t;
 }
 
+// What each subtree's operators read and on which units, and which dims index each tensor.
+void Walker::note_reads() {
+  reads_.assign(f_.nodes.size(), 0);
+  units_.assign(f_.nodes.size(), 0);
+  for (size_t i = f_.nodes.size(); i-- > 0;) {
+    const TreeNode& n = f_.nodes[i];
+    if (n.is_leaf) {
+      const Op& op = w_.ops[static_cast<size_t>(n.op)];
+      for (const auto& in : op.inputs)
+        if (in.tensor < 64) reads_[i] |= uint64_t{1} << in.tensor;
+      units_[i] = 1u << static_cast<unsigned>(op.unit);
+    }
+    for (int c : n.children) reads_[i] |= reads_[static_cast<size_t>(c)], units_[i] |= units_[static_cast<size_t>(c)];
+  }
+  indexed_by_.assign(w_.tensors.size(), 0);
+  auto note = [&](const TensorAccess& acc) {
+    for (const auto& ix : acc.index)
+      for (const auto& term : ix.terms) indexed_by_[static_cast<size_t>(acc.tensor)] |= uint64_t{1} << term.dim;
+  };
+  for (const Op& op : w_.ops) {
+    note(op.out);
+    for (const auto& in : op.inputs) note(in);
+  }
+}
+
 // The lowering issues a tile's loads together, ahead of its first child; a load that child does
 // not read is the chain's concern only from the child that does. Which child that is, for a
 // loop-less tile on an arch timed by instructions (0: the first, or none of them).

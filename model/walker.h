@@ -49,26 +49,7 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
-    reads_.assign(f.nodes.size(), 0);
-    units_.assign(f.nodes.size(), 0);
-    for (size_t i = f.nodes.size(); i-- > 0;) {
-      const TreeNode& n = f.nodes[i];
-      if (n.is_leaf) {
-        const Op& op = w.ops[static_cast<size_t>(n.op)];
-        for (const auto& in : op.inputs)
-          if (in.tensor < 64) reads_[i] |= uint64_t{1} << in.tensor;
-        units_[i] = 1u << static_cast<unsigned>(op.unit);
-      }
-      for (int c : n.children) reads_[i] |= reads_[static_cast<size_t>(c)], units_[i] |= units_[static_cast<size_t>(c)];
-    }
-    indexed_by_.assign(w.tensors.size(), 0);
-    for (const Op& op : w.ops) {
-      std::vector<const TensorAccess*> accesses = {&op.out};
-      for (const auto& in : op.inputs) accesses.push_back(&in);
-      for (const TensorAccess* acc : accesses)
-        for (const auto& ix : acc->index)
-          for (const auto& term : ix.terms) indexed_by_[static_cast<size_t>(acc->tensor)] |= uint64_t{1} << term.dim;
-    }
+    if (instructions_.decoupled()) note_reads();  // only instruction-timed archs defer loads
   }
 
   WalkResult run();
@@ -182,6 +163,7 @@ class Walker {
 
   Time children(int node, const OpBoxes& boxes, int64_t weight);
   size_t first_reader(int node, int t) const;
+  void note_reads();
 
   // One child as a pipeline of its own: its first loads and its last store overlap nothing.
   Time phase(int child, const OpBoxes& boxes, int64_t weight);
