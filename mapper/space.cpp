@@ -82,11 +82,72 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
       for (size_t o = first; o < end; ++o) run.push_back(static_cast<int>(o));
       run_dims_[first].push_back(dims_outside(run));
     }
+  run_splits_.resize(w.ops.size());
+  for (size_t first = 0; first < w.ops.size(); ++first)
+    for (const auto& dims : run_dims_[first]) run_splits_[first].push_back(splits_of(dims));
 }
 
 const std::vector<int>& Space::outer_dims(const std::vector<int>& ops) const {
   assert(!ops.empty() && ops.back() - ops.front() + 1 == static_cast<int>(ops.size()));  // a run: groups are
   return run_dims_[static_cast<size_t>(ops.front())][ops.size() - 1];
+}
+
+// One dim over the cores (spread_of), then pairs that use as many cores as any single dim does
+// and more than half of them: every way to use the most cores two dims allow. A pair can win
+// with no more cores: b over 8 of attention's 32 cores and m over 4 keep each core on one b's K
+// and V, where m over all 32 has every core read every b's (which split is best is the
+// search's to find).
+std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims) const {
+  std::vector<CoreSplit> out;
+  int64_t best_single = 0;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (const int64_t n = spread_of(dims[i]); n > 0) {
+      CoreSplit s;
+      s.dim[0] = s.dim[1] = i, s.cores[0] = n;
+      out.push_back(s);
+      best_single = std::max(best_single, n);
+    }
+  for (size_t i = 0; i < dims.size(); ++i)
+    for (size_t j = i + 1; j < dims.size(); ++j) {
+      const int64_t si = w_.dims[static_cast<size_t>(dims[i])].size, sj = w_.dims[static_cast<size_t>(dims[j])].size;
+      int64_t most = 0;
+      for (int64_t a = 2; a <= cores_ / 2; ++a)
+        for (int64_t b = 2; a * b <= cores_; ++b)
+          if (si % a == 0 && sj % b == 0) most = std::max(most, a * b);
+      if (most < best_single || 2 * most <= cores_) continue;
+      for (int64_t a = 2; a <= cores_ / 2; ++a)
+        if (most % a == 0 && si % a == 0 && sj % (most / a) == 0 && most / a >= 2) {
+          CoreSplit s;
+          s.dim[0] = i, s.dim[1] = j, s.cores[0] = a, s.cores[1] = most / a;
+          out.push_back(s);
+        }
+    }
+  return out;
+}
+
+const std::vector<Space::CoreSplit>& Space::core_splits(const std::vector<int>& ops) const {
+  return run_splits_[static_cast<size_t>(ops.front())][ops.size() - 1];
+}
+
+int64_t Space::core_share(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const {
+  const int k = c.core_dim[g];
+  return k < 0 ? 1 : core_splits(group_ops)[static_cast<size_t>(k)].on(i);
+}
+
+std::vector<int> Space::allowed_splits(const Choice& c, size_t g) const {
+  std::vector<int> out;
+  if (!(c.may_spread.empty() || c.may_spread[g])) return out;
+  const auto& splits = core_splits(group_members(c)[g]);
+  for (size_t k = 0; k < splits.size(); ++k)
+    if (may_tile(c, g, splits[k].dim[0]) && may_tile(c, g, splits[k].dim[1])) out.push_back(static_cast<int>(k));
+  return out;
+}
+
+int Space::pick_split(const Choice& c, size_t g, const std::vector<int>& splits, std::mt19937_64& rng) const {
+  std::vector<int> kind[2];
+  for (int k : splits) kind[core_splits(group_members(c)[g])[static_cast<size_t>(k)].cores[1] > 1].push_back(k);
+  if (kind[0].empty() || kind[1].empty()) return pick(splits, rng);
+  return pick(kind[std::bernoulli_distribution(0.5)(rng) ? 1 : 0], rng);
 }
 
 // How many cores a loop over `dim` spreads over: all of them when they divide its extent, else
@@ -152,7 +213,7 @@ model::OpBoxes Space::group_tile(const Choice& c, int g) const {
   model::OpBoxes boxes = model::OpBoxes::whole(w_);
   const std::vector<int>& dims = outer_dims(members);
   for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t factor = c.outer[static_cast<size_t>(g)][i] * (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? spread_of(dims[i]) : 1);
+    int64_t factor = c.outer[static_cast<size_t>(g)][i] * core_share(c, members, static_cast<size_t>(g), i);
     int64_t extent = model::extent_below(w_, below, dims[i], boxes);
     int64_t chunk = (extent + factor - 1) / factor;
     model::restrict_and_project(w_, below, dims[i], 0, chunk, boxes);
@@ -236,14 +297,10 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
   c.order.assign(w_.ops.size(), 0);
   for (size_t g = 0; g < members.size(); ++g) {
     const std::vector<int>& dims = outer_dims(members[g]);
-    std::vector<int> core_ok;
-    const bool spread = c.may_spread.empty() || c.may_spread[g];
-    for (size_t i = 0; i < dims.size(); ++i)
-      if (spread && may_tile(c, g, i) && spread_of(dims[i]) > 0)
-        core_ok.push_back(static_cast<int>(i));
-    c.core_dim[g] = core_ok.empty() ? -1 : pick(core_ok, rng);
+    const std::vector<int> core_ok = allowed_splits(c, g);
+    c.core_dim[g] = core_ok.empty() ? -1 : pick_split(c, g, core_ok, rng);
     for (size_t i = 0; i < dims.size(); ++i) {
-      int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[g] == static_cast<int>(i) ? spread_of(dims[i]) : 1);
+      int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / core_share(c, members[g], g, i);
       c.outer[g].push_back(may_tile(c, g, i) ? pick_divisor(extent, extent, rng) : 1);
     }
     for (int o : members[g]) {
@@ -345,19 +402,30 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     return t;
   }
   if ((gene == 2 || gene == 3) && !c.outer[static_cast<size_t>(g)].empty()) {
-    const std::vector<int>& dims = outer_dims(group_members(c)[static_cast<size_t>(g)]);
+    const std::vector<int> group_ops = group_members(c)[static_cast<size_t>(g)];
+    const std::vector<int>& dims = outer_dims(group_ops);
     const size_t i = std::uniform_int_distribution<size_t>(0, dims.size() - 1)(rng);
     if (!may_tile(c, static_cast<size_t>(g), i)) return c;
-    const bool spread = c.may_spread.empty() || c.may_spread[static_cast<size_t>(g)];
-    if (gene == 3 && spread && spread_of(dims[i]) > 0)
-      c.core_dim[static_cast<size_t>(g)] = static_cast<int>(i);
-    const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(i) ? spread_of(dims[i]) : 1);
+    std::vector<int64_t> old_share(dims.size());
+    for (size_t k = 0; k < dims.size(); ++k) old_share[k] = core_share(c, group_ops, static_cast<size_t>(g), k);
+    if (gene == 3) {  // a split over the cores that spreads dim i
+      std::vector<int> with_i;
+      for (int k : allowed_splits(c, static_cast<size_t>(g)))
+        if (core_splits(group_ops)[static_cast<size_t>(k)].on(i) > 1) with_i.push_back(k);
+      if (!with_i.empty()) c.core_dim[static_cast<size_t>(g)] = pick_split(c, static_cast<size_t>(g), with_i, rng);
+    }
+    const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / core_share(c, group_ops, static_cast<size_t>(g), i);
     for (size_t k = 0; k < dims.size(); ++k) {
-      const int64_t e = w_.dims[static_cast<size_t>(dims[k])].size / (c.core_dim[static_cast<size_t>(g)] == static_cast<int>(k) ? spread_of(dims[k]) : 1);
-      if (e % c.outer[static_cast<size_t>(g)][k] != 0) c.outer[static_cast<size_t>(g)][k] = 1;
+      // A new split keeps each core's tile where it can: the temporal factor takes up what the
+      // cores no longer split (m over 32 cores, one step → over 4 cores, eight steps).
+      const int64_t share = core_share(c, group_ops, static_cast<size_t>(g), k);
+      const int64_t e = w_.dims[static_cast<size_t>(dims[k])].size / share;
+      int64_t& f = c.outer[static_cast<size_t>(g)][k];
+      if (share != old_share[k] && (f * old_share[k]) % share == 0 && e % (f * old_share[k] / share) == 0) f = f * old_share[k] / share;
+      if (e % f != 0) f = 1;
     }
     int64_t& factor = c.outer[static_cast<size_t>(g)][i];
-    factor = std::bernoulli_distribution(0.5)(rng) ? adjacent_divisor(extent, factor, extent, rng) : pick_divisor(extent, extent, rng);
+    if (gene == 2) factor = std::bernoulli_distribution(0.5)(rng) ? adjacent_divisor(extent, factor, extent, rng) : pick_divisor(extent, extent, rng);
   }
   // Keep the group's spatial choices legal for its new extents; re-draw one op's.
   const auto members = group_members(c)[static_cast<size_t>(g)];
@@ -403,7 +471,11 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
   for (size_t g = 0; g < members.size(); ++g) {
     const std::vector<int>& dims = outer_dims(members[g]);
     model::TreeNode outer = tile({0});
-    if (c.core_dim[g] >= 0) outer.loops.push_back(loop(dims[static_cast<size_t>(c.core_dim[g])], spread_of(dims[static_cast<size_t>(c.core_dim[g])]), true));
+    if (c.core_dim[g] >= 0) {
+      const CoreSplit& s = core_splits(members[g])[static_cast<size_t>(c.core_dim[g])];
+      outer.loops.push_back(loop(dims[s.dim[0]], s.cores[0], true));
+      if (s.cores[1] > 1) outer.loops.push_back(loop(dims[s.dim[1]], s.cores[1], true));
+    }
     for (size_t i = 0; i < dims.size(); ++i)
       if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
     const model::OpBoxes boxes = group_tile(c, static_cast<int>(g));

@@ -24,7 +24,7 @@ struct Choice {
   std::vector<int> group_of;                  // per op: its group; groups are runs of ops
   std::vector<model::Prim> prim;              // per group
   std::vector<std::vector<int64_t>> outer;    // per group, per outer dim: temporal factor
-  std::vector<int> core_dim;                  // per group: outer dim spread over cores, -1 none
+  std::vector<int> core_dim;                  // per group: its core split (Space::core_splits), -1 none
   std::vector<std::vector<int64_t>> spatial;  // per op, per op dim: spatial factor (1 = none)
   std::vector<int> order;                     // per op: rotation of its non-reduction loops
   // Restrictions a named baseline puts on its tiling (empty: none): per group, per outer dim,
@@ -93,6 +93,22 @@ class Space {
 
   Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
   int64_t spread_of(int dim) const;
+  // A way to spread a group over the cores: one of its outer dims, or two (b over 8 cores and m
+  // over 4 of 32, each core keeping its own b's K and V), by index into the group's outer dims.
+  struct CoreSplit {
+    size_t dim[2] = {0, 0};
+    int64_t cores[2] = {1, 1};  // cores along each (the second 1 for a single dim)
+    int64_t on(size_t i) const { return dim[0] == i ? cores[0] : dim[1] == i ? cores[1] : 1; }
+  };
+  std::vector<std::vector<std::vector<CoreSplit>>> run_splits_;  // [first op][ops - 1], like run_dims_
+  std::vector<CoreSplit> splits_of(const std::vector<int>& dims) const;
+  const std::vector<CoreSplit>& core_splits(const std::vector<int>& group_ops) const;
+  // How many cores group g of c spreads outer dim i over (1: none).
+  int64_t core_share(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const;
+  // The splits group g may take: those whose dims it may tile.
+  std::vector<int> allowed_splits(const Choice& c, size_t g) const;
+  // One of `splits` (of group g), a single dim as likely as a pair (pairs are many more).
+  int pick_split(const Choice& c, size_t g, const std::vector<int>& splits, std::mt19937_64& rng) const;
   std::vector<std::vector<std::vector<int>>> run_dims_;  // [first op][ops - 1]: outer_dims of that run
   // The dims a group (a run of ops) may loop over outside its ops; tabulated for every run.
   const std::vector<int>& outer_dims(const std::vector<int>& group_ops) const;

@@ -63,8 +63,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
       if (g == groups) return ops(0);
       std::vector<int> dims = outer_dims(members[g]);
       std::vector<int> cores = {-1};
-      for (size_t i = 0; i < dims.size(); ++i)
-        if (spread_of(dims[i]) > 0) cores.push_back(static_cast<int>(i));
+      for (size_t k = 0; k < core_splits(members[g]).size(); ++k) cores.push_back(static_cast<int>(k));
       const size_t prim_count = members[g].size() > 1 ? prims_.size() : 1;
       for (size_t p = 0; p < prim_count; ++p)
         for (int core : cores) {
@@ -73,7 +72,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
           c.outer[g].assign(dims.size(), 1);
           std::function<bool(size_t)> factors = [&](size_t i) -> bool {
             if (i == dims.size()) return group(g + 1);
-            const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (core == static_cast<int>(i) ? spread_of(dims[i]) : 1);
+            const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / core_share(c, members[g], g, i);
             for (int64_t d : divisors(extent)) {
               c.outer[g][i] = d;
               if (!factors(i + 1)) return false;
@@ -124,17 +123,15 @@ std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) co
       Choice c = partial;
       c.core_dim[g] = -1;
       out.push_back(c);
-      const bool spread = partial.may_spread.empty() || partial.may_spread[g];
-      for (size_t i = 0; i < dims.size(); ++i)
-        if (spread && may_tile(partial, g, i) && spread_of(dims[i]) > 0) {
-          c.core_dim[g] = static_cast<int>(i);
-          out.push_back(c);
-        }
+      for (int k : allowed_splits(partial, g)) {
+        c.core_dim[g] = k;
+        out.push_back(c);
+      }
       return out;
     }
     if (step <= dims.size()) {  // outer factor i
       const size_t i = step - 1;
-      const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / (partial.core_dim[g] == static_cast<int>(i) ? spread_of(dims[i]) : 1);
+      const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / core_share(partial, members[g], g, i);
       for (int64_t d : may_tile(partial, g, i) ? divisors(extent) : std::vector<int64_t>{1}) {
         Choice c = partial;
         c.outer[g][i] = d;
