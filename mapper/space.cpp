@@ -137,9 +137,12 @@ int64_t Space::core_share(const Choice& c, const std::vector<int>& group_ops, si
 std::vector<int> Space::allowed_splits(const Choice& c, size_t g) const {
   std::vector<int> out;
   if (!(c.may_spread.empty() || c.may_spread[g])) return out;
+  // A named baseline spreads one loop, as the dataflow it is named after does.
+  const bool baseline = !c.may_spread.empty();
   const auto& splits = core_splits(group_members(c)[g]);
   for (size_t k = 0; k < splits.size(); ++k)
-    if (may_tile(c, g, splits[k].dim[0]) && may_tile(c, g, splits[k].dim[1])) out.push_back(static_cast<int>(k));
+    if (may_tile(c, g, splits[k].dim[0]) && may_tile(c, g, splits[k].dim[1]) && !(baseline && splits[k].cores[1] > 1))
+      out.push_back(static_cast<int>(k));
   return out;
 }
 
