@@ -58,8 +58,7 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
     if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
     const bool computed = computed_;
     const Moved m = activate(node, static_cast<int>(t), boxes, weight);
-    if (const size_t reader = first_reader(node, static_cast<int>(t));
-        reader > 0 && m.load > 0 && a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) {
+    if (const size_t reader = later_reader(node, static_cast<int>(t)); reader > 0 && m.load > 0) {
       later.push_back({reader, m.load});
       deferred += m.load;
       if (!computed) first_loads_ -= m.load;
@@ -95,55 +94,59 @@ Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
   return t;
 }
 
-// What each subtree's operators read and on which units, and which dims index each tensor.
-void Walker::note_reads() {
-  reads_.assign(f_.nodes.size(), 0);
-  units_.assign(f_.nodes.size(), 0);
+// The lowering issues a loop-less tile's loads together, ahead of its first child, and a unit
+// that runs in that child waits for all of them. A load that only a later child reads, on a unit
+// the earlier children do not use, is the chain's concern only from that child — unless an
+// enclosing loop the load does not move (but the earlier children's loads do) hoists it ahead of
+// theirs. Tabulated once per tree: which child that is, per tile and tensor.
+void Walker::note_later_readers() {
+  const size_t tensors = w_.tensors.size();
+  std::vector<uint64_t> reads(f_.nodes.size(), 0);  // per node: the tensors (below 64) its subtree reads
+  std::vector<unsigned> units(f_.nodes.size(), 0);  // per node: its subtree's units (1 << UnitKind)
   for (size_t i = f_.nodes.size(); i-- > 0;) {
     const TreeNode& n = f_.nodes[i];
     if (n.is_leaf) {
       const Op& op = w_.ops[static_cast<size_t>(n.op)];
       for (const auto& in : op.inputs)
-        if (in.tensor < 64) reads_[i] |= uint64_t{1} << in.tensor;
-      units_[i] = 1u << static_cast<unsigned>(op.unit);
+        if (in.tensor < 64) reads[i] |= uint64_t{1} << in.tensor;
+      units[i] = 1u << static_cast<unsigned>(op.unit);
     }
-    for (int c : n.children) reads_[i] |= reads_[static_cast<size_t>(c)], units_[i] |= units_[static_cast<size_t>(c)];
+    for (int c : n.children) reads[i] |= reads[static_cast<size_t>(c)], units[i] |= units[static_cast<size_t>(c)];
   }
-  indexed_by_.assign(w_.tensors.size(), 0);
+  std::vector<uint64_t> indexed_by(tensors, 0);  // per tensor: the dims its accesses index
   auto note = [&](const TensorAccess& acc) {
     for (const auto& ix : acc.index)
-      for (const auto& term : ix.terms) indexed_by_[static_cast<size_t>(acc.tensor)] |= uint64_t{1} << term.dim;
+      for (const auto& term : ix.terms) indexed_by[static_cast<size_t>(acc.tensor)] |= uint64_t{1} << term.dim;
   };
   for (const Op& op : w_.ops) {
     note(op.out);
     for (const auto& in : op.inputs) note(in);
   }
-}
-
-// The lowering issues a tile's loads together, ahead of its first child; a load that child does
-// not read is the chain's concern only from the child that does. Which child that is, for a
-// loop-less tile on an arch timed by instructions (0: the first, or none of them).
-size_t Walker::first_reader(int node, int t) const {
-  const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
-  if (!instructions_.decoupled() || !n.loops.empty() || n.children.size() < 2 || t >= 64) return 0;
-  size_t reader = 0;
-  while (reader < n.children.size() && !(reads_[static_cast<size_t>(n.children[reader])] >> t & 1)) ++reader;
-  if (reader == n.children.size()) return 0;
-  // A load that an enclosing loop does not move goes out of it, ahead of the loads that loop
-  // does move: then it comes before the first child's loads, not after them.
-  // The lowering's fills wait for their buffers and hand them over in front of the tile's first
-  // child: a unit that runs there waits for all of them.
-  unsigned earlier_units = 0;
-  for (size_t i = 0; i < reader; ++i) earlier_units |= units_[static_cast<size_t>(n.children[i])];
-  if (earlier_units & units_[static_cast<size_t>(n.children[reader])]) return 0;
-  uint64_t earlier = 0;  // the dims that index what the earlier children read of this tile's
-  for (size_t u = 0; u < w_.tensors.size() && u < 64; ++u)
-    for (size_t i = 0; i < reader; ++i)
-      if (p_.tensors[u].owner[static_cast<size_t>(node)] && (reads_[static_cast<size_t>(n.children[i])] >> u & 1)) earlier |= indexed_by_[u];
-  for (int p = n.parent; p >= 0; p = f_.nodes[static_cast<size_t>(p)].parent)
-    for (const Loop& l : f_.nodes[static_cast<size_t>(p)].loops)
-      if (!l.spatial && l.factor > 1 && (earlier >> l.dim & 1) && !(indexed_by_[static_cast<size_t>(t)] >> l.dim & 1)) return 0;
-  return reader;
+  later_reader_.assign(f_.nodes.size() * tensors, 0);
+  for (size_t node = 0; node < f_.nodes.size(); ++node) {
+    const TreeNode& n = f_.nodes[node];
+    if (n.is_leaf || !n.loops.empty() || n.children.size() < 2) continue;
+    for (size_t t = 0; t < tensors && t < 64; ++t) {
+      if (!p_.tensors[t].owner[node] || !a_.addressable(p_.tensors[t].level[node])) continue;
+      size_t reader = 0;
+      while (reader < n.children.size() && !(reads[static_cast<size_t>(n.children[reader])] >> t & 1)) ++reader;
+      if (reader == 0 || reader == n.children.size()) continue;
+      unsigned earlier_units = 0;
+      uint64_t earlier_dims = 0;  // what indexes the earlier children's loads from this tile
+      for (size_t i = 0; i < reader; ++i) {
+        const auto child = static_cast<size_t>(n.children[i]);
+        earlier_units |= units[child];
+        for (size_t u = 0; u < tensors && u < 64; ++u)
+          if (p_.tensors[u].owner[node] && (reads[child] >> u & 1)) earlier_dims |= indexed_by[u];
+      }
+      if (earlier_units & units[static_cast<size_t>(n.children[reader])]) continue;
+      bool hoisted = false;
+      for (int p = n.parent; p >= 0 && !hoisted; p = f_.nodes[static_cast<size_t>(p)].parent)
+        for (const Loop& l : f_.nodes[static_cast<size_t>(p)].loops)
+          hoisted |= !l.spatial && l.factor > 1 && (earlier_dims >> l.dim & 1) && !(indexed_by[t] >> l.dim & 1);
+      if (!hoisted) later_reader_[node * tensors + t] = reader;
+    }
+  }
 }
 
 Time Walker::children(int node, const OpBoxes& boxes, int64_t weight) {

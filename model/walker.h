@@ -49,7 +49,7 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
-    if (instructions_.decoupled()) note_reads();  // only instruction-timed archs defer loads
+    if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
   }
 
   WalkResult run();
@@ -86,9 +86,10 @@ class Walker {
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
-  std::vector<uint64_t> reads_;  // [node]: the tensors (below 64) the operators of its subtree read
-  std::vector<uint64_t> indexed_by_;  // [tensor]: the dims its accesses index
-  std::vector<unsigned> units_;  // [node]: the units (1 << UnitKind) of the operators of its subtree
+  // [node * tensors + tensor]: the child of a loop-less tile that reads the tile's load of the
+  // tensor first, when the earlier children need not wait for it (0: they must); see
+  // note_later_readers(). Empty on archs not timed by instructions.
+  std::vector<size_t> later_reader_;
   // Loads of a loop-less tile that only a later child reads (visit() hands them to children()).
   std::vector<std::pair<size_t, double>> deferred_loads_;  // (the child, engine time)
   int deferred_node_ = -1;
@@ -162,8 +163,10 @@ class Walker {
   Time visit(int node, const OpBoxes& boxes, int64_t weight);
 
   Time children(int node, const OpBoxes& boxes, int64_t weight);
-  size_t first_reader(int node, int t) const;
-  void note_reads();
+  void note_later_readers();
+  size_t later_reader(int node, int t) const {
+    return later_reader_.empty() ? 0 : later_reader_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(t)];
+  }
 
   // One child as a pipeline of its own: its first loads and its last store overlap nothing.
   Time phase(int child, const OpBoxes& boxes, int64_t weight);
