@@ -92,76 +92,6 @@ const std::vector<int>& Space::outer_dims(const std::vector<int>& ops) const {
   return run_dims_[static_cast<size_t>(ops.front())][ops.size() - 1];
 }
 
-// One dim over the cores (spread_of), then pairs that use as many cores as any single dim does
-// and more than half of them: every way to use the most cores two dims allow. A pair can win
-// with no more cores: b over 8 of attention's 32 cores and m over 4 keep each core on one b's K
-// and V, where m over all 32 has every core read every b's (which split is best is the
-// search's to find).
-std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims) const {
-  std::vector<CoreSplit> out;
-  int64_t best_single = 0;
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (const int64_t n = spread_of(dims[i]); n > 0) {
-      CoreSplit s;
-      s.dim[0] = s.dim[1] = i, s.cores[0] = n;
-      out.push_back(s);
-      best_single = std::max(best_single, n);
-    }
-  for (size_t i = 0; i < dims.size(); ++i)
-    for (size_t j = i + 1; j < dims.size(); ++j) {
-      const int64_t si = w_.dims[static_cast<size_t>(dims[i])].size, sj = w_.dims[static_cast<size_t>(dims[j])].size;
-      int64_t most = 0;
-      for (int64_t a = 2; a <= cores_ / 2; ++a)
-        for (int64_t b = 2; a * b <= cores_; ++b)
-          if (si % a == 0 && sj % b == 0) most = std::max(most, a * b);
-      if (most < best_single || 2 * most <= cores_) continue;
-      for (int64_t a = 2; a <= cores_ / 2; ++a)
-        if (most % a == 0 && si % a == 0 && sj % (most / a) == 0 && most / a >= 2) {
-          CoreSplit s;
-          s.dim[0] = i, s.dim[1] = j, s.cores[0] = a, s.cores[1] = most / a;
-          out.push_back(s);
-        }
-    }
-  return out;
-}
-
-const std::vector<Space::CoreSplit>& Space::core_splits(const std::vector<int>& ops) const {
-  return run_splits_[static_cast<size_t>(ops.front())][ops.size() - 1];
-}
-
-int64_t Space::core_share(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const {
-  const int k = c.core_dim[g];
-  return k < 0 ? 1 : core_splits(group_ops)[static_cast<size_t>(k)].on(i);
-}
-
-std::vector<int> Space::allowed_splits(const Choice& c, size_t g) const {
-  std::vector<int> out;
-  if (!(c.may_spread.empty() || c.may_spread[g])) return out;
-  // A named baseline spreads one loop, as the dataflow it is named after does.
-  const bool baseline = !c.may_spread.empty();
-  const auto& splits = core_splits(group_members(c)[g]);
-  for (size_t k = 0; k < splits.size(); ++k)
-    if (may_tile(c, g, splits[k].dim[0]) && may_tile(c, g, splits[k].dim[1]) && !(baseline && splits[k].cores[1] > 1))
-      out.push_back(static_cast<int>(k));
-  return out;
-}
-
-int Space::pick_split(const Choice& c, size_t g, const std::vector<int>& splits, std::mt19937_64& rng) const {
-  std::vector<int> kind[2];
-  for (int k : splits) kind[core_splits(group_members(c)[g])[static_cast<size_t>(k)].cores[1] > 1].push_back(k);
-  if (kind[0].empty() || kind[1].empty()) return pick(splits, rng);
-  return pick(kind[std::bernoulli_distribution(0.5)(rng) ? 1 : 0], rng);
-}
-
-// How many cores a loop over `dim` spreads over: all of them when they divide its extent, else
-// the most that do if that is more than half (28 of ascend_like's 32 for 56 rows); 0: none.
-int64_t Space::spread_of(int dim) const {
-  const int64_t size = w_.dims[static_cast<size_t>(dim)].size;
-  for (int64_t n = cores_; n > 1 && 2 * n > cores_; --n)
-    if (size % n == 0) return n;
-  return 0;
-}
-
 std::vector<std::vector<int>> Space::group_members(const Choice& c) const {
   std::vector<std::vector<int>> g;
   for (size_t o = 0; o < c.group_of.size(); ++o) {
@@ -292,6 +222,13 @@ void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& exte
   sp[j] = largest_divisor(extent[j], room);
 }
 
+int Space::pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, std::mt19937_64& rng) const {
+  std::vector<int> kind[2];
+  for (int k : splits) kind[core_splits(group_ops)[static_cast<size_t>(k)].cores[1] > 1].push_back(k);
+  if (kind[0].empty() || kind[1].empty()) return pick(splits, rng);
+  return pick(kind[std::bernoulli_distribution(0.5)(rng) ? 1 : 0], rng);
+}
+
 void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
   auto members = group_members(c);
   c.outer.assign(members.size(), {});
@@ -300,10 +237,10 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
   c.order.assign(w_.ops.size(), 0);
   for (size_t g = 0; g < members.size(); ++g) {
     const std::vector<int>& dims = outer_dims(members[g]);
-    const std::vector<int> core_ok = allowed_splits(c, g);
-    c.core_dim[g] = core_ok.empty() ? -1 : pick_split(c, g, core_ok, rng);
+    const std::vector<int> core_ok = allowed_splits(c, members[g], g);
+    c.core_dim[g] = core_ok.empty() ? -1 : pick_split(members[g], core_ok, rng);
     for (size_t i = 0; i < dims.size(); ++i) {
-      int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / core_share(c, members[g], g, i);
+      const int64_t extent = core_extent(c, members[g], g, i);
       c.outer[g].push_back(may_tile(c, g, i) ? pick_divisor(extent, extent, rng) : 1);
     }
     for (int o : members[g]) {
@@ -413,16 +350,16 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     for (size_t k = 0; k < dims.size(); ++k) old_share[k] = core_share(c, group_ops, static_cast<size_t>(g), k);
     if (gene == 3) {  // a split over the cores that spreads dim i
       std::vector<int> with_i;
-      for (int k : allowed_splits(c, static_cast<size_t>(g)))
+      for (int k : allowed_splits(c, group_ops, static_cast<size_t>(g)))
         if (core_splits(group_ops)[static_cast<size_t>(k)].on(i) > 1) with_i.push_back(k);
-      if (!with_i.empty()) c.core_dim[static_cast<size_t>(g)] = pick_split(c, static_cast<size_t>(g), with_i, rng);
+      if (!with_i.empty()) c.core_dim[static_cast<size_t>(g)] = pick_split(group_ops, with_i, rng);
     }
-    const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / core_share(c, group_ops, static_cast<size_t>(g), i);
+    const int64_t extent = core_extent(c, group_ops, static_cast<size_t>(g), i);
     for (size_t k = 0; k < dims.size(); ++k) {
       // A new split keeps each core's tile where it can: the temporal factor takes up what the
       // cores no longer split (m over 32 cores, one step → over 4 cores, eight steps).
       const int64_t share = core_share(c, group_ops, static_cast<size_t>(g), k);
-      const int64_t e = w_.dims[static_cast<size_t>(dims[k])].size / share;
+      const int64_t e = core_extent(c, group_ops, static_cast<size_t>(g), k);
       int64_t& f = c.outer[static_cast<size_t>(g)][k];
       if (share != old_share[k] && (f * old_share[k]) % share == 0 && e % (f * old_share[k] / share) == 0) f = f * old_share[k] / share;
       if (e % f != 0) f = 1;

@@ -103,12 +103,14 @@ class Space {
   std::vector<std::vector<std::vector<CoreSplit>>> run_splits_;  // [first op][ops - 1], like run_dims_
   std::vector<CoreSplit> splits_of(const std::vector<int>& dims) const;
   const std::vector<CoreSplit>& core_splits(const std::vector<int>& group_ops) const;
-  // How many cores group g of c spreads outer dim i over (1: none).
+  // How many cores group g (its ops: group_ops) of c spreads outer dim i over (1: none), and
+  // what remains of that dim on one core.
   int64_t core_share(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const;
+  int64_t core_extent(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const;
   // The splits group g may take: those whose dims it may tile.
-  std::vector<int> allowed_splits(const Choice& c, size_t g) const;
-  // One of `splits` (of group g), a single dim as likely as a pair (pairs are many more).
-  int pick_split(const Choice& c, size_t g, const std::vector<int>& splits, std::mt19937_64& rng) const;
+  std::vector<int> allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const;
+  // One of `splits` (of the group of group_ops), a single dim as likely as a pair (pairs are many more).
+  int pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, std::mt19937_64& rng) const;
   std::vector<std::vector<std::vector<int>>> run_dims_;  // [first op][ops - 1]: outer_dims of that run
   // The dims a group (a run of ops) may loop over outside its ops; tabulated for every run.
   const std::vector<int>& outer_dims(const std::vector<int>& group_ops) const;

@@ -72,7 +72,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
           c.outer[g].assign(dims.size(), 1);
           std::function<bool(size_t)> factors = [&](size_t i) -> bool {
             if (i == dims.size()) return group(g + 1);
-            const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / core_share(c, members[g], g, i);
+            const int64_t extent = core_extent(c, members[g], g, i);
             for (int64_t d : divisors(extent)) {
               c.outer[g][i] = d;
               if (!factors(i + 1)) return false;
@@ -123,7 +123,7 @@ std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) co
       Choice c = partial;
       c.core_dim[g] = -1;
       out.push_back(c);
-      for (int k : allowed_splits(partial, g)) {
+      for (int k : allowed_splits(partial, members[g], g)) {
         c.core_dim[g] = k;
         out.push_back(c);
       }
@@ -131,7 +131,7 @@ std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) co
     }
     if (step <= dims.size()) {  // outer factor i
       const size_t i = step - 1;
-      const int64_t extent = w_.dims[static_cast<size_t>(dims[i])].size / core_share(partial, members[g], g, i);
+      const int64_t extent = core_extent(partial, members[g], g, i);
       for (int64_t d : may_tile(partial, g, i) ? divisors(extent) : std::vector<int64_t>{1}) {
         Choice c = partial;
         c.outer[g][i] = d;

@@ -1,0 +1,76 @@
+// The loops that spread a group over the cores (Space::core_splits): which dims, over how many
+// cores each, and what of a dim remains on one core.
+#include <algorithm>
+
+#include "mapper/space.h"
+
+namespace dfx::mapper {
+
+// One dim over the cores (spread_of), then pairs that use as many cores as any single dim does
+// and more than half of them: every way to use the most cores two dims allow. A pair can win
+// with no more cores: b over 8 of attention's 32 cores and m over 4 keep each core on one b's K
+// and V, where m over all 32 has every core read every b's (which split is best is the
+// search's to find).
+std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims) const {
+  std::vector<CoreSplit> out;
+  int64_t best_single = 0;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (const int64_t n = spread_of(dims[i]); n > 0) {
+      CoreSplit s;
+      s.dim[0] = s.dim[1] = i, s.cores[0] = n;
+      out.push_back(s);
+      best_single = std::max(best_single, n);
+    }
+  for (size_t i = 0; i < dims.size(); ++i)
+    for (size_t j = i + 1; j < dims.size(); ++j) {
+      const int64_t si = w_.dims[static_cast<size_t>(dims[i])].size, sj = w_.dims[static_cast<size_t>(dims[j])].size;
+      int64_t most = 0;
+      for (int64_t a = 2; a <= cores_ / 2; ++a)
+        for (int64_t b = 2; a * b <= cores_; ++b)
+          if (si % a == 0 && sj % b == 0) most = std::max(most, a * b);
+      if (most < best_single || 2 * most <= cores_) continue;
+      for (int64_t a = 2; a <= cores_ / 2; ++a)
+        if (most % a == 0 && si % a == 0 && sj % (most / a) == 0 && most / a >= 2) {
+          CoreSplit s;
+          s.dim[0] = i, s.dim[1] = j, s.cores[0] = a, s.cores[1] = most / a;
+          out.push_back(s);
+        }
+    }
+  return out;
+}
+
+const std::vector<Space::CoreSplit>& Space::core_splits(const std::vector<int>& ops) const {
+  return run_splits_[static_cast<size_t>(ops.front())][ops.size() - 1];
+}
+
+int64_t Space::core_share(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const {
+  const int k = c.core_dim[g];
+  return k < 0 ? 1 : core_splits(group_ops)[static_cast<size_t>(k)].on(i);
+}
+
+int64_t Space::core_extent(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const {
+  return w_.dims[static_cast<size_t>(outer_dims(group_ops)[i])].size / core_share(c, group_ops, g, i);
+}
+
+std::vector<int> Space::allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const {
+  std::vector<int> out;
+  if (!(c.may_spread.empty() || c.may_spread[g])) return out;
+  // A named baseline spreads one loop, as the dataflow it is named after does.
+  const bool baseline = !c.may_spread.empty();
+  const auto& splits = core_splits(group_ops);
+  for (size_t k = 0; k < splits.size(); ++k)
+    if (may_tile(c, g, splits[k].dim[0]) && may_tile(c, g, splits[k].dim[1]) && !(baseline && splits[k].cores[1] > 1))
+      out.push_back(static_cast<int>(k));
+  return out;
+}
+
+// How many cores a loop over `dim` spreads over: all of them when they divide its extent, else
+// the most that do if that is more than half (28 of ascend_like's 32 for 56 rows); 0: none.
+int64_t Space::spread_of(int dim) const {
+  const int64_t size = w_.dims[static_cast<size_t>(dim)].size;
+  for (int64_t n = cores_; n > 1 && 2 * n > cores_; --n)
+    if (size % n == 0) return n;
+  return 0;
+}
+
+}  // namespace dfx::mapper
