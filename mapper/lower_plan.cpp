@@ -432,15 +432,13 @@ class Planner {
     for (size_t l = 1; l < used_.size(); ++l) {
       const auto& lv = a_.levels[l];
       const double bytes = static_cast<double>(used_[l]) * lv.word_bytes;
-      if (!lv.unlimited() && bytes > lv.capacity_bytes) {
-        const Doubled* largest = nullptr;
-        for (const Doubled& d : doubled_)
-          if (d.level == static_cast<int>(l) && (!largest || d.elems > largest->elems)) largest = &d;
-        if (largest) throw TooBig{largest->id};
-      }
-      if (!lv.unlimited() && bytes > lv.capacity_bytes)
-        refuse("the program's buffers need " + std::to_string(static_cast<int64_t>(bytes)) + " B of " + lv.name + ", which holds " +
-               std::to_string(static_cast<int64_t>(lv.capacity_bytes)) + " B (lowering keeps one buffer per tensor and operator)");
+      if (lv.unlimited() || bytes <= lv.capacity_bytes) continue;
+      const Doubled* largest = nullptr;
+      for (const Doubled& d : doubled_)
+        if (d.level == static_cast<int>(l) && (!largest || d.elems > largest->elems)) largest = &d;
+      if (largest) throw TooBig{largest->id};
+      refuse("the program's buffers need " + std::to_string(static_cast<int64_t>(bytes)) + " B of " + lv.name + ", which holds " +
+             std::to_string(static_cast<int64_t>(lv.capacity_bytes)) + " B (lowering keeps one buffer per tensor and operator)");
     }
   }
 

@@ -60,6 +60,13 @@ Fit fit(const std::vector<double>& x, const std::vector<double>& y) {
   return f;
 }
 
+// fit() of one column of the rows (x) against another (y, the reference).
+Fit fit_rows(const std::vector<Row>& rows, double Row::*x, double Row::*y) {
+  std::vector<double> xs, ys;
+  for (const Row& r : rows) xs.push_back(r.*x), ys.push_back(r.*y);
+  return fit(xs, ys);
+}
+
 double sim_dram_bytes(const sim::SimResult& r) {
   double b = 0;
   for (const sim::PathTraffic& p : r.paths)
@@ -235,9 +242,7 @@ std::string sim_worst_note(const std::vector<Row>& rows) {
 std::string fixed_set_section(const std::string& configs, const std::string& dir) {
   Study study(configs, false);
   study.from_dir(dir);
-  std::vector<double> mc, rc, md, rd;
-  for (const Row& r : study.rows) mc.push_back(r.model_cycles), rc.push_back(r.rtl_cycles), md.push_back(r.model_dram), rd.push_back(r.rtl_dram);
-  const Fit c = fit(mc, rc), d = fit(md, rd);
+  const Fit c = fit_rows(study.rows, &Row::model_cycles, &Row::rtl_cycles), d = fit_rows(study.rows, &Row::model_dram, &Row::rtl_dram);
   char buf[600];
   std::snprintf(buf, sizeof buf,
                 "On the frozen sample of %s (%zu dataflows the search picked on 2026-11-23, kept to compare versions of "
@@ -300,19 +305,13 @@ int main(int argc, char** argv) {
       }
     }
     if (quick) {
-      std::vector<double> mc, sc, md, sd;
-      for (const Row& r : rows) mc.push_back(r.model_cycles), sc.push_back(r.sim_cycles), md.push_back(r.model_dram), sd.push_back(r.sim_dram);
-      const Fit q = fit(mc, sc), d = fit(md, sd);
+      const Fit q = fit_rows(rows, &Row::model_cycles, &Row::sim_cycles), d = fit_rows(rows, &Row::model_dram, &Row::sim_dram);
       std::printf("%zu dataflows; model vs SystemC: cycles %.2f%% mean (worst %.2f%%), R2 %.4f; DRAM traffic %.2f%% mean (worst %.2f%%) "
                   "(nothing written)\n", rows.size(), 100 * q.mean, 100 * q.worst, q.r2, 100 * d.mean, 100 * d.worst);
       return 0;
     }
-    std::vector<double> mc, sc, rc, md, sd, rd;
-    for (const Row& r : rows) {
-      mc.push_back(r.model_cycles), sc.push_back(r.sim_cycles), rc.push_back(r.rtl_cycles);
-      md.push_back(r.model_dram), sd.push_back(r.sim_dram), rd.push_back(r.rtl_dram);
-    }
-    const Fit model_c = fit(mc, rc), sim_c = fit(sc, rc), model_d = fit(md, rd), sim_d = fit(sd, rd);
+    const Fit model_c = fit_rows(rows, &Row::model_cycles, &Row::rtl_cycles), sim_c = fit_rows(rows, &Row::sim_cycles, &Row::rtl_cycles);
+    const Fit model_d = fit_rows(rows, &Row::model_dram, &Row::rtl_dram), sim_d = fit_rows(rows, &Row::sim_dram, &Row::rtl_dram);
     const std::string svg = out.substr(0, out.rfind('.')) + "_cycles.svg";
     std::ofstream(svg) << scatter_svg(rows);
     std::ofstream f(out);
