@@ -107,6 +107,16 @@ std::vector<Baseline> Space::baselines() const {
   // the user fixed it, if they did.
   auto allowed = [&](const Baseline& b) {
     if (!fixed_groups_.empty() && b.structure.group_of != fixed_groups_) return false;
+    // The parts fixed by hand: the same primitives, and loops where the baseline may have them.
+    Choice pinned = b.structure;
+    pin_structure(pinned);
+    if (pinned.prim != b.structure.prim) return false;
+    for (size_t g = 0; g < pins_.loops.size(); ++g) {
+      const bool spread = b.structure.may_spread.empty() || b.structure.may_spread[g];
+      if (pins_.cores[g] >= 0 && (!spread || core_splits(group_members(b.structure)[g])[static_cast<size_t>(pins_.cores[g])].cores[1] > 1)) return false;
+      for (size_t i = 0; i < pins_.loops[g].size(); ++i)
+        if (pins_.loops[g][i] > 1 && !may_tile(b.structure, g, i)) return false;
+    }
     auto members = group_members(b.structure);
     for (size_t g = 0; g < members.size(); ++g)
       if (members[g].size() > 1 && std::find(prims_.begin(), prims_.end(), b.structure.prim[g]) == prims_.end()) return false;

@@ -62,6 +62,7 @@ class Searcher {
       limits_.push_back({l, bytes});
     }
     if (!o.groups.empty()) space_.fix_groups(group_of_names(w, o.groups));
+    if (!o.fix.empty()) space_.pin(o.fix);
   }
 
   Outcome run() {
@@ -353,7 +354,7 @@ class Searcher {
     // Its tree fuses the whole chain: not a candidate when the user fixed another grouping.
     bool one_group = true;
     for (const auto& g : o_.groups) one_group = one_group && g.size() == w_.ops.size();
-    if (!solved || !seq_allowed || !one_group || out_of_budget()) return;
+    if (!solved || !seq_allowed || !one_group || space_.pinned() || out_of_budget()) return;
     ++out_.evaluations;
     ++out_.analyses;
     try {

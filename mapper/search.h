@@ -43,6 +43,9 @@ struct SearchOptions {
   // The fusion, fixed by the user: groups of op names, every op once, each group a run of ops in
   // the workload's order (empty: searched). Throws InputError (at "--groups") otherwise.
   std::vector<std::vector<std::string>> groups;
+  // Parts of the tree fixed by hand (Space::pin: "qk:sp=m:16,l:16", "qk+av:prim=Pipe"...); the
+  // named baselines that cannot keep them and the chain solver's tree drop out.
+  std::vector<std::string> fix;
   // With an element type: only dataflows the lowering can express (mapper::lower) may become the
   // best; a candidate better than the best so far that does not lower counts as invalid (what
   // `dfx explore --emit` asks for). Its buffers may need more room than the model's peak.

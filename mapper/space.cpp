@@ -16,45 +16,7 @@ const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
   return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
 }
 
-int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng) {
-  std::vector<int64_t> ok;
-  for (int64_t d : divisors(n))
-    if (d <= at_most) ok.push_back(d);
-  return ok.empty() ? 1 : pick(ok, rng);
-}
-
-
-int64_t largest_divisor(int64_t n, int64_t at_most) {
-  int64_t best = 1;
-  for (int64_t d : divisors(n))
-    if (d <= at_most) best = d;
-  return best;
-}
-
-// The next larger or smaller divisor of n after d (at most `at_most`), or d: small steps let a
-// climb walk a factor towards its best value instead of jumping at random.
-int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng) {
-  const std::vector<int64_t> ds = divisors(n);
-  const auto at = std::find(ds.begin(), ds.end(), d);
-  if (at == ds.end()) return d;
-  const bool up = std::bernoulli_distribution(0.5)(rng);
-  if (up && at + 1 != ds.end() && *(at + 1) <= at_most) return *(at + 1);
-  if (!up && at != ds.begin()) return *(at - 1);
-  return d;
-}
-
 }  // namespace
-
-std::vector<int64_t> divisors(int64_t n) {
-  std::vector<int64_t> out;
-  for (int64_t d = 1; d * d <= n; ++d)
-    if (n % d == 0) {
-      out.push_back(d);
-      if (d != n / d) out.push_back(n / d);
-    }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 bool Choice::operator==(const Choice& o) const {
   return group_of == o.group_of && prim == o.prim && outer == o.outer && core_dim == o.core_dim &&
@@ -137,8 +99,9 @@ std::vector<int> Space::dims_outside(const std::vector<int>& ops) const {
   return out;
 }
 
-// Every op's box inside group g's first outer tile (fusion may shrink producers).
-model::OpBoxes Space::group_tile(const Choice& c, int g) const {
+// Every op's box inside group g's first outer tile (fusion may shrink producers), or its last
+// one, which is partial where an outer factor does not divide its extent.
+model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const {
   std::vector<int> members;
   std::vector<bool> below(w_.ops.size(), false);
   for (size_t o = 0; o < w_.ops.size(); ++o)
@@ -149,7 +112,8 @@ model::OpBoxes Space::group_tile(const Choice& c, int g) const {
     int64_t factor = c.outer[static_cast<size_t>(g)][i] * core_share(c, members, static_cast<size_t>(g), i);
     int64_t extent = model::extent_below(w_, below, dims[i], boxes);
     int64_t chunk = (extent + factor - 1) / factor;
-    model::restrict_and_project(w_, below, dims[i], 0, chunk, boxes);
+    const int64_t step = last ? (extent + chunk - 1) / chunk - 1 : 0;
+    model::restrict_and_project(w_, below, dims[i], step * chunk, step * chunk + chunk, boxes);
   }
   return boxes;
 }
@@ -160,8 +124,17 @@ std::vector<int64_t> Space::op_extents(const model::OpBoxes& tile, size_t op) co
   return out;
 }
 
-std::vector<int64_t> Space::op_extents(const Choice& c, size_t op) const {
-  return op_extents(group_tile(c, c.group_of[op]), op);
+std::vector<int64_t> Space::spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const {
+  std::vector<int64_t> out = op_extents(first, op);
+  const std::vector<int64_t> partial = op_extents(last, op);
+  for (size_t i = 0; i < out.size(); ++i)
+    if (partial[i] != out[i]) out[i] = 1;
+  return out;
+}
+
+std::vector<int64_t> Space::spatial_room(const Choice& c, size_t op) const {
+  const int g = c.group_of[op];
+  return spatial_room(group_tile(c, g), group_tile(c, g, true), op);
 }
 
 // PEs (or lanes) of one core an op may spread over: all of them, or its share in a Pipe group.
@@ -239,15 +212,18 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
     const std::vector<int>& dims = outer_dims(members[g]);
     const std::vector<int> core_ok = allowed_splits(c, members[g], g);
     c.core_dim[g] = core_ok.empty() ? -1 : pick_split(members[g], core_ok, rng);
+    pin_outer(c, g);  // the core split first: the outer factors divide what it leaves
     for (size_t i = 0; i < dims.size(); ++i) {
       const int64_t extent = core_extent(c, members[g], g, i);
-      c.outer[g].push_back(may_tile(c, g, i) ? pick_divisor(extent, extent, rng) : 1);
+      c.outer[g].push_back(may_tile(c, g, i) ? pick_trips(extent, rng) : 1);
     }
+    pin_outer(c, g);
     for (int o : members[g]) {
-      pick_spatial(c, static_cast<size_t>(o), op_extents(c, static_cast<size_t>(o)), op_budget(c, members[g], o), rng);
+      pick_spatial(c, static_cast<size_t>(o), spatial_room(c, static_cast<size_t>(o)), op_budget(c, members[g], o), rng);
       c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
     }
   }
+  pin_spatial(c);
 }
 
 bool Space::may_tile(const Choice& c, size_t g, size_t i) const {
@@ -284,6 +260,7 @@ Choice Space::random(std::mt19937_64& rng) const {
   }
   if (!fixed_groups_.empty()) c.group_of = fixed_groups_, g = fixed_groups_.back();
   for (int i = 0; i <= g; ++i) c.prim.push_back(pick(prims_, rng));
+  pin_structure(c);
   fill_tiling(c, rng);
   return c;
 }
@@ -338,6 +315,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
   const int g = std::uniform_int_distribution<int>(0, groups(c) - 1)(rng);
   if (gene == 1) {
     c.prim[static_cast<size_t>(g)] = pick(prims_, rng);
+    pin_structure(c);
     Choice t = retile(c, rng);  // the PE split changes with the primitive
     return t;
   }
@@ -348,7 +326,8 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     if (!may_tile(c, static_cast<size_t>(g), i)) return c;
     std::vector<int64_t> old_share(dims.size());
     for (size_t k = 0; k < dims.size(); ++k) old_share[k] = core_share(c, group_ops, static_cast<size_t>(g), k);
-    if (gene == 3) {  // a split over the cores that spreads dim i
+    const bool split_pinned = static_cast<size_t>(g) < pins_.cores.size() && pins_.cores[static_cast<size_t>(g)] != kSearched;
+    if (gene == 3 && !split_pinned) {  // a split over the cores that spreads dim i
       std::vector<int> with_i;
       for (int k : allowed_splits(c, group_ops, static_cast<size_t>(g)))
         if (core_splits(group_ops)[static_cast<size_t>(k)].on(i) > 1) with_i.push_back(k);
@@ -362,17 +341,20 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
       const int64_t e = core_extent(c, group_ops, static_cast<size_t>(g), k);
       int64_t& f = c.outer[static_cast<size_t>(g)][k];
       if (share != old_share[k] && (f * old_share[k]) % share == 0 && e % (f * old_share[k] / share) == 0) f = f * old_share[k] / share;
-      if (e % f != 0) f = 1;
+      if (f > e) f = 1;
+      f = trips_of(e, f);
     }
     int64_t& factor = c.outer[static_cast<size_t>(g)][i];
-    if (gene == 2) factor = std::bernoulli_distribution(0.5)(rng) ? adjacent_divisor(extent, factor, extent, rng) : pick_divisor(extent, extent, rng);
+    if (gene == 2) factor = std::bernoulli_distribution(0.5)(rng) ? adjacent_trips(extent, factor, rng) : pick_trips(extent, rng);
+    pin_outer(c, static_cast<size_t>(g));
   }
   // Keep the group's spatial choices legal for its new extents; re-draw one op's.
   const auto members = group_members(c)[static_cast<size_t>(g)];
   const int redraw = pick(members, rng);
-  const model::OpBoxes tile = group_tile(c, g);  // the loop below changes spatial choices only
+  // The loop below changes spatial choices only: the group's tiles stay.
+  const model::OpBoxes first = group_tile(c, g), last = group_tile(c, g, true);
   for (int o : members) {
-    std::vector<int64_t> ext = op_extents(tile, static_cast<size_t>(o));
+    std::vector<int64_t> ext = spatial_room(first, last, static_cast<size_t>(o));
     bool fits = true;
     for (size_t i = 0; i < ext.size(); ++i) fits = fits && ext[i] % c.spatial[static_cast<size_t>(o)][i] == 0;
     if (fits && !(o == redraw && gene >= 4)) continue;
@@ -381,6 +363,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     else pick_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
     if (gene == 5) c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
   }
+  pin_spatial(c);
   return c;
 }
 

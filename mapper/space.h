@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "mapper/factors.h"
 #include "mapper/template_levels.h"
 #include "model/dataflow.h"
 #include "model/placement.h"
@@ -50,6 +51,14 @@ class Space {
   // Fixes the fusion: every point then has these groups (per op, runs in op order), and only the
   // baselines grouped alike remain.
   void fix_groups(std::vector<int> group_of) { fixed_groups_ = std::move(group_of); }
+
+  // Fixes parts of every point by hand (`dfx explore --fix`): TARGET:KEY=VALUE, with KEY prim,
+  // loops or cores for a group of fix_groups (ops joined by '+'), sp for one op; e.g.
+  // "qk+max+sub+exp+sum+div:prim=Pipe", "av:loops=m:16", "qk:cores=b:8,m:4", "qk:sp=m:16,l:16".
+  // Contract: throws InputError (at "--fix") naming the spec and what is wrong with it.
+  void pin(const std::vector<std::string>& specs);
+  bool pinned() const;                         // anything fixed by pin()
+  bool honours_pins(const Choice& c) const;
 
   Choice random(std::mt19937_64& rng) const;
   // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
@@ -91,6 +100,25 @@ class Space {
   int64_t cores_ = 1;
   int64_t matrix_pes_per_core_ = 0, vector_lanes_per_core_ = 0;
 
+  // What pin() fixed: per fixed group its primitive (-1: searched), its core split (kSearched,
+  // -1 for none, or an index into core_splits) and its outer factors (0: searched); per op its
+  // spatial factors (empty: searched).
+  static constexpr int kSearched = -2;
+  struct Pins {
+    std::vector<int> prim, cores;
+    std::vector<std::vector<int64_t>> loops, spatial;
+  };
+  Pins pins_;
+  int fixed_group_named(const std::string& spec, const std::string& target) const;
+  void pin_group_spec(const std::string& spec, int g, const std::string& key, const std::string& value);
+  void pin_spatial_spec(const std::string& spec, const std::string& target, const std::string& value);
+  std::string prim_list() const;
+  void pin_structure(Choice& c) const;      // the primitives
+  void pin_outer(Choice& c, size_t g) const;  // group g's core split and outer factors
+  void pin_spatial(Choice& c) const;
+  void pin_all(Choice& c) const;
+  std::vector<Choice> unpinned_options(const Choice& partial, size_t step) const;
+
   Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
   int64_t spread_of(int dim) const;
   // A way to spread a group over the cores: one of its outer dims, or two (b over 8 cores and m
@@ -127,11 +155,12 @@ class Space {
                     std::mt19937_64& rng) const;
   void nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
                      std::mt19937_64& rng) const;
-  model::OpBoxes group_tile(const Choice& c, int g) const;
+  model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
-  std::vector<int64_t> op_extents(const Choice& c, size_t op) const;
+  // An op's extents in its group's first tile, 1 where its last tile differs: a spatial loop
+  // must split the same extent at every step.
+  std::vector<int64_t> spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const;
+  std::vector<int64_t> spatial_room(const Choice& c, size_t op) const;
 };
-
-std::vector<int64_t> divisors(int64_t n);
 
 }  // namespace dfx::mapper

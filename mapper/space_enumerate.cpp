@@ -44,9 +44,9 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
     c.order.assign(n, 0);
     // Per op: spatial and order; then the next op.
     std::function<bool(size_t)> ops = [&](size_t o) -> bool {
-      if (o == n) return visit(c);
+      if (o == n) return !honours_pins(c) || visit(c);
       const int g = c.group_of[o];
-      for (const auto& sp : spatial_options(o, op_extents(c, o), op_budget(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
+      for (const auto& sp : spatial_options(o, spatial_room(c, o), op_budget(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
         c.spatial[o] = sp;
         size_t keep = 0;
         for (int d : w_.ops[o].dims)
@@ -73,7 +73,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
           std::function<bool(size_t)> factors = [&](size_t i) -> bool {
             if (i == dims.size()) return group(g + 1);
             const int64_t extent = core_extent(c, members[g], g, i);
-            for (int64_t d : divisors(extent)) {
+            for (int64_t d : trip_counts(extent)) {
               c.outer[g][i] = d;
               if (!factors(i + 1)) return false;
             }
@@ -111,10 +111,21 @@ Choice Space::tiling_start(const Choice& structure) const {
   c.spatial.clear();
   for (const auto& op : w_.ops) c.spatial.push_back(std::vector<int64_t>(op.dims.size(), 1));
   c.order.assign(w_.ops.size(), 0);
+  pin_all(c);
   return c;
 }
 
+// The options with the parts fixed by hand kept: a fixed decision has one option.
 std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) const {
+  std::vector<Choice> out;
+  for (Choice c : unpinned_options(partial, step)) {
+    pin_all(c);
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Choice> Space::unpinned_options(const Choice& partial, size_t step) const {
   const auto members = group_members(partial);
   std::vector<Choice> out;
   for (size_t g = 0; g < members.size(); ++g) {
@@ -132,7 +143,7 @@ std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) co
     if (step <= dims.size()) {  // outer factor i
       const size_t i = step - 1;
       const int64_t extent = core_extent(partial, members[g], g, i);
-      for (int64_t d : may_tile(partial, g, i) ? divisors(extent) : std::vector<int64_t>{1}) {
+      for (int64_t d : may_tile(partial, g, i) ? trip_counts(extent) : std::vector<int64_t>{1}) {
         Choice c = partial;
         c.outer[g][i] = d;
         out.push_back(c);
@@ -144,7 +155,7 @@ std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) co
   const size_t o = step / 2;
   if (step % 2 == 0) {  // spatial
     const int g = partial.group_of[o];
-    for (const auto& sp : spatial_options(o, op_extents(partial, o), op_budget(partial, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
+    for (const auto& sp : spatial_options(o, spatial_room(partial, o), op_budget(partial, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
       Choice c = partial;
       c.spatial[o] = sp;
       out.push_back(c);

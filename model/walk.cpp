@@ -204,7 +204,10 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
   const Loop& loop = n.loops[li];
   const int64_t extent = index_.extent(node, loop.dim, boxes);
   if (extent <= 0) return loops(node, li + 1, boxes, weight);
-  if (loop.factor > extent) {
+  // In a partial tile (the last step of a loop above that does not divide its extent) a
+  // temporal loop with more trips than elements steps one element at a time: the factors a tree
+  // gives its full tiles need not fit the remainder. In full tiles it is a mistake.
+  if (loop.factor > extent && (loop.spatial || partial_ == 0)) {
     problem(loop.loc, "factor " + std::to_string(loop.factor) + " for '" +
                           w_.dims[static_cast<size_t>(loop.dim)].name + "' exceeds its extent " +
                           std::to_string(extent) + " here");
@@ -256,7 +259,9 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
   }
   if (full < trips) {
     BoxPool::Lease bl = at(trips - 1);
+    ++partial_;
     latency.next_iteration(loops(node, li + 1, *bl, weight));
+    --partial_;
   }
   latency.pipeline_iterations(one, trips);
   return latency;

@@ -65,6 +65,7 @@ class Walker {
   BoxPool pool_;
   int inst_ctx_ = 0;  // current spatial instance
   int part_ctx_ = 0;  // current Para/Pipe partition
+  int partial_ = 0;   // loops whose partial last step encloses the current position
   // The spatial loops around the current position (one per instance_ entry): how many instances
   // and how the boxes move from one instance to the next.
   struct SpatialLevel {

@@ -41,6 +41,7 @@ struct ExploreOptions {
   bool mcts = false;
   std::vector<std::string> prims, max_footprint;
   std::vector<std::string> groups;  // each 'op+op+…', in op order
+  std::vector<std::string> fix;     // mapper::SearchOptions::fix
   std::string emit, dtype = "auto";  // lower the best dataflow to programs
 };
 

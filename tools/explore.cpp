@@ -42,6 +42,23 @@ void print_table(const mapper::Outcome& out) {
   for (const auto& b : out.pareto) row(b);
 }
 
+// The options that decide what the search finds, as they were typed: a comment in --out's file,
+// so that the command can be run again.
+std::string search_words(const ExploreOptions& o) {
+  std::string s = " --seed " + std::to_string(o.seed) + " --evals " + std::to_string(o.evals);
+  if (o.objective != "cycles") s += " --objective " + o.objective;
+  auto list = [&](const char* flag, const std::vector<std::string>& v, const char* sep) {
+    if (v.empty()) return;
+    s += std::string(" ") + flag;
+    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? " " : sep) + v[i];
+  };
+  list("--prims", o.prims, ",");
+  list("--groups", o.groups, ",");
+  list("--max-footprint", o.max_footprint, ",");
+  list("--fix", o.fix, " ");
+  return s;
+}
+
 // The CLI's words (--objective, --prims, --max-footprint...) as the mapper's options.
 mapper::SearchOptions search_options(const ExploreOptions& o) {
   mapper::SearchOptions s;
@@ -74,6 +91,7 @@ mapper::SearchOptions search_options(const ExploreOptions& o) {
     }
     s.groups.push_back(ops);
   }
+  s.fix = o.fix;
   for (const auto& limit : o.max_footprint) {
     const size_t eq = limit.find('=');
     Diagnostics diag;
@@ -163,8 +181,7 @@ int run_explore(const ExploreOptions& o) {
   std::printf("\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
   bool ok = true;
   if (!o.out.empty()) {
-    ok &= write_file(o.out, "# found by: dfx explore " + o.arch + " " + o.workload + " --seed " + std::to_string(o.seed) +
-                                " --evals " + std::to_string(o.evals) + "\n" + best.flow_yaml);
+    ok &= write_file(o.out, "# found by: dfx explore " + o.arch + " " + o.workload + search_words(o) + "\n" + best.flow_yaml);
     for (size_t i = 1; i < out.best.size(); ++i) ok &= write_file(o.out + "." + std::to_string(i + 1) + ".yaml", out.best[i].flow_yaml);
   }
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o);

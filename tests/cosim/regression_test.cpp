@@ -51,6 +51,7 @@ mapper::Lowered lowered_pick(const arch::Arch& a, const model::Workload& w, uint
   so.seed = seed;
   so.evaluations = 600;
   so.top = 16;
+  so.lowering = arch::DType::Int16;  // the best that lowers (non-divisor factors do not)
   const mapper::Outcome out = mapper::explore(a, w, so);
   std::vector<mapper::Candidate> candidates = out.best;
   candidates.insert(candidates.end(), out.baselines.begin(), out.baselines.end());

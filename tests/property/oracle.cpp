@@ -58,6 +58,7 @@ class Brute {
   std::map<std::vector<int64_t>, Buffer> buffers_;
   std::map<std::vector<int64_t>, int64_t> occupancy_, level_occupancy_;
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;
+  int partial_ = 0;  // loops whose partial last step encloses the current position
   // Multicast: instances that share a source buffer share what it sends them in one step.
   std::vector<int64_t> step_;                     // temporal iterations and child choices so far
   std::vector<std::vector<size_t>> source_len_;   // per tensor: stack of source-instance lengths
@@ -257,7 +258,7 @@ class Brute {
     const auto& below = p_.ops_below[static_cast<size_t>(node)];
     const int64_t extent = model::extent_below(w_, below, l.dim, boxes);
     if (extent <= 0) return loop(node, li + 1, boxes);
-    if (l.factor > extent) {
+    if (l.factor > extent && (l.spatial || partial_ == 0)) {  // partial tiles step element by element
       std::string msg = "factor " + std::to_string(l.factor) + " for '" + w_.dims[static_cast<size_t>(l.dim)].name +
                         "' exceeds its extent " + std::to_string(extent) + " here";
       for (const auto& pr : r_.problems)
@@ -278,7 +279,10 @@ class Brute {
       model::restrict_and_project(w_, below, l.dim, i * chunk, i * chunk + chunk, b);
       if (l.spatial) instance_.push_back(static_cast<int64_t>(node) * 100000 + static_cast<int64_t>(li) * 1000 + i);
       step_.push_back(l.spatial ? -1 : i);
+      const bool partial = (i + 1) * chunk > extent;
+      partial_ += partial;
       loop(node, li + 1, b);
+      partial_ -= partial;
       step_.pop_back();
       if (l.spatial) instance_.pop_back();
     }

@@ -115,6 +115,20 @@ TEST_F(Invalid, FactorBeyondItsExtent) {
   EXPECT_EQ(r.problems[0].where.line, 6);  // the inner loops line
 }
 
+// In the partial last step of a loop that does not divide its extent (m: 512 in three steps of
+// 171, the last 170), a loop with more trips than elements steps one element at a time.
+TEST_F(Invalid, PartialTileStepsElementByElement) {
+  Report r = run("  tile: DRAM\n  loops: [\"m:3\"]\n  children:\n    - tile: DRAM\n      loops: [\"m:171\"]\n"
+                 "      children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_TRUE(r.valid) << r.reason;
+  const Report whole = run("  tile: DRAM\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  EXPECT_EQ(r.macs, whole.macs);
+  // A spatial loop there still splits evenly or not at all.
+  Report sp = run("  tile: DRAM\n  loops: [\"m:3\"]\n  children:\n    - tile: DRAM\n      loops: [\"m:171:sp\"]\n"
+                  "      children: [{op: gemm1}, {op: gemm2}]\n");
+  EXPECT_FALSE(sp.valid);
+}
+
 TEST_F(Invalid, UnevenSpatialSplit) {
   Report r = run("  tile: DRAM\n  loops: [\"m:3:sp\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
   ASSERT_FALSE(r.valid);

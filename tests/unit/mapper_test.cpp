@@ -197,6 +197,83 @@ TEST(ExploreGroups, BadGroupsAreRefusedWithTheReason) {
   EXPECT_EQ(refusal({{"gemm2", "gemm1"}}), "accepted");  // order inside a group does not matter
 }
 
+// Parts fixed by hand (--fix) hold in every point the space proposes, and in what explore reports.
+TEST(ExplorePins, EveryMoveKeepsTheFixedParts) {
+  arch::Arch a = arch::load_arch(test::config("arch/ascend_like.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  Space space(a, w);
+  space.fix_groups({0, 0, 0, 0, 0, 0, 1});
+  space.pin({"qk+max+sub+exp+sum+div:prim=Shar", "qk+max+sub+exp+sum+div:cores=b:8,m:4", "av:loops=m:4", "qk:sp=m:16,l:16"});
+  ASSERT_TRUE(space.pinned());
+  std::mt19937_64 rng(5);
+  Choice c = space.random(rng);
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(space.honours_pins(c)) << space.flow_yaml(c, "x");
+    EXPECT_EQ(c.prim[0], model::Prim::Shar);
+    EXPECT_EQ(c.spatial[0], (std::vector<int64_t>{1, 16, 16, 1}));  // qk's dims b, m, l, k
+    const Choice other = space.random(rng);
+    c = i % 3 == 0 ? space.restructure(c, rng) : i % 3 == 1 ? space.mutate(c, rng, true) : space.crossover(c, other, rng);
+  }
+  for (const Baseline& b : space.baselines()) {
+    SCOPED_TRACE(b.name);
+    EXPECT_TRUE(space.honours_pins(space.retile(b.structure, rng)));
+    EXPECT_TRUE(space.honours_pins(space.tiling_start(b.structure)));
+  }
+  // A yaml check of one point: the fixed loops are in the tree.
+  const std::string yaml = space.flow_yaml(c, "x");
+  EXPECT_NE(yaml.find("\"b:8:sp\", \"m:4:sp\""), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("\"m:16:sp\", \"l:16:sp\""), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("prim: Shar"), std::string::npos) << yaml;
+}
+
+TEST(ExplorePins, ExploreReportsOnlyDataflowsWithTheFixedParts) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/gemm_chain_g1.yaml"));
+  SearchOptions o;
+  o.evaluations = 600;
+  o.top = 3;
+  o.groups = {{"gemm1", "gemm2"}};
+  o.fix = {"gemm1+gemm2:prim=Pipe", "gemm2:sp=m:32"};
+  const Outcome out = explore(a, w, o);
+  ASSERT_FALSE(out.best.empty());
+  for (const auto* list : {&out.best, &out.baselines})
+    for (const Candidate& c : *list) {
+      EXPECT_NE(c.flow_yaml.find("prim: Pipe"), std::string::npos) << c.name << "\n" << c.flow_yaml;
+      EXPECT_NE(c.flow_yaml.find("\"m:32:sp\""), std::string::npos) << c.name << "\n" << c.flow_yaml;
+    }
+  for (const Candidate& c : out.baselines) EXPECT_EQ(c.name.find("closed form"), std::string::npos);
+}
+
+TEST(ExplorePins, BadFixesAreRefusedWithTheReason) {
+  arch::Arch a = arch::load_arch(test::config("arch/ascend_like.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  auto refusal = [&](std::vector<std::string> fix, bool grouped = true) {
+    Space space(a, w);
+    if (grouped) space.fix_groups({0, 0, 0, 0, 0, 0, 1});
+    try {
+      space.pin(fix);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string group = "qk+max+sub+exp+sum+div";
+  EXPECT_NE(refusal({"qk"}).find("expected TARGET:KEY=VALUE"), std::string::npos);
+  EXPECT_NE(refusal({"qk:speed=1"}).find("unknown key 'speed'"), std::string::npos);
+  EXPECT_NE(refusal({"qx:sp=m:16"}).find("unknown op 'qx'"), std::string::npos);
+  EXPECT_NE(refusal({"qk:sp=z:16"}).find("unknown dimension 'z'"), std::string::npos);
+  EXPECT_NE(refusal({"qk:sp=m:0"}).find("1 <= F <= 512"), std::string::npos);
+  EXPECT_NE(refusal({"qk:sp=m:16,l:16,b:2"}).find("two dims"), std::string::npos);
+  EXPECT_NE(refusal({"qk:sp=m:128,l:128"}).find("PEs, but one core has"), std::string::npos);
+  EXPECT_NE(refusal({"max:sp=n:4"}).find("no dimension 'n'"), std::string::npos);
+  EXPECT_NE(refusal({"qk+max:prim=Pipe"}).find("not one of the groups"), std::string::npos);
+  EXPECT_NE(refusal({group + ":prim=Pipe"}, false).find("--groups too"), std::string::npos);
+  EXPECT_NE(refusal({group + ":prim=Para"}).find("a fused group may use"), std::string::npos);
+  EXPECT_NE(refusal({group + ":loops=k:2"}).find("outside its ops, not 'k'"), std::string::npos);
+  EXPECT_NE(refusal({group + ":cores=m:3"}).find("not a way this group can use the 32 cores"), std::string::npos);
+  EXPECT_EQ(refusal({group + ":cores=b:8,m:4", "av:cores=none", "av:loops=n:2,m:8", "qk:sp=none"}), "accepted");
+}
+
 TEST_F(Explore, ObjectivesChangeWhatIsMinimised) {
   SearchOptions o = options(5);
   o.objective = Objective::Energy;
@@ -207,6 +284,50 @@ TEST_F(Explore, ObjectivesChangeWhatIsMinimised) {
 TEST(Space, Divisors) {
   EXPECT_EQ(divisors(12), (std::vector<int64_t>{1, 2, 3, 4, 6, 12}));
   EXPECT_EQ(divisors(1), (std::vector<int64_t>{1}));
+}
+
+// trip_counts(n) lists each distinct loop over n elements once: what trips_of makes of every
+// factor from 1 to n, by brute force.
+TEST(Space, TripCountsAreEveryDistinctLoop) {
+  for (int64_t n = 1; n <= 300; ++n) {
+    std::vector<int64_t> all;
+    for (int64_t f = 1; f <= n; ++f) all.push_back(trips_of(n, f));
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    ASSERT_EQ(trip_counts(n), all) << n;
+    for (int64_t d : divisors(n)) EXPECT_TRUE(std::binary_search(all.begin(), all.end(), d)) << n;
+  }
+  EXPECT_EQ(trip_counts(73).size(), 17u);  // 73 rows: 17 loops, where divisors give 2
+}
+
+// Outer factors that leave a partial last tile keep the trees valid: spatial loops stay off the
+// dims whose extent changes there, and inner loops step element by element in it.
+TEST(Space, NonDivisorFactorsGiveValidTrees) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload_from_string(
+      "name: prime\ndims: {m: 73, k: 64, l: 96, n: 64}\nops:\n  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
+      "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n", "w");
+  Space space(a, w);
+  std::mt19937_64 rng(3);
+  int partial = 0, valid = 0;
+  for (int i = 0; i < 400; ++i) {
+    const Choice c = space.random(rng);
+    bool uneven = false;
+    model::Dataflow f = space.build(c, "x");
+    for (const auto& n : f.nodes)
+      for (const auto& l : n.loops) uneven |= !l.spatial && w.dims[static_cast<size_t>(l.dim)].size % l.factor != 0;
+    if (!uneven) continue;
+    ++partial;
+    model::check_dataflow(f, a, w);
+    const model::Report r = model::analyze(a, w, f);
+    for (const auto& p : r.problems) {
+      EXPECT_EQ(p.message.find("extent"), std::string::npos) << p.message << "\n" << space.flow_yaml(c, "x");
+      EXPECT_EQ(p.message.find("spatial"), std::string::npos) << p.message << "\n" << space.flow_yaml(c, "x");
+    }
+    valid += r.valid;
+  }
+  EXPECT_GE(partial, 50);
+  EXPECT_GE(valid, partial / 4) << valid << " of " << partial;
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+#include "mapper/factors.h"
+
+#include <algorithm>
+
+namespace dfx::mapper {
+namespace {
+
+template <class T>
+const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
+  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+}
+
+// The neighbour of d in the ascending list `ds` (up or down at random, at most `at_most`), or d.
+int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, std::mt19937_64& rng) {
+  const auto at = std::find(ds.begin(), ds.end(), d);
+  if (at == ds.end()) return d;
+  const bool up = std::bernoulli_distribution(0.5)(rng);
+  if (up && at + 1 != ds.end() && *(at + 1) <= at_most) return *(at + 1);
+  if (!up && at != ds.begin()) return *(at - 1);
+  return d;
+}
+
+}  // namespace
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      out.push_back(d);
+      if (d != n / d) out.push_back(n / d);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int64_t trips_of(int64_t n, int64_t factor) {
+  if (factor <= 1 || n <= 1) return 1;
+  const int64_t chunk = (n + factor - 1) / factor;
+  return (n + chunk - 1) / chunk;
+}
+
+std::vector<int64_t> trip_counts(int64_t n) {
+  // One trip count per chunk size: chunks below sqrt(n) give trip counts above it and the
+  // reverse, so both halves are found in O(sqrt n).
+  std::vector<int64_t> out;
+  for (int64_t chunk = 1; chunk <= n && (chunk - 1) * (chunk - 1) <= n; ++chunk) {
+    out.push_back(trips_of(n, (n + chunk - 1) / chunk));
+    out.push_back(trips_of(n, chunk));
+  }
+  if (out.empty()) out.push_back(1);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng) {
+  std::vector<int64_t> ok;
+  for (int64_t d : divisors(n))
+    if (d <= at_most) ok.push_back(d);
+  return ok.empty() ? 1 : pick(ok, rng);
+}
+
+int64_t largest_divisor(int64_t n, int64_t at_most) {
+  int64_t best = 1;
+  for (int64_t d : divisors(n))
+    if (d <= at_most) best = d;
+  return best;
+}
+
+int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng) {
+  return neighbour(divisors(n), d, at_most, rng);
+}
+
+int64_t pick_trips(int64_t n, std::mt19937_64& rng) {
+  if (divisors(n).size() > 4 || std::bernoulli_distribution(0.5)(rng)) return pick_divisor(n, n, rng);
+  return pick(trip_counts(n), rng);
+}
+
+int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng) {
+  if (n % f == 0 && std::uniform_int_distribution<int>(0, 3)(rng) > 0) return adjacent_divisor(n, f, n, rng);
+  return neighbour(trip_counts(n), f, n, rng);
+}
+
+}  // namespace dfx::mapper

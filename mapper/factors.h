@@ -1,0 +1,37 @@
+#pragma once
+// The factors a loop of the template may take. Spatial factors divide their extent (instances
+// are hardware and must do the same work); a temporal loop over a group's tile may also leave a
+// partial last step (73 rows in five steps of 15), which helps where an extent has few divisors.
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace dfx::mapper {
+
+std::vector<int64_t> divisors(int64_t n);
+
+// Every trip count a temporal loop over n elements can have: the F with F = ceil(n / ceil(n/F)),
+// one per chunk size (others name the same loop: 36 trips over 73 rows run in chunks of 3, so 25
+// trips). Ascending; about 2·sqrt(n) of them, the divisors among them.
+std::vector<int64_t> trip_counts(int64_t n);
+
+// The trip count a loop of `factor` trips over n elements really runs.
+int64_t trips_of(int64_t n, int64_t factor);
+
+// A divisor of n, at most `at_most`, drawn uniformly (1 when none).
+int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng);
+int64_t largest_divisor(int64_t n, int64_t at_most);
+// The next larger or smaller divisor of n after d (at most `at_most`), or d: small steps let a
+// climb walk a factor towards its best value instead of jumping at random.
+int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng);
+
+// A temporal factor over n drawn at random: a divisor (they keep spatial loops below possible and
+// tiles alike), or, half the time where n has four divisors or fewer, any trip count. Drawing
+// them everywhere spread the search thin: attention G3 / cloud ended 14–49% higher on two of
+// three seeds.
+int64_t pick_trips(int64_t n, std::mt19937_64& rng);
+// A local step: to the next larger or smaller divisor, or (a quarter of the time, and always when
+// `f` is not a divisor) to the next trip count — where a climb refines a tile to fill a buffer.
+int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng);
+
+}  // namespace dfx::mapper

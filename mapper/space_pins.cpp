@@ -1,0 +1,204 @@
+// Parts of the tree the user fixes by hand (`dfx explore --fix`): a group's primitive, its loops
+// outside the ops, its loops over the cores, an op's spatial loops. Every point the space
+// proposes keeps them; the rest is searched.
+#include <algorithm>
+#include <sstream>
+
+#include "arch/errors.h"
+#include "mapper/space.h"
+
+namespace dfx::mapper {
+namespace {
+
+const SourceLoc kAt{"--fix", 0, 0, ""};
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, sep);) out.push_back(part);
+  return out;
+}
+
+// "m:16" → (dim index, 16); a clear error for anything else.
+std::pair<int, int64_t> dim_factor(const model::Workload& w, const std::string& spec, const std::string& item) {
+  const size_t colon = item.find(':');
+  const std::string name = item.substr(0, colon);
+  auto d = std::find_if(w.dims.begin(), w.dims.end(), [&](const model::Dim& x) { return x.name == name; });
+  if (d == w.dims.end()) throw InputError(kAt, "'" + spec + "': unknown dimension '" + name + "'");
+  int64_t f = 0;
+  try {
+    size_t used = 0;
+    if (colon != std::string::npos) f = std::stoll(item.substr(colon + 1), &used);
+    if (colon == std::string::npos || used != item.size() - colon - 1) f = 0;
+  } catch (const std::exception&) {
+    f = 0;
+  }
+  if (f < 1 || f > d->size)
+    throw InputError(kAt, "'" + spec + "': expected DIM:F with 1 <= F <= " + std::to_string(d->size) + " for '" + name + "', found '" + item + "'");
+  return {static_cast<int>(d - w.dims.begin()), f};
+}
+
+}  // namespace
+
+int Space::fixed_group_named(const std::string& spec, const std::string& target) const {
+  std::vector<int> ops;
+  for (const std::string& name : split(target, '+')) {
+    auto op = std::find_if(w_.ops.begin(), w_.ops.end(), [&](const model::Op& x) { return x.name == name; });
+    if (op == w_.ops.end()) throw InputError(kAt, "'" + spec + "': unknown op '" + name + "'");
+    ops.push_back(static_cast<int>(op - w_.ops.begin()));
+  }
+  if (fixed_groups_.empty())
+    throw InputError(kAt, "'" + spec + "' fixes part of a group: fix the fusion with --groups too");
+  const int g = fixed_groups_[static_cast<size_t>(ops.front())];
+  std::vector<int> members;
+  for (size_t o = 0; o < fixed_groups_.size(); ++o)
+    if (fixed_groups_[o] == g) members.push_back(static_cast<int>(o));
+  std::sort(ops.begin(), ops.end());
+  if (ops != members) throw InputError(kAt, "'" + spec + "': '" + target + "' is not one of the groups of --groups");
+  return g;
+}
+
+void Space::pin(const std::vector<std::string>& specs) {
+  const size_t groups = fixed_groups_.empty() ? 0 : static_cast<size_t>(fixed_groups_.back()) + 1;
+  pins_.prim.assign(groups, -1);
+  pins_.cores.assign(groups, kSearched);
+  pins_.loops.assign(groups, {});
+  pins_.spatial.assign(w_.ops.size(), {});
+  for (const std::string& spec : specs) {
+    const size_t colon = spec.find(':'), eq = spec.find('=');
+    if (colon == std::string::npos || eq == std::string::npos || eq < colon)
+      throw InputError(kAt, "'" + spec + "': expected TARGET:KEY=VALUE, e.g. qk:sp=m:16,l:16 or qk+av:prim=Pipe");
+    const std::string target = spec.substr(0, colon), key = spec.substr(colon + 1, eq - colon - 1), value = spec.substr(eq + 1);
+    if (key == "sp") pin_spatial_spec(spec, target, value);
+    else if (key == "prim" || key == "loops" || key == "cores") pin_group_spec(spec, fixed_group_named(spec, target), key, value);
+    else throw InputError(kAt, "'" + spec + "': unknown key '" + key + "' (prim, loops, cores or sp)");
+  }
+}
+
+void Space::pin_group_spec(const std::string& spec, int g, const std::string& key, const std::string& value) {
+  const size_t gi = static_cast<size_t>(g);
+  std::vector<int> members;
+  for (size_t o = 0; o < fixed_groups_.size(); ++o)
+    if (fixed_groups_[o] == g) members.push_back(static_cast<int>(o));
+  const std::vector<int>& dims = outer_dims(members);
+  if (key == "prim") {
+    for (model::Prim p : prims_)
+      if (value == model::prim_name(p)) pins_.prim[gi] = static_cast<int>(p);
+    if (pins_.prim[gi] < 0 && members.size() > 1)
+      throw InputError(kAt, "'" + spec + "': a fused group may use " + prim_list() + " (see --prims)");
+    if (pins_.prim[gi] < 0) throw InputError(kAt, "'" + spec + "': a group of one op has no primitive to fix");
+    return;
+  }
+  auto dim_names = [&](const std::vector<int>& ds) {
+    std::string s;
+    for (int d : ds) s += (s.empty() ? "" : ", ") + w_.dims[static_cast<size_t>(d)].name;
+    return s.empty() ? std::string("none") : s;
+  };
+  if (key == "loops") {
+    pins_.loops[gi].assign(dims.size(), 0);
+    for (const std::string& item : split(value, ',')) {
+      const auto [d, f] = dim_factor(w_, spec, item);
+      const auto at = std::find(dims.begin(), dims.end(), d);
+      if (at == dims.end())
+        throw InputError(kAt, "'" + spec + "': the group loops over " + dim_names(dims) + " outside its ops, not '" + w_.dims[static_cast<size_t>(d)].name + "'");
+      pins_.loops[gi][static_cast<size_t>(at - dims.begin())] = f;
+    }
+    return;
+  }
+  // cores
+  if (value == "none") {
+    pins_.cores[gi] = -1;
+    return;
+  }
+  std::vector<int64_t> wanted(dims.size(), 1);
+  for (const std::string& item : split(value, ',')) {
+    const auto [d, f] = dim_factor(w_, spec, item);
+    const auto at = std::find(dims.begin(), dims.end(), d);
+    if (at == dims.end())
+      throw InputError(kAt, "'" + spec + "': the group may spread " + dim_names(dims) + " over the cores, not '" + w_.dims[static_cast<size_t>(d)].name + "'");
+    wanted[static_cast<size_t>(at - dims.begin())] = f;
+  }
+  const auto& splits = core_splits(members);
+  std::string options;
+  for (size_t k = 0; k < splits.size(); ++k) {
+    bool same = true;
+    for (size_t i = 0; i < dims.size(); ++i) same = same && splits[k].on(i) == wanted[i];
+    if (same) {
+      pins_.cores[gi] = static_cast<int>(k);
+      return;
+    }
+    options += std::string(options.empty() ? "" : "; ") + w_.dims[static_cast<size_t>(dims[splits[k].dim[0]])].name + ":" +
+               std::to_string(splits[k].cores[0]);
+    if (splits[k].cores[1] > 1) options += "," + w_.dims[static_cast<size_t>(dims[splits[k].dim[1]])].name + ":" + std::to_string(splits[k].cores[1]);
+  }
+  throw InputError(kAt, "'" + spec + "': not a way this group can use the " + std::to_string(cores_) + " cores (" +
+                            (options.empty() ? std::string("it cannot") : "those are " + options) + ", or none)");
+}
+
+void Space::pin_spatial_spec(const std::string& spec, const std::string& target, const std::string& value) {
+  auto op = std::find_if(w_.ops.begin(), w_.ops.end(), [&](const model::Op& x) { return x.name == target; });
+  if (op == w_.ops.end()) throw InputError(kAt, "'" + spec + "': unknown op '" + target + "' (sp fixes one op's spatial loops)");
+  const size_t o = static_cast<size_t>(op - w_.ops.begin());
+  std::vector<int64_t> sp(op->dims.size(), 1);
+  int64_t pes = 1;
+  size_t used = 0;
+  if (value != "none")
+    for (const std::string& item : split(value, ',')) {
+      const auto [d, f] = dim_factor(w_, spec, item);
+      const auto at = std::find(op->dims.begin(), op->dims.end(), d);
+      if (at == op->dims.end()) throw InputError(kAt, "'" + spec + "': op '" + target + "' has no dimension '" + w_.dims[static_cast<size_t>(d)].name + "'");
+      sp[static_cast<size_t>(at - op->dims.begin())] = f;
+      pes *= f, used += f > 1;
+    }
+  const bool matrix = op->unit == arch::UnitKind::Matrix;
+  const int64_t budget = matrix ? matrix_pes_per_core_ : vector_lanes_per_core_;
+  if (used > (matrix ? 2u : 1u))
+    throw InputError(kAt, "'" + spec + "': a " + std::string(matrix ? "matrix op spreads over two dims (rows × cols)" : "vector op spreads over one dim (lanes)") + " at most");
+  if (pes > budget) throw InputError(kAt, "'" + spec + "': " + std::to_string(pes) + " PEs, but one core has " + std::to_string(budget));
+  pins_.spatial[o] = sp;
+}
+
+std::string Space::prim_list() const {
+  std::string s;
+  for (model::Prim p : prims_) s += (s.empty() ? "" : ", ") + std::string(model::prim_name(p));
+  return s;
+}
+
+void Space::pin_structure(Choice& c) const {
+  for (size_t g = 0; g < pins_.prim.size() && g < c.prim.size(); ++g)
+    if (pins_.prim[g] >= 0) c.prim[g] = static_cast<model::Prim>(pins_.prim[g]);
+}
+
+void Space::pin_outer(Choice& c, size_t g) const {
+  if (g >= pins_.cores.size() || c.group_of != fixed_groups_) return;
+  if (pins_.cores[g] != kSearched) c.core_dim[g] = pins_.cores[g];
+  for (size_t i = 0; i < pins_.loops[g].size() && i < c.outer[g].size(); ++i)
+    if (pins_.loops[g][i] > 0) c.outer[g][i] = pins_.loops[g][i];
+}
+
+void Space::pin_spatial(Choice& c) const {
+  for (size_t o = 0; o < pins_.spatial.size() && o < c.spatial.size(); ++o)
+    if (!pins_.spatial[o].empty()) c.spatial[o] = pins_.spatial[o];
+}
+
+void Space::pin_all(Choice& c) const {
+  pin_structure(c);
+  for (size_t g = 0; g < c.outer.size(); ++g) pin_outer(c, g);
+  pin_spatial(c);
+}
+
+bool Space::honours_pins(const Choice& c) const {
+  Choice pinned = c;
+  pin_all(pinned);
+  return pinned == c;
+}
+
+bool Space::pinned() const {
+  for (int p : pins_.prim) if (p >= 0) return true;
+  for (int k : pins_.cores) if (k != kSearched) return true;
+  for (const auto& l : pins_.loops) if (!l.empty()) return true;
+  for (const auto& s : pins_.spatial) if (!s.empty()) return true;
+  return false;
+}
+
+}  // namespace dfx::mapper
