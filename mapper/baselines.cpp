@@ -111,13 +111,13 @@ std::vector<Baseline> Space::baselines() const {
     Choice pinned = b.structure;
     pin_structure(pinned);
     if (pinned.prim != b.structure.prim) return false;
+    auto members = group_members(b.structure);
     for (size_t g = 0; g < pins_.loops.size(); ++g) {
       const bool spread = b.structure.may_spread.empty() || b.structure.may_spread[g];
-      if (pins_.cores[g] >= 0 && (!spread || core_splits(group_members(b.structure)[g])[static_cast<size_t>(pins_.cores[g])].cores[1] > 1)) return false;
+      if (pins_.cores[g] >= 0 && (!spread || core_splits(members[g])[static_cast<size_t>(pins_.cores[g])].cores[1] > 1)) return false;
       for (size_t i = 0; i < pins_.loops[g].size(); ++i)
         if (pins_.loops[g][i] > 1 && !may_tile(b.structure, g, i)) return false;
     }
-    auto members = group_members(b.structure);
     for (size_t g = 0; g < members.size(); ++g)
       if (members[g].size() > 1 && std::find(prims_.begin(), prims_.end(), b.structure.prim[g]) == prims_.end()) return false;
     return true;

@@ -72,7 +72,8 @@ int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64&
 }
 
 int64_t pick_trips(int64_t n, std::mt19937_64& rng) {
-  if (divisors(n).size() > 4 || std::bernoulli_distribution(0.5)(rng)) return pick_divisor(n, n, rng);
+  const std::vector<int64_t> ds = divisors(n);
+  if (ds.size() > 4 || std::bernoulli_distribution(0.5)(rng)) return pick(ds, rng);
   return pick(trip_counts(n), rng);
 }
 

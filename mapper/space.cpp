@@ -218,8 +218,9 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
       c.outer[g].push_back(may_tile(c, g, i) ? pick_trips(extent, rng) : 1);
     }
     pin_outer(c, g);
+    const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
     for (int o : members[g]) {
-      pick_spatial(c, static_cast<size_t>(o), spatial_room(c, static_cast<size_t>(o)), op_budget(c, members[g], o), rng);
+      pick_spatial(c, static_cast<size_t>(o), spatial_room(first, last, static_cast<size_t>(o)), op_budget(c, members[g], o), rng);
       c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
     }
   }

@@ -109,6 +109,7 @@ class Space {
     std::vector<std::vector<int64_t>> loops, spatial;
   };
   Pins pins_;
+  std::vector<int> fixed_members(int g) const;  // the ops of group g of fix_groups
   int fixed_group_named(const std::string& spec, const std::string& target) const;
   void pin_group_spec(const std::string& spec, int g, const std::string& key, const std::string& value);
   void pin_spatial_spec(const std::string& spec, const std::string& target, const std::string& value);

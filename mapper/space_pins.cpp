@@ -23,8 +23,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
 std::pair<int, int64_t> dim_factor(const model::Workload& w, const std::string& spec, const std::string& item) {
   const size_t colon = item.find(':');
   const std::string name = item.substr(0, colon);
-  auto d = std::find_if(w.dims.begin(), w.dims.end(), [&](const model::Dim& x) { return x.name == name; });
-  if (d == w.dims.end()) throw InputError(kAt, "'" + spec + "': unknown dimension '" + name + "'");
+  const int d = w.dim_index(name);
+  if (d < 0) throw InputError(kAt, "'" + spec + "': unknown dimension '" + name + "'");
+  const int64_t size = w.dims[static_cast<size_t>(d)].size;
   int64_t f = 0;
   try {
     size_t used = 0;
@@ -33,28 +34,32 @@ std::pair<int, int64_t> dim_factor(const model::Workload& w, const std::string& 
   } catch (const std::exception&) {
     f = 0;
   }
-  if (f < 1 || f > d->size)
-    throw InputError(kAt, "'" + spec + "': expected DIM:F with 1 <= F <= " + std::to_string(d->size) + " for '" + name + "', found '" + item + "'");
-  return {static_cast<int>(d - w.dims.begin()), f};
+  if (f < 1 || f > size)
+    throw InputError(kAt, "'" + spec + "': expected DIM:F with 1 <= F <= " + std::to_string(size) + " for '" + name + "', found '" + item + "'");
+  return {d, f};
 }
 
 }  // namespace
 
+std::vector<int> Space::fixed_members(int g) const {
+  std::vector<int> members;
+  for (size_t o = 0; o < fixed_groups_.size(); ++o)
+    if (fixed_groups_[o] == g) members.push_back(static_cast<int>(o));
+  return members;
+}
+
 int Space::fixed_group_named(const std::string& spec, const std::string& target) const {
   std::vector<int> ops;
   for (const std::string& name : split(target, '+')) {
-    auto op = std::find_if(w_.ops.begin(), w_.ops.end(), [&](const model::Op& x) { return x.name == name; });
-    if (op == w_.ops.end()) throw InputError(kAt, "'" + spec + "': unknown op '" + name + "'");
-    ops.push_back(static_cast<int>(op - w_.ops.begin()));
+    const int op = w_.op_index(name);
+    if (op < 0) throw InputError(kAt, "'" + spec + "': unknown op '" + name + "'");
+    ops.push_back(op);
   }
   if (fixed_groups_.empty())
     throw InputError(kAt, "'" + spec + "' fixes part of a group: fix the fusion with --groups too");
   const int g = fixed_groups_[static_cast<size_t>(ops.front())];
-  std::vector<int> members;
-  for (size_t o = 0; o < fixed_groups_.size(); ++o)
-    if (fixed_groups_[o] == g) members.push_back(static_cast<int>(o));
   std::sort(ops.begin(), ops.end());
-  if (ops != members) throw InputError(kAt, "'" + spec + "': '" + target + "' is not one of the groups of --groups");
+  if (ops != fixed_members(g)) throw InputError(kAt, "'" + spec + "': '" + target + "' is not one of the groups of --groups");
   return g;
 }
 
@@ -77,9 +82,7 @@ void Space::pin(const std::vector<std::string>& specs) {
 
 void Space::pin_group_spec(const std::string& spec, int g, const std::string& key, const std::string& value) {
   const size_t gi = static_cast<size_t>(g);
-  std::vector<int> members;
-  for (size_t o = 0; o < fixed_groups_.size(); ++o)
-    if (fixed_groups_[o] == g) members.push_back(static_cast<int>(o));
+  const std::vector<int> members = fixed_members(g);
   const std::vector<int>& dims = outer_dims(members);
   if (key == "prim") {
     for (model::Prim p : prims_)
@@ -94,15 +97,21 @@ void Space::pin_group_spec(const std::string& spec, int g, const std::string& ke
     for (int d : ds) s += (s.empty() ? "" : ", ") + w_.dims[static_cast<size_t>(d)].name;
     return s.empty() ? std::string("none") : s;
   };
-  if (key == "loops") {
-    pins_.loops[gi].assign(dims.size(), 0);
+  // Each DIM:F of the value as (position among the group's outer dims, F).
+  auto outer_items = [&](const std::string& verb, const std::string& where) {
+    std::vector<std::pair<size_t, int64_t>> out;
     for (const std::string& item : split(value, ',')) {
       const auto [d, f] = dim_factor(w_, spec, item);
       const auto at = std::find(dims.begin(), dims.end(), d);
       if (at == dims.end())
-        throw InputError(kAt, "'" + spec + "': the group loops over " + dim_names(dims) + " outside its ops, not '" + w_.dims[static_cast<size_t>(d)].name + "'");
-      pins_.loops[gi][static_cast<size_t>(at - dims.begin())] = f;
+        throw InputError(kAt, "'" + spec + "': the group " + verb + " " + dim_names(dims) + where + ", not '" + w_.dims[static_cast<size_t>(d)].name + "'");
+      out.emplace_back(static_cast<size_t>(at - dims.begin()), f);
     }
+    return out;
+  };
+  if (key == "loops") {
+    pins_.loops[gi].assign(dims.size(), 0);
+    for (const auto& [i, f] : outer_items("loops over", " outside its ops")) pins_.loops[gi][i] = f;
     return;
   }
   // cores
@@ -111,13 +120,7 @@ void Space::pin_group_spec(const std::string& spec, int g, const std::string& ke
     return;
   }
   std::vector<int64_t> wanted(dims.size(), 1);
-  for (const std::string& item : split(value, ',')) {
-    const auto [d, f] = dim_factor(w_, spec, item);
-    const auto at = std::find(dims.begin(), dims.end(), d);
-    if (at == dims.end())
-      throw InputError(kAt, "'" + spec + "': the group may spread " + dim_names(dims) + " over the cores, not '" + w_.dims[static_cast<size_t>(d)].name + "'");
-    wanted[static_cast<size_t>(at - dims.begin())] = f;
-  }
+  for (const auto& [i, f] : outer_items("may spread", " over the cores")) wanted[i] = f;
   const auto& splits = core_splits(members);
   std::string options;
   for (size_t k = 0; k < splits.size(); ++k) {
@@ -136,21 +139,22 @@ void Space::pin_group_spec(const std::string& spec, int g, const std::string& ke
 }
 
 void Space::pin_spatial_spec(const std::string& spec, const std::string& target, const std::string& value) {
-  auto op = std::find_if(w_.ops.begin(), w_.ops.end(), [&](const model::Op& x) { return x.name == target; });
-  if (op == w_.ops.end()) throw InputError(kAt, "'" + spec + "': unknown op '" + target + "' (sp fixes one op's spatial loops)");
-  const size_t o = static_cast<size_t>(op - w_.ops.begin());
-  std::vector<int64_t> sp(op->dims.size(), 1);
+  const int index = w_.op_index(target);
+  if (index < 0) throw InputError(kAt, "'" + spec + "': unknown op '" + target + "' (sp fixes one op's spatial loops)");
+  const size_t o = static_cast<size_t>(index);
+  const model::Op& op = w_.ops[o];
+  std::vector<int64_t> sp(op.dims.size(), 1);
   int64_t pes = 1;
   size_t used = 0;
   if (value != "none")
     for (const std::string& item : split(value, ',')) {
       const auto [d, f] = dim_factor(w_, spec, item);
-      const auto at = std::find(op->dims.begin(), op->dims.end(), d);
-      if (at == op->dims.end()) throw InputError(kAt, "'" + spec + "': op '" + target + "' has no dimension '" + w_.dims[static_cast<size_t>(d)].name + "'");
-      sp[static_cast<size_t>(at - op->dims.begin())] = f;
+      const auto at = std::find(op.dims.begin(), op.dims.end(), d);
+      if (at == op.dims.end()) throw InputError(kAt, "'" + spec + "': op '" + target + "' has no dimension '" + w_.dims[static_cast<size_t>(d)].name + "'");
+      sp[static_cast<size_t>(at - op.dims.begin())] = f;
       pes *= f, used += f > 1;
     }
-  const bool matrix = op->unit == arch::UnitKind::Matrix;
+  const bool matrix = op.unit == arch::UnitKind::Matrix;
   const int64_t budget = matrix ? matrix_pes_per_core_ : vector_lanes_per_core_;
   if (used > (matrix ? 2u : 1u))
     throw InputError(kAt, "'" + spec + "': a " + std::string(matrix ? "matrix op spreads over two dims (rows × cols)" : "vector op spreads over one dim (lanes)") + " at most");
