@@ -23,7 +23,8 @@ struct Scored {
   std::shared_ptr<const model::Report> report;
   bool valid = false;
   double cost = 0;
-  bool analysed = false;  // false when rejected before the analysis (it cannot fit)
+  bool analysed = false;  // false when rejected before the analysis (it cannot fit, or cannot win)
+  bool ruled_out = false;  // its cycles floor was no better than what it would be compared with
 };
 
 class AnalysisCache {

@@ -6,14 +6,15 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <thread>
 
 #include "mapper/analysis_cache.h"
 #include "mapper/chain_solver.h"
 #include "mapper/lower.h"
 #include "mapper/mcts.h"
 #include "mapper/space.h"
+#include "mapper/worker_pool.h"
 #include "model/analyze.h"
+#include "model/cycles_floor.h"
 #include "model/footprint_floor.h"
 #include "model/dataflow.h"
 
@@ -119,6 +120,7 @@ class Searcher {
     std::shared_ptr<const model::Report> report;
     double cost = INFINITY;
     bool valid = false;
+    bool ruled_out = false;  // not analysed: it could not have been used (score())
   };
 
   const arch::Arch& a_;
@@ -134,6 +136,13 @@ class Searcher {
   std::vector<Entry> named_best_;    // per named baseline: the best point of its structure seen
   std::optional<Candidate> extra_;  // a baseline from outside the template (the chain solver)
   AnalysisCache cache_;
+  WorkerPool pool_{std::max(1, o_.jobs)};
+  std::shared_ptr<const model::Report> ruled_out_report_ = [] {
+    auto r = std::make_shared<model::Report>();
+    r->valid = false;
+    r->reason = "its cycles floor (compute alone) is above what it would be compared with";
+    return r;
+  }();
   std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   double best_ = INFINITY;
   static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
@@ -155,13 +164,20 @@ class Searcher {
     return o_.stop && o_.stop->load();
   }
 
-  // One tree's analysis under the search's limits; a pure function of the tree.
-  Scored score(const model::Dataflow& f) const {
+  // One tree's analysis under the search's limits; a pure function of the tree — unless its
+  // cycles floor is above `bar`, the cost below which a result would be used (then it is ruled
+  // out, not analysed: whatever its cost, the search would do the same with it).
+  Scored score(const model::Dataflow& f, double bar) const {
     Scored s;
     try {
       model::check_dataflow(f, a_, w_);
       if (auto over = cannot_fit(f)) {
         s.report = std::move(over);
+        return s;
+      }
+      if (bar < INFINITY && model::cycles_floor(a_, w_, f) > bar) {
+        s.report = ruled_out_report_;
+        s.ruled_out = true;
         return s;
       }
       s.analysed = true;
@@ -199,8 +215,8 @@ class Searcher {
 
   // Analyses a batch on `jobs` threads. A tree analysed before is answered from the cache, and a
   // tree drawn twice in one batch is analysed once, for its first position: the cache and the
-  // thread count change how many analyses run, never a result.
-  std::vector<Entry> analyse(const std::vector<Choice>& batch) {
+  // thread count change how many analyses run, never a result. `bars[i]`: see score().
+  std::vector<Entry> analyse(const std::vector<Choice>& batch, std::vector<double> bars) {
     std::vector<model::Dataflow> trees(batch.size());
     std::vector<TreeKey> keys(batch.size());
     std::vector<Scored> scored(batch.size());
@@ -215,21 +231,18 @@ class Searcher {
         continue;
       }
       auto twin = std::find_if(work.begin(), work.end(), [&](size_t j) { return keys[j] == keys[i]; });
-      if (twin != work.end()) from[i] = *twin;
+      if (twin != work.end()) from[i] = *twin, bars[*twin] = std::max(bars[*twin], bars[i]);
       else work.push_back(i);
     }
     std::atomic<size_t> next{0};  // candidates differ in cost: hand them out one at a time
     auto run = [&]() {
-      for (size_t k = next++; k < work.size(); k = next++) scored[work[k]] = score(trees[work[k]]);
+      for (size_t k = next++; k < work.size(); k = next++) scored[work[k]] = score(trees[work[k]], bars[work[k]]);
     };
-    const size_t jobs = std::min<size_t>(static_cast<size_t>(std::max(1, o_.jobs)), work.size());
-    std::vector<std::thread> threads;
-    for (size_t t = 1; t < jobs; ++t) threads.emplace_back(run);
-    run();
-    for (auto& t : threads) t.join();
+    if (work.size() > 1) pool_.run_on_all(run);
+    else run();
     for (size_t i : work) {
       out_.analyses += scored[i].analysed;
-      cache_.insert(std::move(keys[i]), scored[i]);
+      if (!scored[i].ruled_out) cache_.insert(std::move(keys[i]), scored[i]);  // a later bar may be higher
     }
     std::vector<Entry> out(batch.size());
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -238,15 +251,31 @@ class Searcher {
       out[i].report = s.report;
       out[i].valid = s.valid;
       out[i].cost = s.valid ? s.cost : INFINITY;
+      out[i].ruled_out = s.ruled_out;
     }
     return out;
   }
 
-  // Counts a batch's results in order, so the outcome never depends on the thread count.
-  std::vector<Entry> evaluate(const std::vector<Choice>& batch) {
-    std::vector<Entry> done = analyse(batch);
+  // The cost below which a candidate's result would be used, given `bar`, the caller's: also
+  // below the best of a named baseline whose structure it follows. Infinite (analyse everything)
+  // unless the objective is cycles, for which model::cycles_floor bounds the cost, and no front
+  // is kept (any point may join it).
+  double bar_for(const Choice& c, double bar) const {
+    if (!o_.rule_out || o_.objective != Objective::Cycles || o_.pareto) return INFINITY;
+    for (size_t b = 0; b < named_.size() && bar < INFINITY; ++b)
+      if (named_best_[b].cost > bar && space_.follows(named_[b].structure, c)) bar = named_best_[b].cost;
+    return bar;
+  }
+
+  // Counts a batch's results in order, so the outcome never depends on the thread count. `bar`:
+  // results at or above it are of no use to the caller (it only looks for better ones).
+  std::vector<Entry> evaluate(const std::vector<Choice>& batch, double bar = INFINITY) {
+    std::vector<double> bars;
+    for (const Choice& c : batch) bars.push_back(bar_for(c, bar));
+    std::vector<Entry> done = analyse(batch, std::move(bars));
     for (Entry& e : done) {
       ++out_.evaluations;
+      out_.ruled_out += e.ruled_out;
       if (o_.lowering && e.valid && e.cost < best_ && !lowers(space_.build(e.choice, "candidate"))) {
         e.valid = false, e.cost = INFINITY;
         ++out_.not_lowered;
@@ -298,7 +327,7 @@ class Searcher {
       used += static_cast<int64_t>(batch.size());
       if (restart) climb = Entry{};
       bool improved = false;
-      for (Entry& e : evaluate(batch)) {
+      for (Entry& e : evaluate(batch, std::max(best.cost, climb.cost))) {
         if (e.cost < best.cost) best = e;
         if (e.cost < climb.cost) climb = std::move(e), improved = true;
       }
@@ -386,10 +415,18 @@ class Searcher {
       throw InputError(SourceLoc{}, "the space has more than " + std::to_string(o_.evaluations - out_.evaluations) +
                                         " points left in the budget: raise --evals or drop --exhaustive");
     std::vector<Choice> batch;
+    const size_t kept = static_cast<size_t>(o_.top) + 8;
     auto flush = [&] {
-      for (Entry& e : evaluate(batch)) population_.push_back(std::move(e));
+      double bar = INFINITY;  // the cost a new entry must beat to stay among the kept
+      if (population_.size() >= kept) {
+        std::vector<double> costs;
+        for (const Entry& e : population_) costs.push_back(e.cost);
+        std::nth_element(costs.begin(), costs.begin() + static_cast<long>(kept - 1), costs.end());
+        bar = costs[kept - 1];
+      }
+      for (Entry& e : evaluate(batch, bar)) population_.push_back(std::move(e));
       std::sort(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
-      if (population_.size() > static_cast<size_t>(o_.top) + 8) population_.resize(static_cast<size_t>(o_.top) + 8);
+      if (population_.size() > kept) population_.resize(kept);
       batch.clear();
     };
     space_.enumerate([&](const Choice& c) {
@@ -434,7 +471,10 @@ class Searcher {
         if (std::bernoulli_distribution(1.0 / 3)(rng_)) child = space_.crossover(child, pick().choice, rng_);
         batch.push_back(space_.mutate(child, rng_, false));
       }
-      for (Entry& child : evaluate(batch)) replace_worst(std::move(child));
+      const double worst = std::max_element(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) {
+                             return x.cost < y.cost;
+                           })->cost;
+      for (Entry& child : evaluate(batch, worst)) replace_worst(std::move(child));
     }
   }
 

@@ -169,9 +169,10 @@ int run_explore(const ExploreOptions& o) {
   attach_progress(o, s, tty);
   mapper::Outcome out = mapper::explore(a, w, s);
   if (tty) std::fprintf(stderr, "\n");
-  std::printf("dfx explore: %s on %s — %lld evaluations (%lld valid, %lld analysed, the rest repeats) in %.1f s, %.0f per second\n\n",
-              w.name.c_str(), a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid),
-              static_cast<long long>(out.analyses), out.seconds,
+  std::printf("dfx explore: %s on %s — %lld evaluations (%lld analysed, %lld valid; %lld ruled out by their compute floor, "
+              "the rest repeats) in %.1f s, %.0f per second\n\n",
+              w.name.c_str(), a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.analyses),
+              static_cast<long long>(out.valid), static_cast<long long>(out.ruled_out), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
   if (out.not_lowered > 0)
     std::printf("(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",

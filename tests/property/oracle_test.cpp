@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "model/analyze.h"
+#include "model/cycles_floor.h"
 #include "model/footprint_floor.h"
 #include "model/placement.h"
 #include "tests/property/oracle.h"
@@ -120,6 +121,28 @@ TEST(FootprintFloorProperty, NeverAboveTheAnalysedPeakOnRandomCases) {
   EXPECT_GE(valid, 600);
   EXPECT_GT(tight, 0);  // a floor of zero everywhere would pass the first check and be useless
   std::cout << tight << " of " << valid << " valid cases have a floor equal to the peak at every level\n";
+}
+
+// The search skips trees whose cycles floor is above what they would be compared with: that
+// leaves its results unchanged only if no valid tree's analysis reports fewer cycles.
+TEST(CyclesFloorProperty, NeverAboveTheAnalysedCyclesOnRandomCases) {
+  std::mt19937_64 rng(20261124);
+  int valid = 0, bounded = 0, drawn = 0;
+  while (valid < 600 && drawn < 60000) {
+    ++drawn;
+    RandomCase c = random_case(rng);
+    Loaded l;
+    if (!load(c, l)) continue;
+    const model::Report r = model::analyze(l.a, l.w, l.f);
+    if (!r.valid) continue;
+    ++valid;
+    const double floor = model::cycles_floor(l.a, l.w, l.f);
+    ASSERT_LE(floor, r.cycles) << describe(c, l);
+    bounded += floor > 0;
+  }
+  EXPECT_GE(valid, 600);
+  EXPECT_GT(2 * bounded, valid);  // a floor of zero would pass the check above and rule out nothing
+  std::cout << bounded << " of " << valid << " valid cases have a floor above zero\n";
 }
 
 }  // namespace
