@@ -224,7 +224,7 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
       c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
     }
   }
-  pin_spatial(c);
+  pin_ops(c);
 }
 
 bool Space::may_tile(const Choice& c, size_t g, size_t i) const {
@@ -364,7 +364,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     else pick_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
     if (gene == 5) c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
   }
-  pin_spatial(c);
+  pin_ops(c);
   return c;
 }
 
@@ -410,11 +410,9 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
       // stays put), the others in an order the search rotates.
-      std::vector<size_t> keep, reduce;
+      std::vector<size_t> keep = rotated_dims(static_cast<size_t>(o), c.order[static_cast<size_t>(o)]), reduce;
       for (size_t i = 0; i < op.dims.size(); ++i)
-        (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end() ? reduce : keep).push_back(i);
-      if (!keep.empty())
-        std::rotate(keep.begin(), keep.begin() + static_cast<long>(static_cast<size_t>(c.order[static_cast<size_t>(o)]) % keep.size()), keep.end());
+        if (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end()) reduce.push_back(i);
       keep.insert(keep.end(), reduce.begin(), reduce.end());
       const bool matrix = op.unit == arch::UnitKind::Matrix;
       model::TreeNode op_tile = tile(matrix ? levels_.matrix_op : levels_.vector_op);
@@ -441,6 +439,15 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     }
   }
   return f;
+}
+
+std::vector<size_t> Space::rotated_dims(size_t op, int order) const {
+  const model::Op& o = w_.ops[op];
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < o.dims.size(); ++i)
+    if (std::find(o.reduction_dims.begin(), o.reduction_dims.end(), o.dims[i]) == o.reduction_dims.end()) keep.push_back(i);
+  if (!keep.empty()) std::rotate(keep.begin(), keep.begin() + static_cast<long>(static_cast<size_t>(order) % keep.size()), keep.end());
+  return keep;
 }
 
 std::string Space::flow_yaml(const Choice& c, const std::string& name) const {

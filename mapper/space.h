@@ -53,8 +53,9 @@ class Space {
   void fix_groups(std::vector<int> group_of) { fixed_groups_ = std::move(group_of); }
 
   // Fixes parts of every point by hand (`dfx explore --fix`): TARGET:KEY=VALUE, with KEY prim,
-  // loops or cores for a group of fix_groups (ops joined by '+'), sp for one op; e.g.
-  // "qk+max+sub+exp+sum+div:prim=Pipe", "av:loops=m:16", "qk:cores=b:8,m:4", "qk:sp=m:16,l:16".
+  // loops or cores for a group of fix_groups (ops joined by '+'), sp or order for one op; e.g.
+  // "qk+max+sub+exp+sum+div:prim=Pipe", "av:loops=m:16", "qk:cores=b:8,m:4", "qk:sp=m:16,l:16",
+  // "av:order=n,m" (its loops over output dims, outermost first; a rotation the template makes).
   // Contract: throws InputError (at "--fix") naming the spec and what is wrong with it.
   void pin(const std::vector<std::string>& specs);
   bool pinned() const;                         // anything fixed by pin()
@@ -102,10 +103,10 @@ class Space {
 
   // What pin() fixed: per fixed group its primitive (-1: searched), its core split (kSearched,
   // -1 for none, or an index into core_splits) and its outer factors (0: searched); per op its
-  // spatial factors (empty: searched).
+  // spatial factors (empty: searched) and its loop order (Choice::order, kSearched: searched).
   static constexpr int kSearched = -2;
   struct Pins {
-    std::vector<int> prim, cores;
+    std::vector<int> prim, cores, order;
     std::vector<std::vector<int64_t>> loops, spatial;
   };
   Pins pins_;
@@ -113,12 +114,16 @@ class Space {
   int fixed_group_named(const std::string& spec, const std::string& target) const;
   void pin_group_spec(const std::string& spec, int g, const std::string& key, const std::string& value);
   void pin_spatial_spec(const std::string& spec, const std::string& target, const std::string& value);
+  void pin_order_spec(const std::string& spec, const std::string& target, const std::string& value);
   std::string prim_list() const;
   void pin_structure(Choice& c) const;      // the primitives
   void pin_outer(Choice& c, size_t g) const;  // group g's core split and outer factors
-  void pin_spatial(Choice& c) const;
+  void pin_ops(Choice& c) const;  // the ops' spatial loops and loop orders
   void pin_all(Choice& c) const;
   std::vector<Choice> unpinned_options(const Choice& partial, size_t step) const;
+  // An op's non-reduction dims (positions in op.dims) in the order rotation `order` of the
+  // template puts its temporal loops, outermost first; its reduction loops follow them.
+  std::vector<size_t> rotated_dims(size_t op, int order) const;
 
   Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
   int64_t spread_of(int dim) const;

@@ -1,6 +1,6 @@
 // Parts of the tree the user fixes by hand (`dfx explore --fix`): a group's primitive, its loops
-// outside the ops, its loops over the cores, an op's spatial loops. Every point the space
-// proposes keeps them; the rest is searched.
+// outside the ops, its loops over the cores, an op's spatial loops and loop order. Every point
+// the space proposes keeps them; the rest is searched.
 #include <algorithm>
 #include <sstream>
 
@@ -69,14 +69,16 @@ void Space::pin(const std::vector<std::string>& specs) {
   pins_.cores.assign(groups, kSearched);
   pins_.loops.assign(groups, {});
   pins_.spatial.assign(w_.ops.size(), {});
+  pins_.order.assign(w_.ops.size(), kSearched);
   for (const std::string& spec : specs) {
     const size_t colon = spec.find(':'), eq = spec.find('=');
     if (colon == std::string::npos || eq == std::string::npos || eq < colon)
       throw InputError(kAt, "'" + spec + "': expected TARGET:KEY=VALUE, e.g. qk:sp=m:16,l:16 or qk+av:prim=Pipe");
     const std::string target = spec.substr(0, colon), key = spec.substr(colon + 1, eq - colon - 1), value = spec.substr(eq + 1);
     if (key == "sp") pin_spatial_spec(spec, target, value);
+    else if (key == "order") pin_order_spec(spec, target, value);
     else if (key == "prim" || key == "loops" || key == "cores") pin_group_spec(spec, fixed_group_named(spec, target), key, value);
-    else throw InputError(kAt, "'" + spec + "': unknown key '" + key + "' (prim, loops, cores or sp)");
+    else throw InputError(kAt, "'" + spec + "': unknown key '" + key + "' (prim, loops, cores, sp or order)");
   }
 }
 
@@ -162,6 +164,33 @@ void Space::pin_spatial_spec(const std::string& spec, const std::string& target,
   pins_.spatial[o] = sp;
 }
 
+void Space::pin_order_spec(const std::string& spec, const std::string& target, const std::string& value) {
+  const int index = w_.op_index(target);
+  if (index < 0) throw InputError(kAt, "'" + spec + "': unknown op '" + target + "' (order fixes one op's loop order)");
+  const size_t o = static_cast<size_t>(index);
+  const model::Op& op = w_.ops[o];
+  auto names = [&](const std::vector<size_t>& positions) {
+    std::string s;
+    for (size_t i : positions) s += (s.empty() ? "" : ",") + w_.dims[static_cast<size_t>(op.dims[i])].name;
+    return s;
+  };
+  if (rotated_dims(o, 0).empty()) throw InputError(kAt, "'" + spec + "': op '" + target + "' loops over no output dimension: no order to fix");
+  std::string options;
+  const size_t rotations = rotated_dims(o, 0).size();
+  for (size_t r = 0; r < rotations; ++r) {
+    const std::string order = names(rotated_dims(o, static_cast<int>(r)));
+    if (order == value) {
+      pins_.order[o] = static_cast<int>(r);
+      return;
+    }
+    options += (options.empty() ? "" : " or ") + order;
+  }
+  std::string reductions;
+  for (int d : op.reduction_dims) reductions += (reductions.empty() ? "" : ",") + w_.dims[static_cast<size_t>(d)].name;
+  throw InputError(kAt, "'" + spec + "': the template orders the loops of op '" + target + "' over its output as " + options +
+                            ", outermost first" + (reductions.empty() ? "" : " (its reduction loops " + reductions + " stay innermost)"));
+}
+
 std::string Space::prim_list() const {
   std::string s;
   for (model::Prim p : prims_) s += (s.empty() ? "" : ", ") + std::string(model::prim_name(p));
@@ -180,15 +209,17 @@ void Space::pin_outer(Choice& c, size_t g) const {
     if (pins_.loops[g][i] > 0) c.outer[g][i] = pins_.loops[g][i];
 }
 
-void Space::pin_spatial(Choice& c) const {
+void Space::pin_ops(Choice& c) const {
   for (size_t o = 0; o < pins_.spatial.size() && o < c.spatial.size(); ++o)
     if (!pins_.spatial[o].empty()) c.spatial[o] = pins_.spatial[o];
+  for (size_t o = 0; o < pins_.order.size() && o < c.order.size(); ++o)
+    if (pins_.order[o] != kSearched) c.order[o] = pins_.order[o];
 }
 
 void Space::pin_all(Choice& c) const {
   pin_structure(c);
   for (size_t g = 0; g < c.outer.size(); ++g) pin_outer(c, g);
-  pin_spatial(c);
+  pin_ops(c);
 }
 
 bool Space::honours_pins(const Choice& c) const {
@@ -202,6 +233,7 @@ bool Space::pinned() const {
   for (int k : pins_.cores) if (k != kSearched) return true;
   for (const auto& l : pins_.loops) if (!l.empty()) return true;
   for (const auto& s : pins_.spatial) if (!s.empty()) return true;
+  for (int r : pins_.order) if (r != kSearched) return true;
   return false;
 }
 
