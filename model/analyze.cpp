@@ -5,7 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "model/cycles_floor.h"
 #include "model/index_set.h"
 #include "model/placement.h"
 #include "model/report_io.h"
@@ -13,6 +12,22 @@
 
 namespace dfx::model {
 namespace {
+
+// PEs a subtree needs of one unit: spatial factors multiply; Seq/Shar children take turns
+// (max), Para/Pipe children run at once (sum).
+int64_t pes_needed(const Dataflow& f, const Workload& w, int node, arch::UnitKind kind) {
+  const TreeNode& n = f.nodes[static_cast<size_t>(node)];
+  if (n.is_leaf) return w.ops[static_cast<size_t>(n.op)].unit == kind ? 1 : 0;
+  int64_t kids = 0;
+  for (int c : n.children) {
+    const int64_t k = pes_needed(f, w, c, kind);
+    kids = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? std::max(kids, k) : kids + k;
+  }
+  int64_t spatial = 1;
+  for (const auto& l : n.loops)
+    if (l.spatial) spatial *= l.factor;
+  return spatial * kids;
+}
 
 void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Report& r) {
   for (const auto& node : f.nodes) {

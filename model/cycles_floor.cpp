@@ -1,7 +1,7 @@
 #include "model/cycles_floor.h"
 
 #include <algorithm>
-
+#include <vector>
 
 namespace dfx::model {
 namespace {
@@ -26,39 +26,39 @@ bool computed_in_full(const Workload& w, size_t o) {
   return true;
 }
 
-}  // namespace
-
-int64_t pes_needed(const Dataflow& f, const Workload& w, int node, arch::UnitKind kind) {
+// The latency of `node`'s subtree over all its visits, per spatial instance of it, is at least
+// this: a leaf's work (all of it, over every visit, when computed in full; else nothing), Seq and
+// Shar children one after another, Para and Pipe children beside one another (the longest), and
+// the node's spatial instances each doing an equal share (an op that does not use a spatial
+// loop's dimension is repeated on every instance: dividing its work is still below).
+double subtree_floor(const Workload& w, const Dataflow& f, const std::vector<bool>& full, int node) {
   const TreeNode& n = f.nodes[static_cast<size_t>(node)];
-  if (n.is_leaf) return w.ops[static_cast<size_t>(n.op)].unit == kind ? 1 : 0;
-  int64_t kids = 0;
-  for (int c : n.children) {
-    const int64_t k = pes_needed(f, w, c, kind);
-    kids = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? std::max(kids, k) : kids + k;
+  if (n.is_leaf) {
+    const Op& op = w.ops[static_cast<size_t>(n.op)];
+    if (!full[static_cast<size_t>(n.op)]) return 0;
+    double points = static_cast<double>(op.ops_per_point);
+    for (int d : op.dims) points *= static_cast<double>(w.dims[static_cast<size_t>(d)].size);
+    return points;
   }
-  int64_t spatial = 1;
+  double kids = 0;
+  for (int c : n.children) {
+    const double k = subtree_floor(w, f, full, c);
+    kids = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? kids + k : std::max(kids, k);
+  }
+  double spatial = 1;
   for (const auto& l : n.loops)
-    if (l.spatial) spatial *= l.factor;
-  return spatial * kids;
+    if (l.spatial) spatial *= static_cast<double>(l.factor);
+  return kids / spatial;
 }
+
+}  // namespace
 
 double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f) {
   for (const auto& u : a.units)
     if (u.schedule == arch::ComputeUnit::Schedule::Instruction) return 0;
-  double floor = 0;
-  for (auto kind : {arch::UnitKind::Matrix, arch::UnitKind::Vector}) {
-    double work = 0;
-    for (size_t o = 0; o < w.ops.size(); ++o) {
-      const Op& op = w.ops[o];
-      if (op.unit != kind || !computed_in_full(w, o)) continue;
-      double points = static_cast<double>(op.ops_per_point);
-      for (int d : op.dims) points *= static_cast<double>(w.dims[static_cast<size_t>(d)].size);
-      work += points;
-    }
-    const int64_t pes = pes_needed(f, w, 0, kind);
-    if (work > 0 && pes > 0) floor = std::max(floor, work / static_cast<double>(pes));
-  }
-  return floor;
+  std::vector<bool> full(w.ops.size());
+  for (size_t o = 0; o < w.ops.size(); ++o) full[o] = computed_in_full(w, o);
+  return subtree_floor(w, f, full, 0);
 }
 
 }  // namespace dfx::model
