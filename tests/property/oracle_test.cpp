@@ -95,29 +95,39 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   std::cout << "compared " << compared << " cases (" << valid << " valid) out of " << drawn << " drawn\n";
 }
 
-// The search drops trees whose footprint floor exceeds a capacity before analysing them: sound
-// only if the floor never exceeds the peak the analysis (= the oracle, above) reports.
-TEST(FootprintFloorProperty, NeverAboveTheAnalysedPeakOnRandomCases) {
-  std::mt19937_64 rng(20261123);
-  int valid = 0, tight = 0, drawn = 0;
-  while (valid < 600 && drawn < 60000) {
-    ++drawn;
+// Calls `check` on the first `wanted` random cases whose analysis is valid (an invalid tree's
+// figures may be partial: the walk stops at a problem); returns how many it found.
+template <class Check>
+int for_valid_random_cases(uint64_t seed, int wanted, Check check) {
+  std::mt19937_64 rng(seed);
+  int valid = 0;
+  for (int drawn = 0; valid < wanted && drawn < 100 * wanted; ++drawn) {
     RandomCase c = random_case(rng);
     Loaded l;
     if (!load(c, l)) continue;
     const model::Report r = model::analyze(l.a, l.w, l.f);
-    // An invalid tree's peaks may be partial (the walk stops at a problem), and rejecting it
-    // early is harmless: only valid ones are compared.
     if (!r.valid) continue;
-    const std::vector<int64_t> floor = model::footprint_floor(l.a, l.w, l.f);
     ++valid;
+    check(c, l, r);
+    if (::testing::Test::HasFatalFailure()) break;
+  }
+  return valid;
+}
+
+// The search drops trees whose footprint floor exceeds a capacity before analysing them: sound
+// only if the floor never exceeds the peak the analysis (= the oracle, above) reports. Rejecting
+// an invalid tree early is harmless: only valid ones are compared.
+TEST(FootprintFloorProperty, NeverAboveTheAnalysedPeakOnRandomCases) {
+  int tight = 0;
+  const int valid = for_valid_random_cases(20261123, 600, [&](const RandomCase& c, const Loaded& l, const model::Report& r) {
+    const std::vector<int64_t> floor = model::footprint_floor(l.a, l.w, l.f);
     bool equal = true;
     for (size_t lv = 0; lv < floor.size(); ++lv) {
       ASSERT_LE(floor[lv], r.levels[lv].peak_bytes) << "level " << l.a.levels[lv].name << "\n" << describe(c, l);
       equal = equal && floor[lv] == r.levels[lv].peak_bytes;
     }
     tight += equal;
-  }
+  });
   EXPECT_GE(valid, 600);
   EXPECT_GT(tight, 0);  // a floor of zero everywhere would pass the first check and be useless
   std::cout << tight << " of " << valid << " valid cases have a floor equal to the peak at every level\n";
@@ -126,20 +136,12 @@ TEST(FootprintFloorProperty, NeverAboveTheAnalysedPeakOnRandomCases) {
 // The search skips trees whose cycles floor is above what they would be compared with: that
 // leaves its results unchanged only if no valid tree's analysis reports fewer cycles.
 TEST(CyclesFloorProperty, NeverAboveTheAnalysedCyclesOnRandomCases) {
-  std::mt19937_64 rng(20261124);
-  int valid = 0, bounded = 0, drawn = 0;
-  while (valid < 600 && drawn < 60000) {
-    ++drawn;
-    RandomCase c = random_case(rng);
-    Loaded l;
-    if (!load(c, l)) continue;
-    const model::Report r = model::analyze(l.a, l.w, l.f);
-    if (!r.valid) continue;
-    ++valid;
+  int bounded = 0;
+  const int valid = for_valid_random_cases(20261124, 600, [&](const RandomCase& c, const Loaded& l, const model::Report& r) {
     const double floor = model::cycles_floor(l.a, l.w, l.f);
     ASSERT_LE(floor, r.cycles) << describe(c, l);
     bounded += floor > 0;
-  }
+  });
   EXPECT_GE(valid, 600);
   EXPECT_GT(2 * bounded, valid);  // a floor of zero would pass the check above and rule out nothing
   std::cout << bounded << " of " << valid << " valid cases have a floor above zero\n";
