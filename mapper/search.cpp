@@ -458,10 +458,12 @@ class Searcher {
       const Entry& y = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng_)];
       return x.cost <= y.cost ? x : y;
     };
+    auto worst = [&] {
+      return std::max_element(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
+    };
     auto replace_worst = [&](Entry&& child) {
-      auto worst = std::max_element(population_.begin(), population_.end(),
-                                    [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
-      if (child.cost < worst->cost) *worst = std::move(child);
+      const auto w = worst();
+      if (child.cost < w->cost) *w = std::move(child);
     };
     while (!out_of_budget()) {
       if (std::bernoulli_distribution(kRestructureRate)(rng_)) {
@@ -478,10 +480,7 @@ class Searcher {
         if (std::bernoulli_distribution(1.0 / 3)(rng_)) child = space_.crossover(child, pick().choice, rng_);
         batch.push_back(space_.mutate(child, rng_, false));
       }
-      const double worst = std::max_element(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) {
-                             return x.cost < y.cost;
-                           })->cost;
-      for (Entry& child : evaluate(batch, worst)) replace_worst(std::move(child));
+      for (Entry& child : evaluate(batch, worst()->cost)) replace_worst(std::move(child));
     }
   }
 

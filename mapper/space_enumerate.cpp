@@ -48,10 +48,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
       const int g = c.group_of[o];
       for (const auto& sp : spatial_options(o, spatial_room(c, o), op_budget(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
         c.spatial[o] = sp;
-        size_t keep = 0;
-        for (int d : w_.ops[o].dims)
-          keep += std::find(w_.ops[o].reduction_dims.begin(), w_.ops[o].reduction_dims.end(), d) == w_.ops[o].reduction_dims.end();
-        for (size_t r = 0; r < std::max<size_t>(1, keep); ++r) {
+        for (size_t r = 0; r < std::max<size_t>(1, rotated_dims(o, 0).size()); ++r) {
           c.order[o] = static_cast<int>(r);
           if (!ops(o + 1)) return false;
         }
@@ -162,10 +159,7 @@ std::vector<Choice> Space::unpinned_options(const Choice& partial, size_t step) 
     }
     return out;
   }
-  size_t keep = 0;  // loop order: rotations of the non-reduction loops
-  for (int d : w_.ops[o].dims)
-    keep += std::find(w_.ops[o].reduction_dims.begin(), w_.ops[o].reduction_dims.end(), d) == w_.ops[o].reduction_dims.end();
-  for (size_t r = 0; r < std::max<size_t>(1, keep); ++r) {
+  for (size_t r = 0; r < std::max<size_t>(1, rotated_dims(o, 0).size()); ++r) {  // loop order: rotations
     Choice c = partial;
     c.order[o] = static_cast<int>(r);
     out.push_back(c);
