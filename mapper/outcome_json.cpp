@@ -33,6 +33,7 @@ std::string to_json(const Outcome& out, const std::string& arch, const std::stri
   j["analyses"] = out.analyses;
   j["valid"] = out.valid;
   j["ruled_out"] = out.ruled_out;
+  j["polished"] = out.polished;
   j["seconds"] = out.seconds;
   j["baselines"] = nlohmann::json::array();
   for (const auto& b : out.baselines) j["baselines"].push_back(summary(b));

@@ -78,8 +78,18 @@ class Searcher {
       if (best.valid) population_.push_back(best);
     }
     chain_solver();
-    if (o_.exhaustive) everything();
-    else evolve();
+    if (o_.exhaustive) {
+      everything();
+    } else {
+      // The genetic search gets nine tenths of the budget, the last tenth polishes its best.
+      // The polish usually needs less (300–500 candidates on the shipped workloads): the search
+      // then ends early rather than leave a better point it has not polished.
+      budget_ = o_.evaluations - o_.evaluations / kPolishShare;
+      seconds_ = o_.seconds - o_.seconds / kPolishShare;
+      evolve();
+      budget_ = o_.evaluations, seconds_ = o_.seconds;
+      polish();
+    }
     // A baseline is its structure with the best tiling found for it anywhere in the search (the
     // open search often tiles a baseline's structure better than its own share did).
     std::vector<Candidate> solved = std::move(out_.baselines);
@@ -145,6 +155,9 @@ class Searcher {
   }();
   std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   double best_ = INFINITY;
+  int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach
+  double seconds_ = o_.seconds;      // the seconds it may reach (0: none)
+  static constexpr int64_t kPolishShare = 10;  // 1/10 of the budget: see run()
   static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
   static constexpr int64_t kStaleBatches = 8;  // batches without improvement before a climb restarts
   // Open search: the share of steps that change a structure, and the tiling search each new
@@ -159,8 +172,8 @@ class Searcher {
   }
 
   bool out_of_budget() const {
-    if (out_.evaluations >= o_.evaluations) return true;
-    if (o_.seconds > 0 && elapsed() >= o_.seconds) return true;
+    if (out_.evaluations >= budget_) return true;
+    if (seconds_ > 0 && elapsed() >= seconds_) return true;
     return o_.stop && o_.stop->load();
   }
 
@@ -329,7 +342,7 @@ class Searcher {
       std::vector<Choice> batch;
       const bool restart = stale >= kStaleBatches;
       const bool explore = used < budget / 4 || !climb.valid || restart;
-      for (size_t i = 0; i < batch_size(std::min(budget - used, o_.evaluations - out_.evaluations)); ++i)
+      for (size_t i = 0; i < batch_size(std::min(budget - used, budget_ - out_.evaluations)); ++i)
         batch.push_back(explore ? space_.retile(structure, rng_) : step_from(climb.choice));
       used += static_cast<int64_t>(batch.size());
       if (restart) climb = Entry{};
@@ -354,7 +367,7 @@ class Searcher {
   Entry mcts_search(const Choice& structure, int64_t budget) {
     Entry best;
     double cost = 0;
-    mcts_tiling(space_, structure, std::min(budget, o_.evaluations - out_.evaluations), rng_,
+    mcts_tiling(space_, structure, std::min(budget, budget_ - out_.evaluations), rng_,
                 [&](const Choice& c) {
                   Entry e = evaluate({c}).front();
                   const double v = e.valid ? e.cost : INFINITY;
@@ -398,7 +411,7 @@ class Searcher {
       model::Report r = model::analyze(a_, w_, f);
       if (!r.valid || !within_limits(r)) return;
       ++out_.valid;
-      out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective)});
+      out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective), {}});
       // Outside the template: it competes for `best` at the end, if it lowers when asked to.
       if (lowers(f)) extra_ = out_.baselines.back();
       else ++out_.not_lowered;
@@ -444,12 +457,39 @@ class Searcher {
     if (!batch.empty()) flush();
   }
 
+  // The search's last steps, from its best point: every option of one tiling decision at a
+  // time (Space::tiling_options: the split over the cores, each outer factor, each op's spatial
+  // choice and loop order — every order, where random draws take rotations only), the best one
+  // kept, until a sweep over all decisions improves nothing or the budget ends. Where the climbs
+  // sample a neighbourhood, this goes through it (G1 / edge: see docs/mapper.md).
+  void polish() {
+    auto best = std::min_element(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
+    if (best == population_.end() || !best->valid) return;
+    Entry at = *best;
+    bool improved = true;
+    while (improved && !out_of_budget()) {
+      improved = false;
+      for (size_t step = 0; step < space_.tiling_steps(at.choice) && !out_of_budget(); ++step) {
+        std::vector<Choice> options = space_.tiling_options(at.choice, step);
+        options.erase(std::remove(options.begin(), options.end(), at.choice), options.end());
+        for (size_t i = 0; i < options.size() && !out_of_budget();) {
+          std::vector<Choice> batch;
+          for (size_t n = batch_size(budget_ - out_.evaluations); batch.size() < n && i < options.size();) batch.push_back(options[i++]);
+          for (Entry& e : evaluate(batch, at.cost))
+            if (e.cost < at.cost) at = std::move(e), improved = true;
+        }
+      }
+    }
+    out_.polished = !improved;
+    if (at.cost < best->cost) population_.push_back(std::move(at));
+  }
+
   // Order × resource × tiling: a small population, children by mutation of tournament winners.
   void evolve() {
     const size_t size = 24;
     while (population_.size() < size && !out_of_budget()) {
       std::vector<Choice> batch;
-      for (size_t i = 0; i < batch_size(o_.evaluations - out_.evaluations) && population_.size() + i < size; ++i)
+      for (size_t i = 0; i < batch_size(budget_ - out_.evaluations) && population_.size() + i < size; ++i)
         batch.push_back(space_.random(rng_));
       for (Entry& e : evaluate(batch)) population_.push_back(std::move(e));
     }
@@ -474,7 +514,7 @@ class Searcher {
         continue;
       }
       std::vector<Choice> batch;
-      for (size_t i = 0; i < batch_size(o_.evaluations - out_.evaluations); ++i) {
+      for (size_t i = 0; i < batch_size(budget_ - out_.evaluations); ++i) {
         // Genetic: a third of the children cross two winners (then mutate), the rest mutate one.
         Choice child = pick().choice;
         if (std::bernoulli_distribution(1.0 / 3)(rng_)) child = space_.crossover(child, pick().choice, rng_);
@@ -485,7 +525,8 @@ class Searcher {
   }
 
   Candidate candidate(const Entry& e, const std::string& name) const {
-    return Candidate{name, e.fixed_yaml.empty() ? space_.flow_yaml(e.choice, name) : e.fixed_yaml, *e.report, e.cost};
+    if (!e.fixed_yaml.empty()) return Candidate{name, e.fixed_yaml, *e.report, e.cost, {}};
+    return Candidate{name, space_.flow_yaml(e.choice, name), *e.report, e.cost, e.choice};
   }
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arch/arch.h"
+#include "mapper/space.h"
 #include "model/dataflow.h"
 #include "model/report.h"
 #include "model/workload.h"
@@ -62,6 +63,7 @@ struct Candidate {
   std::string flow_yaml;  // loads with model::load_dataflow and analyses to `report`
   model::Report report;
   double cost = 0;
+  Choice choice;  // its point of the template (empty for a tree from outside it: the chain solver's)
 };
 
 struct Outcome {
@@ -79,6 +81,9 @@ struct Outcome {
   int64_t ruled_out = 0;
   double seconds = 0;
   std::vector<std::pair<int64_t, double>> convergence;  // (evaluations, best cost so far)
+  // The best point of the template is polished: no change of one tiling decision
+  // (Space::tiling_options) makes it better. False when the budget ended first (or --exhaustive).
+  bool polished = false;
 };
 
 double cost_of(const model::Report& r, Objective o);

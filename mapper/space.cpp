@@ -221,7 +221,7 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
     const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
     for (int o : members[g]) {
       pick_spatial(c, static_cast<size_t>(o), spatial_room(first, last, static_cast<size_t>(o)), op_budget(c, members[g], o), rng);
-      c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
+      c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
     }
   }
   pin_ops(c);
@@ -362,7 +362,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     // Half the re-draws of a fitting choice are local steps: a climb needs neighbours to walk to.
     if (fits && std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
     else pick_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
-    if (gene == 5) c.order[static_cast<size_t>(o)] = std::uniform_int_distribution<int>(0, 7)(rng);
+    if (gene == 5) c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
   }
   pin_ops(c);
   return c;
@@ -410,7 +410,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
       // stays put), the others in an order the search rotates.
-      std::vector<size_t> keep = rotated_dims(static_cast<size_t>(o), c.order[static_cast<size_t>(o)]), reduce;
+      std::vector<size_t> keep = ordered_dims(static_cast<size_t>(o), c.order[static_cast<size_t>(o)]), reduce;
       for (size_t i = 0; i < op.dims.size(); ++i)
         if (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end()) reduce.push_back(i);
       keep.insert(keep.end(), reduce.begin(), reduce.end());
@@ -441,13 +441,49 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
   return f;
 }
 
-std::vector<size_t> Space::rotated_dims(size_t op, int order) const {
-  const model::Op& o = w_.ops[op];
+namespace {
+
+std::vector<size_t> output_dims(const model::Op& o) {
   std::vector<size_t> keep;
   for (size_t i = 0; i < o.dims.size(); ++i)
     if (std::find(o.reduction_dims.begin(), o.reduction_dims.end(), o.dims[i]) == o.reduction_dims.end()) keep.push_back(i);
-  if (!keep.empty()) std::rotate(keep.begin(), keep.begin() + static_cast<long>(static_cast<size_t>(order) % keep.size()), keep.end());
   return keep;
+}
+
+int factorial(size_t n) { return n <= 1 ? 1 : static_cast<int>(n) * factorial(n - 1); }
+
+}  // namespace
+
+std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
+  std::vector<size_t> pool = output_dims(w_.ops[op]), out;
+  // The rank's digits in the factorial base pick, outermost first, one of the dims left.
+  int rank = order % factorial(pool.size());
+  while (!pool.empty()) {
+    const int block = factorial(pool.size() - 1);
+    const auto pick = pool.begin() + rank / block;
+    out.push_back(*pick);
+    pool.erase(pick);
+    rank %= block;
+  }
+  return out;
+}
+
+int Space::loop_orders(size_t op) const { return factorial(output_dims(w_.ops[op]).size()); }
+
+int Space::pick_order(size_t op, std::mt19937_64& rng) const {
+  // A rotation of the workload's order (each dim innermost once, which decides most of the
+  // reuse); the other orders are left to the search's last, exhaustive steps (Searcher::polish).
+  std::vector<size_t> dims = ordered_dims(op, 0);
+  const int turn = std::uniform_int_distribution<int>(0, 7)(rng);
+  if (dims.size() <= 1) return 0;
+  std::rotate(dims.begin(), dims.begin() + static_cast<long>(static_cast<size_t>(turn) % dims.size()), dims.end());
+  return order_of(op, dims);
+}
+
+int Space::order_of(size_t op, const std::vector<size_t>& dims) const {
+  for (int r = 0; r < loop_orders(op); ++r)
+    if (ordered_dims(op, r) == dims) return r;
+  return 0;
 }
 
 std::string Space::flow_yaml(const Choice& c, const std::string& name) const {

@@ -55,7 +55,7 @@ class Space {
   // Fixes parts of every point by hand (`dfx explore --fix`): TARGET:KEY=VALUE, with KEY prim,
   // loops or cores for a group of fix_groups (ops joined by '+'), sp or order for one op; e.g.
   // "qk+max+sub+exp+sum+div:prim=Pipe", "av:loops=m:16", "qk:cores=b:8,m:4", "qk:sp=m:16,l:16",
-  // "av:order=n,m" (its loops over output dims, outermost first; a rotation the template makes).
+  // "av:order=n,m" (its loops over output dims, outermost first, in any order).
   // Contract: throws InputError (at "--fix") naming the spec and what is wrong with it.
   void pin(const std::vector<std::string>& specs);
   bool pinned() const;                         // anything fixed by pin()
@@ -121,9 +121,14 @@ class Space {
   void pin_ops(Choice& c) const;  // the ops' spatial loops and loop orders
   void pin_all(Choice& c) const;
   std::vector<Choice> unpinned_options(const Choice& partial, size_t step) const;
-  // An op's non-reduction dims (positions in op.dims) in the order rotation `order` of the
-  // template puts its temporal loops, outermost first; its reduction loops follow them.
-  std::vector<size_t> rotated_dims(size_t op, int order) const;
+  // An op's non-reduction dims (positions in op.dims) in the order `order` puts its temporal
+  // loops, outermost first; its reduction loops follow them. Orders are the permutations of those
+  // dims in lexicographic rank, 0 (the workload's order) to loop_orders(op) - 1.
+  std::vector<size_t> ordered_dims(size_t op, int order) const;
+  int loop_orders(size_t op) const;  // (non-reduction dims)!, 1 when there are none
+  int order_of(size_t op, const std::vector<size_t>& dims) const;  // the rank of an ordered_dims result
+  // Random draws take a rotation of the workload's order; tiling_options lists every order.
+  int pick_order(size_t op, std::mt19937_64& rng) const;
 
   Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
   int64_t spread_of(int dim) const;

@@ -48,8 +48,8 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
       const int g = c.group_of[o];
       for (const auto& sp : spatial_options(o, spatial_room(c, o), op_budget(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
         c.spatial[o] = sp;
-        for (size_t r = 0; r < std::max<size_t>(1, rotated_dims(o, 0).size()); ++r) {
-          c.order[o] = static_cast<int>(r);
+        for (int r = 0; r < loop_orders(o); ++r) {
+          c.order[o] = r;
           if (!ops(o + 1)) return false;
         }
       }
@@ -159,9 +159,9 @@ std::vector<Choice> Space::unpinned_options(const Choice& partial, size_t step) 
     }
     return out;
   }
-  for (size_t r = 0; r < std::max<size_t>(1, rotated_dims(o, 0).size()); ++r) {  // loop order: rotations
+  for (int r = 0; r < loop_orders(o); ++r) {  // loop order
     Choice c = partial;
-    c.order[o] = static_cast<int>(r);
+    c.order[o] = r;
     out.push_back(c);
   }
   return out;

@@ -174,21 +174,17 @@ void Space::pin_order_spec(const std::string& spec, const std::string& target, c
     for (size_t i : positions) s += (s.empty() ? "" : ",") + w_.dims[static_cast<size_t>(op.dims[i])].name;
     return s;
   };
-  if (rotated_dims(o, 0).empty()) throw InputError(kAt, "'" + spec + "': op '" + target + "' loops over no output dimension: no order to fix");
-  std::string options;
-  const size_t rotations = rotated_dims(o, 0).size();
-  for (size_t r = 0; r < rotations; ++r) {
-    const std::string order = names(rotated_dims(o, static_cast<int>(r)));
-    if (order == value) {
-      pins_.order[o] = static_cast<int>(r);
+  if (ordered_dims(o, 0).empty()) throw InputError(kAt, "'" + spec + "': op '" + target + "' loops over no output dimension: no order to fix");
+  for (int r = 0; r < loop_orders(o); ++r)
+    if (names(ordered_dims(o, r)) == value) {
+      pins_.order[o] = r;
       return;
     }
-    options += (options.empty() ? "" : " or ") + order;
-  }
   std::string reductions;
   for (int d : op.reduction_dims) reductions += (reductions.empty() ? "" : ",") + w_.dims[static_cast<size_t>(d)].name;
-  throw InputError(kAt, "'" + spec + "': the template orders the loops of op '" + target + "' over its output as " + options +
-                            ", outermost first" + (reductions.empty() ? "" : " (its reduction loops " + reductions + " stay innermost)"));
+  throw InputError(kAt, "'" + spec + "': op '" + target + "' loops over its output dims " + names(ordered_dims(o, 0)) +
+                            ": name each once, outermost first, in any order" +
+                            (reductions.empty() ? "" : " (its reduction loops " + reductions + " stay innermost)"));
 }
 
 std::string Space::prim_list() const {

@@ -174,6 +174,9 @@ int run_explore(const ExploreOptions& o) {
               w.name.c_str(), a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.analyses),
               static_cast<long long>(out.valid), static_cast<long long>(out.ruled_out), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
+  if (!out.polished && !o.exhaustive)
+    std::printf("(the budget ended before the best was polished: some single change of its tiling may still improve it; "
+                "raise --evals or --time)\n\n");
   if (out.not_lowered > 0)
     std::printf("(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
                 static_cast<long long>(out.not_lowered));

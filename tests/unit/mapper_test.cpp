@@ -204,7 +204,7 @@ TEST(ExplorePins, EveryMoveKeepsTheFixedParts) {
   Space space(a, w);
   space.fix_groups({0, 0, 0, 0, 0, 0, 1});
   space.pin({"qk+max+sub+exp+sum+div:prim=Shar", "qk+max+sub+exp+sum+div:cores=b:8,m:4", "av:loops=m:4", "qk:sp=m:16,l:16",
-             "av:order=n,b,m"});
+             "av:order=n,m,b"});
   ASSERT_TRUE(space.pinned());
   std::mt19937_64 rng(5);
   Choice c = space.random(rng);
@@ -212,7 +212,7 @@ TEST(ExplorePins, EveryMoveKeepsTheFixedParts) {
     ASSERT_TRUE(space.honours_pins(c)) << space.flow_yaml(c, "x");
     EXPECT_EQ(c.prim[0], model::Prim::Shar);
     EXPECT_EQ(c.spatial[0], (std::vector<int64_t>{1, 16, 16, 1}));  // qk's dims b, m, l, k
-    EXPECT_EQ(c.order[6], 2);  // av's output dims b, m, n rotated twice: n, b, m
+    EXPECT_EQ(c.order[6], 5);  // av's output dims b, m, n reversed: the last of their 6 orders
     const Choice other = space.random(rng);
     c = i % 3 == 0 ? space.restructure(c, rng) : i % 3 == 1 ? space.mutate(c, rng, true) : space.crossover(c, other, rng);
   }
@@ -226,7 +226,7 @@ TEST(ExplorePins, EveryMoveKeepsTheFixedParts) {
   EXPECT_NE(yaml.find("\"b:8:sp\", \"m:4:sp\""), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("\"m:16:sp\", \"l:16:sp\""), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("prim: Shar"), std::string::npos) << yaml;
-  // av's own temporal loops (below its group's buffer tile), outermost first, follow n, b, m, l.
+  // av's own temporal loops (below its group's buffer tile), outermost first, follow n, m, b, l.
   const model::Dataflow f = space.build(c, "x");
   const auto leaf = std::find_if(f.nodes.begin(), f.nodes.end(), [](const model::TreeNode& n) { return n.is_leaf && n.op == 6; });
   std::vector<int> chain;  // av's ancestors, leaf first
@@ -234,7 +234,7 @@ TEST(ExplorePins, EveryMoveKeepsTheFixedParts) {
   std::vector<int> rank;  // per temporal loop below the buffer tile (root, group, buffer: the last three)
   for (size_t i = chain.size() - 3; i-- > 0;)
     for (const model::Loop& l : f.nodes[static_cast<size_t>(chain[i])].loops)
-      if (!l.spatial) rank.push_back(static_cast<int>(std::string("nbml").find(w.dims[static_cast<size_t>(l.dim)].name)));
+      if (!l.spatial) rank.push_back(static_cast<int>(std::string("nmbl").find(w.dims[static_cast<size_t>(l.dim)].name)));
   EXPECT_TRUE(std::is_sorted(rank.begin(), rank.end())) << yaml;
   EXPECT_GE(rank.size(), 3u) << "too few of av's loops left to see their order";
 }
@@ -284,10 +284,13 @@ TEST(ExplorePins, BadFixesAreRefusedWithTheReason) {
   EXPECT_NE(refusal({group + ":prim=Para"}).find("a fused group may use"), std::string::npos);
   EXPECT_NE(refusal({group + ":loops=k:2"}).find("outside its ops, not 'k'"), std::string::npos);
   EXPECT_NE(refusal({group + ":cores=m:3"}).find("not a way this group can use the 32 cores"), std::string::npos);
-  EXPECT_NE(refusal({"av:order=m,n"}).find("b,m,n or m,n,b or n,b,m, outermost first (its reduction loops l stay innermost)"),
+  EXPECT_NE(refusal({"av:order=m,n"}).find("loops over its output dims b,m,n: name each once, outermost first, in any order (its reduction loops l stay innermost)"),
             std::string::npos)
       << refusal({"av:order=m,n"});
-  EXPECT_NE(refusal({"av:order=m,b,n"}).find("the template orders the loops of op 'av' over its output"), std::string::npos);
+  EXPECT_NE(refusal({"av:order=m,b,b"}).find("name each once"), std::string::npos);
+  EXPECT_NE(refusal({"av:order=m,b,l"}).find("name each once"), std::string::npos);
+  for (const char* order : {"b,m,n", "b,n,m", "m,b,n", "m,n,b", "n,b,m", "n,m,b"})  // all 3! of them
+    EXPECT_EQ(refusal({std::string("av:order=") + order}), "accepted") << order;
   EXPECT_EQ(refusal({group + ":cores=b:8,m:4", "av:cores=none", "av:loops=n:2,m:8", "qk:sp=none", "qk:order=l,b,m"}), "accepted");
 }
 
