@@ -81,14 +81,12 @@ class Searcher {
     if (o_.exhaustive) {
       everything();
     } else {
-      // The genetic search gets nine tenths of the budget, the last tenth polishes its best.
-      // The polish usually needs less (300–500 candidates on the shipped workloads): the search
-      // then ends early rather than leave a better point it has not polished.
-      budget_ = o_.evaluations - o_.evaluations / kPolishShare;
-      seconds_ = o_.seconds - o_.seconds / kPolishShare;
       evolve();
-      budget_ = o_.evaluations, seconds_ = o_.seconds;
-      polish();
+      if (o_.polish) {
+        // Beyond the budget: its own, of a tenth of it (at least 1,000), and the time left.
+        budget_ = o_.evaluations + std::max(o_.evaluations / kPolishShare, kPolishLeast);
+        polish();
+      }
     }
     // A baseline is its structure with the best tiling found for it anywhere in the search (the
     // open search often tiles a baseline's structure better than its own share did).
@@ -155,9 +153,9 @@ class Searcher {
   }();
   std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   double best_ = INFINITY;
-  int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach
-  double seconds_ = o_.seconds;      // the seconds it may reach (0: none)
-  static constexpr int64_t kPolishShare = 10;  // 1/10 of the budget: see run()
+  int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)
+  static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least
+  static constexpr int64_t kPolishLeast = 1000;
   static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
   static constexpr int64_t kStaleBatches = 8;  // batches without improvement before a climb restarts
   // Open search: the share of steps that change a structure, and the tiling search each new
@@ -173,7 +171,7 @@ class Searcher {
 
   bool out_of_budget() const {
     if (out_.evaluations >= budget_) return true;
-    if (seconds_ > 0 && elapsed() >= seconds_) return true;
+    if (o_.seconds > 0 && elapsed() >= o_.seconds) return true;
     return o_.stop && o_.stop->load();
   }
 

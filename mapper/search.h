@@ -54,6 +54,10 @@ struct SearchOptions {
   // Skip the analysis of candidates whose cycles floor (model::cycles_floor) shows they cannot be
   // used (Outcome::ruled_out). The results are the same either way; off only to check that.
   bool rule_out = true;
+  // After the search, walk the best point's neighbourhood one tiling decision at a time until no
+  // single change improves it (Outcome::polished), on up to a tenth of `evaluations` more (at
+  // least 1,000) and within `seconds`.
+  bool polish = false;
   std::function<void(const Progress&)> on_progress;  // called now and then
   const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
 };
@@ -81,8 +85,8 @@ struct Outcome {
   int64_t ruled_out = 0;
   double seconds = 0;
   std::vector<std::pair<int64_t, double>> convergence;  // (evaluations, best cost so far)
-  // The best point of the template is polished: no change of one tiling decision
-  // (Space::tiling_options) makes it better. False when the budget ended first (or --exhaustive).
+  // With SearchOptions::polish, the best point of the template is polished: no change of one
+  // tiling decision (Space::tiling_options) makes it better. False when its budget ended first.
   bool polished = false;
 };
 

@@ -54,6 +54,7 @@ const Entry kSearches[] = {
     {"genetic", "dfx explore: crossover and mutation of tournament winners over groups, primitives, tiling (default)"},
     {"baseline tiling", "random re-tiling plus mutation of a fixed structure (Layerwise, Fused Seq/Pipe)"},
     {"exhaustive", "dfx explore --exhaustive: every point of the template space (small spaces)"},
+    {"polish", "dfx explore --polish: then the best's tiling, one decision at a time, until no single change improves it"},
     {"mcts", "dfx explore --mcts: baselines tiled by Monte-Carlo tree search (UCB1), one decision at a time"},
     {"chain solver", "closed-form Chimera tiles for two-GEMM chains (REFERENCE.md §3), a baseline"},
     {"--objective", "cycles (default), energy, edp"},

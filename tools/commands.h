@@ -36,6 +36,7 @@ struct ExploreOptions {
   int jobs = 1;
   bool quiet = false;
   bool exhaustive = false;
+  bool polish = false;
   bool pareto = false;
   bool log_json = false;
   bool mcts = false;

@@ -56,6 +56,7 @@ std::string search_words(const ExploreOptions& o) {
   list("--groups", o.groups, ",");
   list("--max-footprint", o.max_footprint, ",");
   list("--fix", o.fix, " ");
+  if (o.polish) s += " --polish";
   return s;
 }
 
@@ -71,6 +72,7 @@ mapper::SearchOptions search_options(const ExploreOptions& o) {
   s.top = o.top;
   s.jobs = o.jobs;
   s.exhaustive = o.exhaustive;
+  s.polish = o.polish && !o.exhaustive;
   s.pareto = o.pareto;
   s.mcts = o.mcts;
   for (const auto& p : o.prims) {
@@ -174,9 +176,8 @@ int run_explore(const ExploreOptions& o) {
               w.name.c_str(), a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.analyses),
               static_cast<long long>(out.valid), static_cast<long long>(out.ruled_out), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
-  if (!out.polished && !o.exhaustive)
-    std::printf("(the budget ended before the best was polished: some single change of its tiling may still improve it; "
-                "raise --evals or --time)\n\n");
+  if (s.polish && !out.polished)
+    std::printf("(--polish: its budget ended first; some single change of the best's tiling may still improve it)\n\n");
   if (out.not_lowered > 0)
     std::printf("(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
                 static_cast<long long>(out.not_lowered));
