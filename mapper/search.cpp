@@ -31,28 +31,6 @@ double cost_of(const model::Report& r, Objective o) {
 
 namespace {
 
-// --groups as the template's per-op group numbers: every op once, groups as runs in op order.
-std::vector<int> group_of_names(const model::Workload& w, const std::vector<std::vector<std::string>>& groups) {
-  const SourceLoc at{"--groups", 0, 0, ""};
-  std::vector<int> group_of(w.ops.size(), -1);
-  for (size_t g = 0; g < groups.size(); ++g)
-    for (const std::string& name : groups[g]) {
-      auto op = std::find_if(w.ops.begin(), w.ops.end(), [&](const model::Op& x) { return x.name == name; });
-      if (op == w.ops.end()) throw InputError(at, "unknown op '" + name + "' (workload '" + w.name + "')");
-      int& slot = group_of[static_cast<size_t>(op - w.ops.begin())];
-      if (slot >= 0) throw InputError(at, "op '" + name + "' is listed twice");
-      slot = static_cast<int>(g);
-    }
-  for (size_t o = 0; o < w.ops.size(); ++o) {
-    if (group_of[o] < 0) throw InputError(at, "op '" + w.ops[o].name + "' is in no group; list every op once");
-    if (o > 0 && group_of[o] != group_of[o - 1] && group_of[o] != group_of[o - 1] + 1)
-      throw InputError(at, "groups must be runs of ops in the workload's order (" + w.ops[o - 1].name + " then " +
-                               w.ops[o].name + ")");
-  }
-  if (group_of.front() != 0) throw InputError(at, "the first group must start with op '" + w.ops.front().name + "'");
-  return group_of;
-}
-
 class Searcher {
  public:
   Searcher(const arch::Arch& a, const model::Workload& w, const SearchOptions& o)
@@ -62,7 +40,7 @@ class Searcher {
       if (l < 0) throw InputError(SourceLoc{}, "--max-footprint: unknown level '" + level + "'");
       limits_.push_back({l, bytes});
     }
-    if (!o.groups.empty()) space_.fix_groups(group_of_names(w, o.groups));
+    if (!o.groups.empty()) space_.fix_groups(o.groups);
     if (!o.fix.empty()) space_.pin(o.fix);
   }
 
@@ -455,19 +433,20 @@ class Searcher {
     if (!batch.empty()) flush();
   }
 
-  // The search's last steps, from its best point: every option of one tiling decision at a
+  // --polish, after the search: from its best point, every option of one tiling decision at a
   // time (Space::tiling_options: the split over the cores, each outer factor, each op's spatial
   // choice and loop order — every order, where random draws take rotations only), the best one
   // kept, until a sweep over all decisions improves nothing or the budget ends. Where the climbs
-  // sample a neighbourhood, this goes through it (G1 / edge: see docs/mapper.md).
+  // sample a neighbourhood, this goes through it (docs/mapper.md).
   void polish() {
     auto best = std::min_element(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
     if (best == population_.end() || !best->valid) return;
     Entry at = *best;
+    const size_t steps = space_.tiling_steps(at.choice);  // a tiling change keeps the structure
     bool improved = true;
     while (improved && !out_of_budget()) {
       improved = false;
-      for (size_t step = 0; step < space_.tiling_steps(at.choice) && !out_of_budget(); ++step) {
+      for (size_t step = 0; step < steps && !out_of_budget(); ++step) {
         std::vector<Choice> options = space_.tiling_options(at.choice, step);
         options.erase(std::remove(options.begin(), options.end(), at.choice), options.end());
         for (size_t i = 0; i < options.size() && !out_of_budget();) {

@@ -409,7 +409,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       const std::vector<int64_t> ext = op_extents(boxes, static_cast<size_t>(o));
       const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
-      // stays put), the others in an order the search rotates.
+      // stays put), the others in the order the choice ranks (Space::ordered_dims).
       std::vector<size_t> keep = ordered_dims(static_cast<size_t>(o), c.order[static_cast<size_t>(o)]), reduce;
       for (size_t i = 0; i < op.dims.size(); ++i)
         if (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end()) reduce.push_back(i);
@@ -472,18 +472,20 @@ int Space::loop_orders(size_t op) const { return factorial(output_dims(w_.ops[op
 
 int Space::pick_order(size_t op, std::mt19937_64& rng) const {
   // A rotation of the workload's order (each dim innermost once, which decides most of the
-  // reuse); the other orders are left to the search's last, exhaustive steps (Searcher::polish).
-  std::vector<size_t> dims = ordered_dims(op, 0);
+  // reuse); --fix, --exhaustive and --polish reach the other orders (docs/mapper.md).
+  std::vector<size_t> dims = output_dims(w_.ops[op]);
   const int turn = std::uniform_int_distribution<int>(0, 7)(rng);
   if (dims.size() <= 1) return 0;
   std::rotate(dims.begin(), dims.begin() + static_cast<long>(static_cast<size_t>(turn) % dims.size()), dims.end());
-  return order_of(op, dims);
-}
-
-int Space::order_of(size_t op, const std::vector<size_t>& dims) const {
-  for (int r = 0; r < loop_orders(op); ++r)
-    if (ordered_dims(op, r) == dims) return r;
-  return 0;
+  // Its rank, the inverse of ordered_dims: per position, how many later dims come first in the
+  // workload's order, in the factorial base (dims are positions in op.dims, so ascending there).
+  int rank = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int smaller_after = 0;
+    for (size_t j = i + 1; j < dims.size(); ++j) smaller_after += dims[j] < dims[i];
+    rank += smaller_after * factorial(dims.size() - 1 - i);
+  }
+  return rank;
 }
 
 std::string Space::flow_yaml(const Choice& c, const std::string& name) const {

@@ -51,11 +51,14 @@ class Space {
   // Fixes the fusion: every point then has these groups (per op, runs in op order), and only the
   // baselines grouped alike remain.
   void fix_groups(std::vector<int> group_of) { fixed_groups_ = std::move(group_of); }
+  // The same by op names (`dfx explore --groups`): every op once, each group a run of ops in the
+  // workload's order. Contract: throws InputError (at "--groups") naming what is wrong.
+  void fix_groups(const std::vector<std::vector<std::string>>& groups);
 
   // Fixes parts of every point by hand (`dfx explore --fix`): TARGET:KEY=VALUE, with KEY prim,
   // loops or cores for a group of fix_groups (ops joined by '+'), sp or order for one op; e.g.
   // "qk+max+sub+exp+sum+div:prim=Pipe", "av:loops=m:16", "qk:cores=b:8,m:4", "qk:sp=m:16,l:16",
-  // "av:order=n,m" (its loops over output dims, outermost first, in any order).
+  // "av:order=n,m,b" (its loops over output dims, outermost first, in any order).
   // Contract: throws InputError (at "--fix") naming the spec and what is wrong with it.
   void pin(const std::vector<std::string>& specs);
   bool pinned() const;                         // anything fixed by pin()
@@ -126,7 +129,6 @@ class Space {
   // dims in lexicographic rank, 0 (the workload's order) to loop_orders(op) - 1.
   std::vector<size_t> ordered_dims(size_t op, int order) const;
   int loop_orders(size_t op) const;  // (non-reduction dims)!, 1 when there are none
-  int order_of(size_t op, const std::vector<size_t>& dims) const;  // the rank of an ordered_dims result
   // Random draws take a rotation of the workload's order; tiling_options lists every order.
   int pick_order(size_t op, std::mt19937_64& rng) const;
 

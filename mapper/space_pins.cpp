@@ -1,5 +1,6 @@
-// Parts of the tree the user fixes by hand (`dfx explore --fix`): a group's primitive, its loops
-// outside the ops, its loops over the cores, an op's spatial loops and loop order. Every point
+// Parts of the tree the user fixes by hand: the fusion (`dfx explore --groups`) and, with
+// `--fix`, a group's primitive, its loops outside the ops, its loops over the cores, an op's
+// spatial loops and loop order. Every point
 // the space proposes keeps them; the rest is searched.
 #include <algorithm>
 #include <sstream>
@@ -185,6 +186,27 @@ void Space::pin_order_spec(const std::string& spec, const std::string& target, c
   throw InputError(kAt, "'" + spec + "': op '" + target + "' loops over its output dims " + names(ordered_dims(o, 0)) +
                             ": name each once, outermost first, in any order" +
                             (reductions.empty() ? "" : " (its reduction loops " + reductions + " stay innermost)"));
+}
+
+void Space::fix_groups(const std::vector<std::vector<std::string>>& groups) {
+  const SourceLoc at{"--groups", 0, 0, ""};
+  std::vector<int> group_of(w_.ops.size(), -1);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (const std::string& name : groups[g]) {
+      const int op = w_.op_index(name);
+      if (op < 0) throw InputError(at, "unknown op '" + name + "' (workload '" + w_.name + "')");
+      int& slot = group_of[static_cast<size_t>(op)];
+      if (slot >= 0) throw InputError(at, "op '" + name + "' is listed twice");
+      slot = static_cast<int>(g);
+    }
+  for (size_t o = 0; o < w_.ops.size(); ++o) {
+    if (group_of[o] < 0) throw InputError(at, "op '" + w_.ops[o].name + "' is in no group; list every op once");
+    if (o > 0 && group_of[o] != group_of[o - 1] && group_of[o] != group_of[o - 1] + 1)
+      throw InputError(at, "groups must be runs of ops in the workload's order (" + w_.ops[o - 1].name + " then " +
+                               w_.ops[o].name + ")");
+  }
+  if (group_of.front() != 0) throw InputError(at, "the first group must start with op '" + w_.ops.front().name + "'");
+  fix_groups(std::move(group_of));
 }
 
 std::string Space::prim_list() const {

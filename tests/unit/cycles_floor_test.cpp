@@ -15,16 +15,7 @@
 namespace dfx::model {
 namespace {
 
-struct Setting {
-  const char* arch;
-  const char* workload;
-};
-
-class CyclesFloor : public ::testing::TestWithParam<Setting> {
- protected:
-  arch::Arch a = arch::load_arch(test::config(std::string("arch/") + GetParam().arch + ".yaml"));
-  Workload w = load_workload(test::config(std::string("workloads/") + GetParam().workload + ".yaml"));
-};
+class CyclesFloor : public test::OnArchWorkload {};
 
 TEST_P(CyclesFloor, NeverAboveTheAnalysedCyclesOnRandomCandidates) {
   mapper::Space space(a, w);
@@ -75,9 +66,9 @@ TEST_P(CyclesFloor, SearchFindsTheSameWithAndWithoutIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Candidates, CyclesFloor,
-                         ::testing::Values(Setting{"edge", "attention_g1"}, Setting{"edge", "gemm_chain_g1"},
-                                           Setting{"cloud", "conv_chain_c1"}, Setting{"cloud", "attention_g3"}),
-                         [](const auto& p) { return std::string(p.param.arch) + "_" + p.param.workload; });
+                         ::testing::Values(test::ArchWorkload{"edge", "attention_g1"}, test::ArchWorkload{"edge", "gemm_chain_g1"},
+                                           test::ArchWorkload{"cloud", "conv_chain_c1"}, test::ArchWorkload{"cloud", "attention_g3"}),
+                         test::arch_workload_name);
 
 TEST(CyclesFloorScope, ZeroOnUnitsTimedByInstructions) {
   const arch::Arch a = arch::load_arch(test::config("arch/ascend_like.yaml"));

@@ -12,16 +12,9 @@
 namespace dfx::model {
 namespace {
 
-struct Setting {
-  const char* arch;
-  const char* workload;
-};
-
-class FootprintFloor : public ::testing::TestWithParam<Setting> {};
+class FootprintFloor : public test::OnArchWorkload {};
 
 TEST_P(FootprintFloor, NeverAboveTheAnalysedPeakOnRandomCandidates) {
-  const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + GetParam().arch + ".yaml"));
-  const Workload w = load_workload(test::config(std::string("workloads/") + GetParam().workload + ".yaml"));
   mapper::Space space(a, w);
   std::mt19937_64 rng(11);
   const auto& buffer = a.levels.at(1);  // the on-chip level the template tiles into
@@ -46,9 +39,9 @@ TEST_P(FootprintFloor, NeverAboveTheAnalysedPeakOnRandomCandidates) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Candidates, FootprintFloor,
-                         ::testing::Values(Setting{"edge", "attention_g1"}, Setting{"edge", "gemm_chain_g1"},
-                                           Setting{"cloud", "conv_chain_c1"}, Setting{"cloud", "attention_g3"}),
-                         [](const auto& p) { return std::string(p.param.arch) + "_" + p.param.workload; });
+                         ::testing::Values(test::ArchWorkload{"edge", "attention_g1"}, test::ArchWorkload{"edge", "gemm_chain_g1"},
+                                           test::ArchWorkload{"cloud", "conv_chain_c1"}, test::ArchWorkload{"cloud", "attention_g3"}),
+                         test::arch_workload_name);
 
 }  // namespace
 }  // namespace dfx::model

@@ -14,16 +14,7 @@
 namespace dfx::mapper {
 namespace {
 
-struct Setting {
-  const char* arch;
-  const char* workload;
-};
-
-class Polish : public ::testing::TestWithParam<Setting> {
- protected:
-  arch::Arch a = arch::load_arch(test::config(std::string("arch/") + GetParam().arch + ".yaml"));
-  model::Workload w = model::load_workload(test::config(std::string("workloads/") + GetParam().workload + ".yaml"));
-};
+class Polish : public test::OnArchWorkload {};
 
 // Every tree one tiling decision away from the reported best (its split over the cores, an outer
 // factor, an op's spatial choice or loop order) is invalid or no faster.
@@ -55,9 +46,9 @@ TEST_P(Polish, NoSingleTilingChangeImprovesTheBest) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Candidates, Polish,
-                         ::testing::Values(Setting{"edge", "gemm_chain_g1"}, Setting{"edge", "attention_g1"},
-                                           Setting{"cloud", "conv_chain_c1"}),
-                         [](const auto& p) { return std::string(p.param.arch) + "_" + p.param.workload; });
+                         ::testing::Values(test::ArchWorkload{"edge", "gemm_chain_g1"}, test::ArchWorkload{"edge", "attention_g1"},
+                                           test::ArchWorkload{"cloud", "conv_chain_c1"}),
+                         test::arch_workload_name);
 
 // An op's loop-order decision lists every order of its output loops (3! for qk's b, m, l), and
 // each builds a different tree.

@@ -25,4 +25,20 @@ inline std::string input_error(const std::function<void()>& fn) {
   return "";
 }
 
+// Tests run on several (arch, workload) pairs from configs/, named by both.
+struct ArchWorkload {
+  const char* arch;
+  const char* workload;
+};
+
+class OnArchWorkload : public ::testing::TestWithParam<ArchWorkload> {
+ protected:
+  arch::Arch a = arch::load_arch(config(std::string("arch/") + GetParam().arch + ".yaml"));
+  model::Workload w = model::load_workload(config(std::string("workloads/") + GetParam().workload + ".yaml"));
+};
+
+inline std::string arch_workload_name(const ::testing::TestParamInfo<ArchWorkload>& p) {
+  return std::string(p.param.arch) + "_" + p.param.workload;
+}
+
 }  // namespace dfx::test
