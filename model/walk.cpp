@@ -270,7 +270,7 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
 bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last) {
   const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
   auto [it, fresh] = spatial_extent_.insert({{node, li}, extent});
-  const std::string dim = w_.dims[static_cast<size_t>(loop.dim)].name;
+  const std::string& dim = w_.dims[static_cast<size_t>(loop.dim)].name;
   if (last != chunk) {
     problem(loop.loc, "spatial loop " + dim + ":" + std::to_string(loop.factor) + " splits extent " +
                           std::to_string(extent) + " unevenly; spatial factors must divide their extent");

@@ -56,8 +56,23 @@ void Walker::drop_for_sibling(int seq_node, int next_child) {
   }
 }
 
+void Walker::note_accesses() {
+  const size_t tensors = w_.tensors.size();
+  accesses_.assign(f_.nodes.size() * tensors, {});
+  for (size_t node = 0; node < f_.nodes.size(); ++node)
+    for (size_t o = 0; o < w_.ops.size(); ++o) {
+      if (!p_.ops_below[node][o]) continue;
+      const Op& op = w_.ops[o];
+      accesses_[node * tensors + static_cast<size_t>(op.out.tensor)].push_back({static_cast<int>(o), &op.out});
+      for (const auto& in : op.inputs) accesses_[node * tensors + static_cast<size_t>(in.tensor)].push_back({static_cast<int>(o), &in});
+    }
+}
+
+// buffer_slice() on the table: the same accesses in the same order.
 MultiSlice Walker::slice_of(int node, int tensor, const OpBoxes& boxes) const {
-  return buffer_slice(w_, p_, node, tensor, boxes);
+  MultiSlice s;
+  for (const Access& a : accesses(node, tensor)) s.add_access(*a.access, boxes[static_cast<size_t>(a.op)]);
+  return s;
 }
 
 void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
@@ -168,7 +183,8 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   // Per write stream: what the representative iteration wrote (few streams: a flat list).
-  std::vector<std::pair<int, Slice>> written;
+  std::vector<std::pair<int, Slice>>& written = written_;
+  written.clear();
   for (size_t i = cover_mark; i < cover_log_.size(); ++i) {
     const auto& [id, part] = cover_log_[i];
     auto at = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
@@ -197,24 +213,16 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
 
 bool Walker::uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k, std::vector<int64_t>& shift) const {
   bool first = true;
-  for (size_t o = 0; o < w_.ops.size(); ++o) {
-    if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
-    const Op& op = w_.ops[o];
-    auto take = [&](const TensorAccess& acc) {
-      if (acc.tensor != tensor) return true;
-      if (first) shift.assign(acc.index.size(), 0);
-      for (size_t j = 0; j < acc.index.size(); ++j) {
-        int64_t by = 0;
-        for (const auto& term : acc.index[j].terms) by += term.coef * k * delta[o][static_cast<size_t>(term.dim)].first;
-        if (!first && shift[j] != by) return false;
-        shift[j] = by;
-      }
-      first = false;
-      return true;
-    };
-    if (!take(op.out)) return false;
-    for (const auto& in : op.inputs)
-      if (!take(in)) return false;
+  for (const Access& a : accesses(node, tensor)) {
+    const TensorAccess& acc = *a.access;
+    if (first) shift.assign(acc.index.size(), 0);
+    for (size_t j = 0; j < acc.index.size(); ++j) {
+      int64_t by = 0;
+      for (const auto& term : acc.index[j].terms) by += term.coef * k * delta[static_cast<size_t>(a.op)][static_cast<size_t>(term.dim)].first;
+      if (!first && shift[j] != by) return false;
+      shift[j] = by;
+    }
+    first = false;
   }
   return !first;
 }

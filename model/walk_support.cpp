@@ -108,6 +108,8 @@ std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow&
 
 int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fresh, const Spreads& spreads) {
   if (spreads.empty()) return fresh;  // the instances need the same elements: sent once
+  // Instances move alike: when the representative holds all it needs, so does every instance.
+  if (fresh == 0) return 0;
   if (before.empty() && now.parts.size() == 1) {  // nothing held yet: the spread slice itself
     Slice all = now.parts.front();
     for (const auto& [axis, step, count] : spreads) all[axis] = spread_set(all[axis], step, count);
@@ -139,9 +141,6 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
   return region.size();
 }
 
-// True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
-// steps after `first`. Box ends are convex (starts) or concave (ends) in the step, so three
-// points on one line mean every step in between is on it too.
 MultiSlice buffer_slice(const Workload& w, const Placement& p, int node, int tensor, const OpBoxes& boxes) {
   MultiSlice s;
   for (size_t o = 0; o < w.ops.size(); ++o) {
@@ -154,6 +153,9 @@ MultiSlice buffer_slice(const Workload& w, const Placement& p, int node, int ten
   return s;
 }
 
+// True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
+// steps after `first`. Box ends are convex (starts) or concave (ends) in the step, so three
+// points on one line mean every step in between is on it too.
 bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps) {
   if (first.empty()) return true;
   const Range *a = first[0], *b = second[0], *z = last[0];  // boxes are flat: one pass over them all

@@ -49,6 +49,7 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
+    note_accesses();
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
   }
 
@@ -83,10 +84,23 @@ class Walker {
   std::vector<std::pair<int, Slice>> cover_log_;
   std::vector<int64_t> shift_;  // scratch of translate_since
   std::vector<int> translate_ids_;  // scratch of translate_since
+  std::vector<std::pair<int, Slice>> written_;  // scratch of translate_since: what each write stream's representative wrote
   std::unordered_map<uint64_t, int64_t> occupancy_;        // (instance, level, tensor) → elements
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
+  // [node * tensors + tensor]: the accesses of the tensor by the ops below the node, in op order
+  // (outputs before inputs), which is what a buffer there holds: slice_of() and uniform_shift()
+  // run on every activation and step, and scanning every op there showed in profiles.
+  struct Access {
+    int op;
+    const TensorAccess* access;
+  };
+  std::vector<std::vector<Access>> accesses_;
+  const std::vector<Access>& accesses(int node, int tensor) const {
+    return accesses_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)];
+  }
+  void note_accesses();
   // [node * tensors + tensor]: the child of a loop-less tile that reads the tile's load of the
   // tensor first, when the earlier children need not wait for it (0: they must); see
   // note_later_readers(). Empty on archs not timed by instructions.
