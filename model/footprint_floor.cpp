@@ -16,7 +16,7 @@ namespace {
 class Descent {
  public:
   Descent(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p)
-      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), elems_(a.levels.size(), 0), here_(a.levels.size(), 0) {}
+      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), elems_(a.levels.size(), 0), here_(a.levels.size(), 0) {}
 
   std::vector<int64_t> bytes() {
     try {
@@ -35,6 +35,7 @@ class Descent {
   const Dataflow& f_;
   const Placement& p_;
   TileIndex index_;
+  BufferAccesses accesses_;
   std::vector<int64_t> elems_, here_;
 
   void visit(int node, OpBoxes boxes) {
@@ -43,7 +44,7 @@ class Descent {
     std::fill(here_.begin(), here_.end(), 0);
     for (size_t t = 0; t < w_.tensors.size(); ++t)
       if (p_.tensors[t].owner[static_cast<size_t>(node)])
-        here_[static_cast<size_t>(p_.tensors[t].level[static_cast<size_t>(node)])] += buffer_slice(w_, p_, node, static_cast<int>(t), boxes).size();
+        here_[static_cast<size_t>(p_.tensors[t].level[static_cast<size_t>(node)])] += accesses_.slice(node, static_cast<int>(t), boxes).size();
     for (size_t l = 0; l < here_.size(); ++l) elems_[l] = std::max(elems_[l], here_[l]);
     for (const Loop& loop : n.loops) {
       const int64_t extent = index_.extent(node, loop.dim, boxes);

@@ -56,23 +56,8 @@ void Walker::drop_for_sibling(int seq_node, int next_child) {
   }
 }
 
-void Walker::note_accesses() {
-  const size_t tensors = w_.tensors.size();
-  accesses_.assign(f_.nodes.size() * tensors, {});
-  for (size_t node = 0; node < f_.nodes.size(); ++node)
-    for (size_t o = 0; o < w_.ops.size(); ++o) {
-      if (!p_.ops_below[node][o]) continue;
-      const Op& op = w_.ops[o];
-      accesses_[node * tensors + static_cast<size_t>(op.out.tensor)].push_back({static_cast<int>(o), &op.out});
-      for (const auto& in : op.inputs) accesses_[node * tensors + static_cast<size_t>(in.tensor)].push_back({static_cast<int>(o), &in});
-    }
-}
-
-// buffer_slice() on the table: the same accesses in the same order.
 MultiSlice Walker::slice_of(int node, int tensor, const OpBoxes& boxes) const {
-  MultiSlice s;
-  for (const Access& a : accesses(node, tensor)) s.add_access(*a.access, boxes[static_cast<size_t>(a.op)]);
-  return s;
+  return accesses_.slice(node, tensor, boxes);
 }
 
 void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
@@ -213,7 +198,7 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
 
 bool Walker::uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k, std::vector<int64_t>& shift) const {
   bool first = true;
-  for (const Access& a : accesses(node, tensor)) {
+  for (const BufferAccesses::Access& a : accesses_.of(node, tensor)) {
     const TensorAccess& acc = *a.access;
     if (first) shift.assign(acc.index.size(), 0);
     for (size_t j = 0; j < acc.index.size(); ++j) {

@@ -141,15 +141,20 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
   return region.size();
 }
 
-MultiSlice buffer_slice(const Workload& w, const Placement& p, int node, int tensor, const OpBoxes& boxes) {
+BufferAccesses::BufferAccesses(const Workload& w, const Dataflow& f, const Placement& p)
+    : tensors_(w.tensors.size()), table_(f.nodes.size() * w.tensors.size()) {
+  for (size_t node = 0; node < f.nodes.size(); ++node)
+    for (size_t o = 0; o < w.ops.size(); ++o) {
+      if (!p.ops_below[node][o]) continue;
+      const Op& op = w.ops[o];
+      table_[node * tensors_ + static_cast<size_t>(op.out.tensor)].push_back({static_cast<int>(o), &op.out});
+      for (const auto& in : op.inputs) table_[node * tensors_ + static_cast<size_t>(in.tensor)].push_back({static_cast<int>(o), &in});
+    }
+}
+
+MultiSlice BufferAccesses::slice(int node, int tensor, const OpBoxes& boxes) const {
   MultiSlice s;
-  for (size_t o = 0; o < w.ops.size(); ++o) {
-    if (!p.ops_below[static_cast<size_t>(node)][o]) continue;
-    const Op& op = w.ops[o];
-    if (op.out.tensor == tensor) s.add_access(op.out, boxes[o]);
-    for (const auto& in : op.inputs)
-      if (in.tensor == tensor) s.add_access(in, boxes[o]);
-  }
+  for (const Access& a : of(node, tensor)) s.add_access(*a.access, boxes[static_cast<size_t>(a.op)]);
   return s;
 }
 

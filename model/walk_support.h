@@ -87,8 +87,26 @@ using Spreads = std::vector<std::tuple<size_t, int64_t, int64_t>>;  // (axis, st
 // |union over the merged instances of what each newly holds|.
 int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fresh, const Spreads& spreads);
 
-// The elements of `tensor` the ops below `node` touch in `boxes`: a buffer's slice in the walk.
-MultiSlice buffer_slice(const Workload& w, const Placement& p, int node, int tensor, const OpBoxes& boxes);
+// What a buffer at a tile holds: per tile and tensor, the accesses of the tensor by the ops below
+// the tile, in op order (outputs before inputs). Tabulated once per tree: the walk slices buffers
+// on every activation and loop step, where scanning every op showed in profiles.
+class BufferAccesses {
+ public:
+  struct Access {
+    int op;
+    const TensorAccess* access;
+  };
+  BufferAccesses(const Workload& w, const Dataflow& f, const Placement& p);
+  const std::vector<Access>& of(int node, int tensor) const {
+    return table_[static_cast<size_t>(node) * tensors_ + static_cast<size_t>(tensor)];
+  }
+  // The elements of `tensor` the ops below `node` touch in `boxes`: a buffer's slice.
+  MultiSlice slice(int node, int tensor, const OpBoxes& boxes) const;
+
+ private:
+  size_t tensors_;
+  std::vector<std::vector<Access>> table_;  // [node * tensors + tensor]
+};
 
 // True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
 // steps after `first` (then every step in between is on that line too).

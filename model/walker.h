@@ -39,7 +39,7 @@ struct Stream {
 class Walker {
  public:
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p)
-      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), instructions_(a, w, f) {
+      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), instructions_(a, w, f) {
     r_.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
     r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
     r_.level_peak_elems.assign(a.levels.size(), 0);
@@ -49,7 +49,6 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
-    note_accesses();
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
   }
 
@@ -63,6 +62,7 @@ class Walker {
   WalkResult r_;
   Contexts contexts_;
   TileIndex index_;
+  BufferAccesses accesses_;
   BoxPool pool_;
   int inst_ctx_ = 0;  // current spatial instance
   int part_ctx_ = 0;  // current Para/Pipe partition
@@ -89,18 +89,6 @@ class Walker {
   std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
-  // [node * tensors + tensor]: the accesses of the tensor by the ops below the node, in op order
-  // (outputs before inputs), which is what a buffer there holds: slice_of() and uniform_shift()
-  // run on every activation and step, and scanning every op there showed in profiles.
-  struct Access {
-    int op;
-    const TensorAccess* access;
-  };
-  std::vector<std::vector<Access>> accesses_;
-  const std::vector<Access>& accesses(int node, int tensor) const {
-    return accesses_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)];
-  }
-  void note_accesses();
   // [node * tensors + tensor]: the child of a loop-less tile that reads the tile's load of the
   // tensor first, when the earlier children need not wait for it (0: they must); see
   // note_later_readers(). Empty on archs not timed by instructions.

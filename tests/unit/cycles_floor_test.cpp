@@ -10,6 +10,7 @@
 #include "mapper/space.h"
 #include "model/analyze.h"
 #include "model/cycles_floor.h"
+#include "tests/unit/random_candidates.h"
 #include "tests/unit/test_util.h"
 
 namespace dfx::model {
@@ -18,22 +19,17 @@ namespace {
 class CyclesFloor : public test::OnArchWorkload {};
 
 TEST_P(CyclesFloor, NeverAboveTheAnalysedCyclesOnRandomCandidates) {
-  mapper::Space space(a, w);
-  std::mt19937_64 rng(12);
   int compared = 0, positive = 0;
   std::vector<double> ratios;  // floor / cycles
-  mapper::Choice c = space.random(rng);
-  for (int i = 0; i < 150; ++i) {
-    c = i % 10 == 0 ? space.random(rng) : space.mutate(c, rng);
-    const Dataflow f = space.build(c, "candidate");
+  test::for_random_candidates(mapper::Space(a, w), 12, 150, [&](const Dataflow& f) {
     const Report r = analyze(a, w, f);
-    if (!r.valid) continue;
+    if (!r.valid) return;
     ++compared;
     const double floor = cycles_floor(a, w, f);
     ASSERT_LE(floor, r.cycles) << to_yaml(f, a, w);
     positive += floor > 0;
     ratios.push_back(floor / r.cycles);
-  }
+  });
   EXPECT_GE(compared, 100);
   EXPECT_EQ(positive, compared) << "a floor of zero passes the check above and rules nothing out";
   std::sort(ratios.begin(), ratios.end());

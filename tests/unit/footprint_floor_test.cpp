@@ -2,11 +2,11 @@
 // peak the analysis reports, so the search's early rejection never drops a tree that fits.
 #include <gtest/gtest.h>
 
-#include <random>
 
 #include "mapper/space.h"
 #include "model/analyze.h"
 #include "model/footprint_floor.h"
+#include "tests/unit/random_candidates.h"
 #include "tests/unit/test_util.h"
 
 namespace dfx::model {
@@ -15,22 +15,17 @@ namespace {
 class FootprintFloor : public test::OnArchWorkload {};
 
 TEST_P(FootprintFloor, NeverAboveTheAnalysedPeakOnRandomCandidates) {
-  mapper::Space space(a, w);
-  std::mt19937_64 rng(11);
   const auto& buffer = a.levels.at(1);  // the on-chip level the template tiles into
   int caught = 0, informative = 0, compared = 0;
-  mapper::Choice c = space.random(rng);
-  for (int i = 0; i < 150; ++i) {
-    c = i % 10 == 0 ? space.random(rng) : space.mutate(c, rng);
-    const Dataflow f = space.build(c, "candidate");
+  test::for_random_candidates(mapper::Space(a, w), 11, 150, [&](const Dataflow& f) {
     const Report r = analyze(a, w, f);
     const std::vector<int64_t> floor = footprint_floor(a, w, f);
     caught += static_cast<double>(floor[1]) > buffer.capacity_bytes;
-    if (!r.valid) continue;  // rejecting an invalid tree early is harmless; its peaks may be partial
+    if (!r.valid) return;  // rejecting an invalid tree early is harmless; its peaks may be partial
     ++compared;
     for (size_t l = 0; l < floor.size(); ++l) ASSERT_LE(floor[l], r.levels[l].peak_bytes) << to_yaml(f, a, w);
     informative += 2 * floor[1] >= r.levels[1].peak_bytes;
-  }
+  });
   EXPECT_GE(compared, 100);
   // A floor of zero would pass the check above and reject nothing.
   EXPECT_GE(2 * informative, compared) << "the floor is below half the buffer's peak on most candidates";
