@@ -10,6 +10,7 @@ Choice Space::grouped(const std::vector<int>& group_of, model::Prim prim) const 
   Choice c;
   c.group_of = group_of;
   c.prim.assign(static_cast<size_t>(group_of.back() + 1), prim);
+  lone_ops_seq(c);
   return c;
 }
 

@@ -319,7 +319,7 @@ class Searcher {
       const bool restart = stale >= kStaleBatches;
       const bool explore = used < budget / 4 || !climb.valid || restart;
       for (size_t i = 0; i < batch_size(std::min(budget - used, budget_ - out_.evaluations)); ++i)
-        batch.push_back(explore ? space_.retile(structure, rng_) : step_from(climb.choice));
+        batch.push_back(!explore ? step_from(climb.choice) : draw(structure, best));
       used += static_cast<int64_t>(batch.size());
       if (restart) climb = Entry{};
       bool improved = false;
@@ -330,6 +330,15 @@ class Searcher {
       stale = improved || explore ? 0 : stale + 1;
     }
     return best;
+  }
+
+  // An exploring draw. Groups hand their data over through DRAM and run one after another, so
+  // the cost is a sum over groups: half the draws retile one group of the best point, keeping the
+  // others (with seven groups, a whole retile rarely draws all seven well at once); the other
+  // half retile everything (with two groups of which one costs most, that samples it twice as often).
+  Choice draw(const Choice& structure, const Entry& best) {
+    if (best.valid && space_.groups(structure) > 1 && std::bernoulli_distribution(0.5)(rng_)) return space_.retile_group(best.choice, rng_);
+    return space_.retile(structure, rng_);
   }
 
   // A climb's step: one tiling gene, or now and then two at once — some improvements need two

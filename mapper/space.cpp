@@ -65,6 +65,11 @@ std::vector<std::vector<int>> Space::group_members(const Choice& c) const {
 
 int Space::groups(const Choice& c) const { return c.group_of.empty() ? 0 : c.group_of.back() + 1; }
 
+void Space::lone_ops_seq(Choice& c) const {
+  for (size_t g = 0; g < c.prim.size(); ++g)
+    if (std::count(c.group_of.begin(), c.group_of.end(), static_cast<int>(g)) == 1) c.prim[g] = model::Prim::Seq;
+}
+
 // Dimensions a group may loop over outside its operators: those every op uses, minus a
 // producer's reductions and the output dimensions its consumers index differently. A lone op
 // loops over its output dimensions.
@@ -203,28 +208,40 @@ int Space::pick_split(const std::vector<int>& group_ops, const std::vector<int>&
 }
 
 void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
-  auto members = group_members(c);
+  const auto members = group_members(c);
   c.outer.assign(members.size(), {});
   c.core_dim.assign(members.size(), -1);
   c.spatial.assign(w_.ops.size(), {});
   c.order.assign(w_.ops.size(), 0);
-  for (size_t g = 0; g < members.size(); ++g) {
-    const std::vector<int>& dims = outer_dims(members[g]);
-    const std::vector<int> core_ok = allowed_splits(c, members[g], g);
-    c.core_dim[g] = core_ok.empty() ? -1 : pick_split(members[g], core_ok, rng);
-    pin_outer(c, g);  // the core split first: the outer factors divide what it leaves
-    for (size_t i = 0; i < dims.size(); ++i) {
-      const int64_t extent = core_extent(c, members[g], g, i);
-      c.outer[g].push_back(may_tile(c, g, i) ? pick_trips(extent, rng) : 1);
-    }
-    pin_outer(c, g);
-    const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
-    for (int o : members[g]) {
-      pick_spatial(c, static_cast<size_t>(o), spatial_room(first, last, static_cast<size_t>(o)), op_budget(c, members[g], o), rng);
-      c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
-    }
-  }
+  for (size_t g = 0; g < members.size(); ++g) fill_group_tiling(c, g, members[g], rng);
   pin_ops(c);
+}
+
+void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, std::mt19937_64& rng) const {
+  const std::vector<int>& dims = outer_dims(members);
+  const std::vector<int> core_ok = allowed_splits(c, members, g);
+  c.core_dim[g] = core_ok.empty() ? -1 : pick_split(members, core_ok, rng);
+  pin_outer(c, g);  // the core split first: the outer factors divide what it leaves
+  c.outer[g].clear();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t extent = core_extent(c, members, g, i);
+    c.outer[g].push_back(may_tile(c, g, i) ? pick_trips(extent, rng) : 1);
+  }
+  pin_outer(c, g);
+  const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
+  for (int o : members) {
+    pick_spatial(c, static_cast<size_t>(o), spatial_room(first, last, static_cast<size_t>(o)), op_budget(c, members, o), rng);
+    c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
+  }
+}
+
+Choice Space::retile_group(const Choice& c, std::mt19937_64& rng) const {
+  Choice t = c;
+  const auto members = group_members(t);
+  const size_t g = std::uniform_int_distribution<size_t>(0, members.size() - 1)(rng);
+  fill_group_tiling(t, g, members[g], rng);
+  pin_ops(t);
+  return t;
 }
 
 bool Space::may_tile(const Choice& c, size_t g, size_t i) const {
@@ -308,18 +325,22 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     for (int g = 0; g <= c.group_of.back(); ++g)
       prims.push_back(g < static_cast<int>(in.prim.size()) ? in.prim[static_cast<size_t>(g)] : prims_.front());
     c.prim = prims;
+    lone_ops_seq(c);
     c.may_tile.clear();
     c.may_spread.clear();
     fill_tiling(c, rng);
     return c;
   }
-  const int g = std::uniform_int_distribution<int>(0, groups(c) - 1)(rng);
-  if (gene == 1) {
-    c.prim[static_cast<size_t>(g)] = pick(prims_, rng);
+  if (gene == 1) {  // a fused group's primitive (a lone op has none)
+    std::vector<int> fused;
+    for (int g = 0; g < groups(c); ++g)
+      if (std::count(c.group_of.begin(), c.group_of.end(), g) > 1) fused.push_back(g);
+    if (fused.empty()) return fixed_groups_.empty() && ops > 1 ? mutate_gene(in, 0, rng) : retile(c, rng);
+    c.prim[static_cast<size_t>(pick(fused, rng))] = pick(prims_, rng);
     pin_structure(c);
-    Choice t = retile(c, rng);  // the PE split changes with the primitive
-    return t;
+    return retile(c, rng);  // the PE split changes with the primitive
   }
+  const int g = std::uniform_int_distribution<int>(0, groups(c) - 1)(rng);
   if ((gene == 2 || gene == 3) && !c.outer[static_cast<size_t>(g)].empty()) {
     const std::vector<int> group_ops = group_members(c)[static_cast<size_t>(g)];
     const std::vector<int>& dims = outer_dims(group_ops);

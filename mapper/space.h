@@ -78,6 +78,9 @@ class Space {
   // ISOS for convolution chains; Fused (Pipe) always).
   std::vector<Baseline> baselines() const;
   Choice retile(const Choice& structure, std::mt19937_64& rng) const;  // same structure, new tiling
+  // The same point with one group's tiling (its core split, outer factors, its ops' spatial
+  // choices and orders) drawn anew; the other groups keep theirs.
+  Choice retile_group(const Choice& c, std::mt19937_64& rng) const;
   // True if `c` has the groups and primitives of `structure` and keeps its tiling restrictions.
   bool follows(const Choice& structure, const Choice& c) const;
 
@@ -120,6 +123,9 @@ class Space {
   void pin_order_spec(const std::string& spec, const std::string& target, const std::string& value);
   std::string prim_list() const;
   void pin_structure(Choice& c) const;      // the primitives
+  // A group of one op has no primitive (Seq, Shar and Pipe of one child are the same tree): it
+  // is always Seq, so such trees are one point of the space and one structure.
+  void lone_ops_seq(Choice& c) const;
   void pin_outer(Choice& c, size_t g) const;  // group g's core split and outer factors
   void pin_ops(Choice& c) const;  // the ops' spatial loops and loop orders
   void pin_all(Choice& c) const;
@@ -162,6 +168,7 @@ class Space {
   void attention_baselines(size_t second_gemm, std::vector<Baseline>& out) const;
   std::vector<std::vector<int>> group_members(const Choice& c) const;
   void fill_tiling(Choice& c, std::mt19937_64& rng) const;
+  void fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, std::mt19937_64& rng) const;
   int64_t op_budget(const Choice& c, const std::vector<int>& members, int op) const;
   std::vector<std::vector<int64_t>> spatial_options(size_t op, const std::vector<int64_t>& extent, int64_t budget) const;
   void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,

@@ -88,11 +88,10 @@ void Space::pin_group_spec(const std::string& spec, int g, const std::string& ke
   const std::vector<int> members = fixed_members(g);
   const std::vector<int>& dims = outer_dims(members);
   if (key == "prim") {
+    if (members.size() == 1) throw InputError(kAt, "'" + spec + "': a group of one op has no primitive to fix");
     for (model::Prim p : prims_)
       if (value == model::prim_name(p)) pins_.prim[gi] = static_cast<int>(p);
-    if (pins_.prim[gi] < 0 && members.size() > 1)
-      throw InputError(kAt, "'" + spec + "': a fused group may use " + prim_list() + " (see --prims)");
-    if (pins_.prim[gi] < 0) throw InputError(kAt, "'" + spec + "': a group of one op has no primitive to fix");
+    if (pins_.prim[gi] < 0) throw InputError(kAt, "'" + spec + "': a fused group may use " + prim_list() + " (see --prims)");
     return;
   }
   auto dim_names = [&](const std::vector<int>& ds) {
@@ -218,6 +217,7 @@ std::string Space::prim_list() const {
 void Space::pin_structure(Choice& c) const {
   for (size_t g = 0; g < pins_.prim.size() && g < c.prim.size(); ++g)
     if (pins_.prim[g] >= 0) c.prim[g] = static_cast<model::Prim>(pins_.prim[g]);
+  lone_ops_seq(c);
 }
 
 void Space::pin_outer(Choice& c, size_t g) const {

@@ -100,16 +100,27 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
                                         " per instance but holds " + human_bytes(lv.capacity_bytes)});
     r.levels.push_back(std::move(L));
   }
-  // The roofline ignores reuse below DRAM: compulsory traffic of the workload's own inputs and outputs.
-  double compulsory = 0;
-  for (const auto& t : w.tensors) {
-    if (t.is_intermediate()) continue;
-    double elems = 1;
-    for (auto s : t.shape) elems *= static_cast<double>(s);
-    compulsory += elems * a.levels[0].word_bytes;
+  // The roofline ignores reuse below DRAM: compulsory traffic, the elements of the workload's own
+  // inputs its ops read (a strided window skips some) and of its outputs, each moved once. Archs
+  // scheduled by the tree move reads and writes side by side (each at its own bandwidth, as the
+  // walk times them); programs of units that take whole instructions share one DRAM port.
+  const OpBoxes whole = OpBoxes::whole(w);
+  std::vector<MultiSlice> touched(w.tensors.size());
+  for (size_t o = 0; o < w.ops.size(); ++o) {
+    const Op& op = w.ops[o];
+    touched[static_cast<size_t>(op.out.tensor)].add_access(op.out, whole[o]);
+    for (const auto& in : op.inputs) touched[static_cast<size_t>(in.tensor)].add_access(in, whole[o]);
   }
-  const double dram_bw = std::max(a.levels[0].read_bw, a.levels[0].write_bw) * static_cast<double>(a.levels[0].instances);
-  r.roofline_cycles = std::max(compute_time, compulsory / dram_bw);
+  double inputs = 0, outputs = 0;
+  for (size_t t = 0; t < w.tensors.size(); ++t)
+    if (!w.tensors[t].is_intermediate())
+      (w.tensors[t].producer >= 0 ? outputs : inputs) += static_cast<double>(touched[t].size()) * a.levels[0].word_bytes;
+  const double ports = static_cast<double>(a.levels[0].instances);
+  const double read_time = inputs / (a.levels[0].read_bw * ports), write_time = outputs / (a.levels[0].write_bw * ports);
+  const bool one_port = std::any_of(a.units.begin(), a.units.end(), [](const arch::ComputeUnit& u) {
+    return u.schedule == arch::ComputeUnit::Schedule::Instruction;
+  });
+  r.roofline_cycles = std::max(compute_time, one_port ? read_time + write_time : std::max(read_time, write_time));
   if (mu && r.cycles > 0) r.utilization = static_cast<double>(walk.macs) / (r.cycles * static_cast<double>(mu->total_pes()));
   else if (vu && r.cycles > 0) r.utilization = static_cast<double>(walk.vector_ops) / (r.cycles * static_cast<double>(vu->total_pes()));
 }

@@ -176,6 +176,58 @@ TEST(ExploreGroups, EveryMoveOfTheSpaceKeepsFixedGroups) {
   EXPECT_GT(points, 0);
 }
 
+// A lone op's group has no primitive (Seq, Shar and Pipe of one child are the same tree): every
+// point the space proposes says Seq there, so such trees are one point and one structure.
+TEST(Space, LoneOpsAreAlwaysSeq) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  Space space(a, w);
+  auto lone_seq = [&](const Choice& c) {
+    for (size_t g = 0; g < c.prim.size(); ++g)
+      if (std::count(c.group_of.begin(), c.group_of.end(), static_cast<int>(g)) == 1 && c.prim[g] != model::Prim::Seq)
+        return false;
+    return true;
+  };
+  std::mt19937_64 rng(11);
+  Choice c = space.random(rng);
+  int fused_prims = 0;  // fused groups still draw every primitive
+  for (int i = 0; i < 400; ++i) {
+    ASSERT_TRUE(lone_seq(c)) << space.flow_yaml(c, "x");
+    for (size_t g = 0; g < c.prim.size(); ++g) fused_prims += c.prim[g] != model::Prim::Seq;
+    const Choice other = space.random(rng);
+    c = i % 4 == 0 ? space.restructure(c, rng) : i % 4 == 1 ? space.mutate(c, rng, true)
+        : i % 4 == 2 ? space.crossover(c, other, rng) : other;
+  }
+  EXPECT_GT(fused_prims, 0);
+  for (const Baseline& b : space.baselines()) EXPECT_TRUE(lone_seq(b.structure)) << b.name;
+}
+
+// retile_group draws one group's tiling anew and leaves the structure and every other group alone.
+TEST(Space, RetileGroupChangesOneGroup) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  Space space(a, w);
+  space.fix_groups({0, 1, 1, 1, 1, 1, 2});
+  std::mt19937_64 rng(4);
+  std::vector<int> changed(3, 0);
+  for (int i = 0; i < 200; ++i) {
+    const Choice c = space.random(rng);
+    const Choice t = space.retile_group(c, rng);
+    ASSERT_EQ(t.group_of, c.group_of);
+    ASSERT_EQ(t.prim, c.prim);
+    int differs = 0;
+    for (int g = 0; g < 3; ++g) {
+      bool same = t.outer[static_cast<size_t>(g)] == c.outer[static_cast<size_t>(g)] &&
+                  t.core_dim[static_cast<size_t>(g)] == c.core_dim[static_cast<size_t>(g)];
+      for (size_t o = 0; o < w.ops.size(); ++o)
+        if (c.group_of[o] == g) same = same && t.spatial[o] == c.spatial[o] && t.order[o] == c.order[o];
+      if (!same) ++differs, ++changed[static_cast<size_t>(g)];
+    }
+    EXPECT_LE(differs, 1);
+  }
+  for (int g = 0; g < 3; ++g) EXPECT_GT(changed[static_cast<size_t>(g)], 20) << "group " << g;
+}
+
 TEST(ExploreGroups, BadGroupsAreRefusedWithTheReason) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
   model::Workload w = model::load_workload(test::config("workloads/gemm_chain_g1.yaml"));
@@ -282,6 +334,7 @@ TEST(ExplorePins, BadFixesAreRefusedWithTheReason) {
   EXPECT_NE(refusal({"qk+max:prim=Pipe"}).find("not one of the groups"), std::string::npos);
   EXPECT_NE(refusal({group + ":prim=Pipe"}, false).find("--groups too"), std::string::npos);
   EXPECT_NE(refusal({group + ":prim=Para"}).find("a fused group may use"), std::string::npos);
+  EXPECT_NE(refusal({"av:prim=Pipe"}).find("a group of one op has no primitive to fix"), std::string::npos);
   EXPECT_NE(refusal({group + ":loops=k:2"}).find("outside its ops, not 'k'"), std::string::npos);
   EXPECT_NE(refusal({group + ":cores=m:3"}).find("not a way this group can use the 32 cores"), std::string::npos);
   EXPECT_NE(refusal({"av:order=m,n"}).find("loops over its output dims b,m,n: name each once, outermost first, in any order (its reduction loops l stay innermost)"),
