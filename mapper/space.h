@@ -68,6 +68,7 @@ class Space {
   // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
   // loop spread over cores, a spatial choice or a loop order.
   Choice mutate(const Choice& c, std::mt19937_64& rng, bool structure = true) const;
+  static constexpr int kMutationTries = 8;  // draws before mutate() gives up and returns `c` itself
   // A grouping boundary or a primitive changed, the tiling drawn anew.
   Choice restructure(const Choice& c, std::mt19937_64& rng) const;
   // A child taking each group's genes (primitive, outer tiling, its ops' spatial choices and
