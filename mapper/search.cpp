@@ -311,7 +311,8 @@ class Searcher {
   // alone ends on whichever local optimum its start leads to, and seeds then disagree.
   Entry tile_search(const Choice& structure, int64_t budget) {
     if (o_.mcts) return mcts_search(structure, budget);
-    Entry best = evaluate({space_.retile(structure, rng_)}).front();
+    // A structure that comes with a tiling (a restructured point) starts from it.
+    Entry best = evaluate({structure.outer.empty() ? space_.retile(structure, rng_) : structure}).front();
     Entry climb = best;
     int64_t used = 1, stale = 0;
     while (used < budget && !out_of_budget()) {

@@ -173,6 +173,19 @@ void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& exten
   }
 }
 
+void Space::fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, int64_t budget) const {
+  for (;;) {
+    int64_t used = 1;
+    size_t widest = 0;
+    for (size_t i = 0; i < sp.size(); ++i) {
+      used *= sp[i];
+      if (sp[i] > sp[widest]) widest = i;
+    }
+    if (used <= budget || sp[widest] == 1) return;
+    sp[widest] = largest_divisor(extent[widest], sp[widest] - 1);
+  }
+}
+
 // One local step of an op's spatial choice, the rest kept: a factor to its next divisor, one
 // spatial dimension traded for another, or a dimension added when the unit has a way left.
 void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
@@ -343,9 +356,17 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     for (int g = 0; g < groups(c); ++g)
       if (std::count(c.group_of.begin(), c.group_of.end(), g) > 1) fused.push_back(g);
     if (fused.empty()) return fixed_groups_.empty() && ops > 1 ? mutate_gene(in, 0, rng) : retile(c, rng);
-    c.prim[static_cast<size_t>(pick(fused, rng))] = pick(prims_, rng);
+    const int g = pick(fused, rng);
+    c.prim[static_cast<size_t>(g)] = pick(prims_, rng);
     pin_structure(c);
-    return retile(c, rng);  // the PE split changes with the primitive
+    // Half the time the tiling stays and only the ops' spatial choices shrink to the PEs the new
+    // primitive gives them (a Pipe splits the array between its ops): a structure tiled well under
+    // one primitive is often tiled well under another. Otherwise the tiling is drawn anew.
+    if (std::bernoulli_distribution(0.5)(rng)) return retile(c, rng);
+    const auto members = group_members(c)[static_cast<size_t>(g)];
+    for (int o : members) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_budget(c, members, o));
+    pin_ops(c);
+    return c;
   }
   const int g = std::uniform_int_distribution<int>(0, groups(c) - 1)(rng);
   if ((gene == 2 || gene == 3) && !c.outer[static_cast<size_t>(g)].empty()) {
