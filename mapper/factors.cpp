@@ -5,11 +5,6 @@
 namespace dfx::mapper {
 namespace {
 
-template <class T>
-const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
-  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
-}
-
 // The neighbour of d in the ascending list `ds` (up or down at random, at most `at_most`), or d.
 int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, std::mt19937_64& rng) {
   const auto at = std::find(ds.begin(), ds.end(), d);

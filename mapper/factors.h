@@ -8,6 +8,12 @@
 
 namespace dfx::mapper {
 
+// One element of a non-empty vector, drawn uniformly.
+template <class T>
+const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
+  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+}
+
 std::vector<int64_t> divisors(int64_t n);
 
 // Every trip count a temporal loop over n elements can have: the F with F = ceil(n / ceil(n/F)),

@@ -12,10 +12,9 @@
 #include "mapper/lower.h"
 #include "mapper/mcts.h"
 #include "mapper/space.h"
+#include "mapper/tree_scorer.h"
 #include "mapper/worker_pool.h"
 #include "model/analyze.h"
-#include "model/cycles_floor.h"
-#include "model/footprint_floor.h"
 #include "model/dataflow.h"
 
 namespace dfx::mapper {
@@ -34,12 +33,8 @@ namespace {
 class Searcher {
  public:
   Searcher(const arch::Arch& a, const model::Workload& w, const SearchOptions& o)
-      : a_(a), w_(w), o_(o), space_(a, w, o.prims), rng_(o.seed), start_(std::chrono::steady_clock::now()) {
-    for (const auto& [level, bytes] : o.max_footprint) {
-      const int l = a.level_index(level);
-      if (l < 0) throw InputError(SourceLoc{}, "--max-footprint: unknown level '" + level + "'");
-      limits_.push_back({l, bytes});
-    }
+      : a_(a), w_(w), o_(o), space_(a, w, o.prims), scorer_(a, w, o.objective, o.max_footprint), rng_(o.seed),
+        start_(std::chrono::steady_clock::now()) {
     if (!o.groups.empty()) space_.fix_groups(o.groups);
     if (!o.fix.empty()) space_.pin(o.fix);
   }
@@ -106,13 +101,14 @@ class Searcher {
     std::shared_ptr<const model::Report> report;
     double cost = INFINITY;
     bool valid = false;
-    bool ruled_out = false;  // not analysed: it could not have been used (score())
+    bool ruled_out = false;  // not analysed: it could not have been used (TreeScorer::score())
   };
 
   const arch::Arch& a_;
   const model::Workload& w_;
   const SearchOptions& o_;
   Space space_;
+  TreeScorer scorer_;
   std::mt19937_64 rng_;
   std::chrono::steady_clock::time_point start_;
   Outcome out_;
@@ -123,13 +119,6 @@ class Searcher {
   std::optional<Candidate> extra_;  // a baseline from outside the template (the chain solver)
   AnalysisCache cache_;
   WorkerPool pool_{std::max(1, o_.jobs)};
-  std::shared_ptr<const model::Report> ruled_out_report_ = [] {
-    auto r = std::make_shared<model::Report>();
-    r->valid = false;
-    r->reason = "its cycles floor (compute alone) is above what it would be compared with";
-    return r;
-  }();
-  std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   double best_ = INFINITY;
   int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)
   static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least
@@ -153,58 +142,9 @@ class Searcher {
     return o_.stop && o_.stop->load();
   }
 
-  // One tree's analysis under the search's limits; a pure function of the tree — unless its
-  // cycles floor is above `bar`, the cost below which a result would be used (then it is ruled
-  // out, not analysed: whatever its cost, the search would do the same with it).
-  Scored score(const model::Dataflow& f, double bar) const {
-    Scored s;
-    try {
-      model::check_dataflow(f, a_, w_);
-      if (auto over = cannot_fit(f)) {
-        s.report = std::move(over);
-        return s;
-      }
-      if (bar < INFINITY && model::cycles_floor(a_, w_, f) > bar) {
-        s.report = ruled_out_report_;
-        s.ruled_out = true;
-        return s;
-      }
-      s.analysed = true;
-      s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f));
-      s.valid = s.report->valid && within_limits(*s.report);
-    } catch (const InputError&) {
-      s.report = std::make_shared<const model::Report>();  // the template drew a tree the loader rejects
-    }
-    if (s.valid) s.cost = cost_of(*s.report, o_.objective);
-    return s;
-  }
-
-  // A report saying why the tree cannot fit, when a lower bound on some level's footprint
-  // (model::footprint_floor, ~1/20 of an analysis) already exceeds its capacity or the user's
-  // limit; null otherwise. Sound: the floor never exceeds the analysis's peak. Only with
-  // --max-footprint: without it few candidates overflow (G1 / edge: 49 of 7,436 analyses, for
-  // 7% more instructions), with L1=1MiB 15% of the trees are dropped (3% fewer instructions).
-  std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const {
-    if (limits_.empty()) return nullptr;
-    const std::vector<int64_t> floor = model::footprint_floor(a_, w_, f);
-    auto over = [&](size_t l, double bytes) {
-      auto r = std::make_shared<model::Report>();
-      r->valid = false;
-      r->reason = "level '" + a_.levels[l].name + "' needs at least " + std::to_string(floor[l]) + " B per instance, more than " +
-                  std::to_string(static_cast<int64_t>(bytes)) + " B";
-      return r;
-    };
-    for (size_t l = 0; l < floor.size(); ++l)
-      if (!a_.levels[l].unlimited() && static_cast<double>(floor[l]) > a_.levels[l].capacity_bytes)
-        return over(l, a_.levels[l].capacity_bytes);
-    for (const auto& [level, bytes] : limits_)
-      if (static_cast<double>(floor[static_cast<size_t>(level)]) > bytes) return over(static_cast<size_t>(level), bytes);
-    return nullptr;
-  }
-
   // Analyses a batch on `jobs` threads. A tree analysed before is answered from the cache, and a
   // tree drawn twice in one batch is analysed once, for its first position: the cache and the
-  // thread count change how many analyses run, never a result. `bars[i]`: see score().
+  // thread count change how many analyses run, never a result. `bars[i]`: see TreeScorer::score().
   std::vector<Entry> analyse(const std::vector<Choice>& batch, std::vector<double> bars) {
     std::vector<model::Dataflow> trees(batch.size());
     std::vector<TreeKey> keys(batch.size());
@@ -232,7 +172,7 @@ class Searcher {
     }
     std::atomic<size_t> next{0};  // candidates differ in cost: hand them out one at a time
     auto run = [&]() {
-      for (size_t k = next++; k < work.size(); k = next++) scored[work[k]] = score(trees[work[k]], bars[work[k]]);
+      for (size_t k = next++; k < work.size(); k = next++) scored[work[k]] = scorer_.score(trees[work[k]], bars[work[k]]);
     };
     if (work.size() > 1) pool_.run_on_all(run);
     else run();
@@ -376,12 +316,6 @@ class Searcher {
     }
   }
 
-  bool within_limits(const model::Report& r) const {
-    for (const auto& [level, bytes] : limits_)
-      if (static_cast<double>(r.levels[static_cast<size_t>(level)].peak_bytes) > bytes) return false;
-    return true;
-  }
-
   // REFERENCE.md §3's closed form for two-GEMM chains: one more baseline, outside the template.
   void chain_solver() {
     auto solved = solve_gemm_chain(a_, w_);
@@ -395,7 +329,7 @@ class Searcher {
     try {
       model::Dataflow f = model::load_dataflow_from_string(solved->flow_yaml, "chain_solver", a_, w_);
       model::Report r = model::analyze(a_, w_, f);
-      if (!r.valid || !within_limits(r)) return;
+      if (!r.valid || !scorer_.within_limits(r)) return;
       ++out_.valid;
       out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective), {}});
       // Outside the template: it competes for `best` at the end, if it lowers when asked to.

@@ -9,15 +9,6 @@
 #include "model/walk.h"
 
 namespace dfx::mapper {
-namespace {
-
-template <class T>
-const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
-  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
-}
-
-}  // namespace
-
 bool Choice::operator==(const Choice& o) const {
   return group_of == o.group_of && prim == o.prim && outer == o.outer && core_dim == o.core_dim &&
          spatial == o.spatial && order == o.order && may_tile == o.may_tile && may_spread == o.may_spread;
@@ -121,96 +112,6 @@ model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const {
     model::restrict_and_project(w_, below, dims[i], step * chunk, step * chunk + chunk, boxes);
   }
   return boxes;
-}
-
-std::vector<int64_t> Space::op_extents(const model::OpBoxes& tile, size_t op) const {
-  std::vector<int64_t> out;
-  for (int d : w_.ops[op].dims) out.push_back(tile[op][d].second - tile[op][d].first);
-  return out;
-}
-
-std::vector<int64_t> Space::spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const {
-  std::vector<int64_t> out = op_extents(first, op);
-  const std::vector<int64_t> partial = op_extents(last, op);
-  for (size_t i = 0; i < out.size(); ++i)
-    if (partial[i] != out[i]) out[i] = 1;
-  return out;
-}
-
-std::vector<int64_t> Space::spatial_room(const Choice& c, size_t op) const {
-  const int g = c.group_of[op];
-  return spatial_room(group_tile(c, g), group_tile(c, g, true), op);
-}
-
-// PEs (or lanes) of one core an op may spread over: all of them, or its share in a Pipe group.
-int64_t Space::op_budget(const Choice& c, const std::vector<int>& members, int op) const {
-  const size_t g = static_cast<size_t>(c.group_of[static_cast<size_t>(op)]);
-  const arch::UnitKind unit = w_.ops[static_cast<size_t>(op)].unit;
-  int64_t budget = unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_;
-  if (c.prim[g] == model::Prim::Para || c.prim[g] == model::Prim::Pipe) {
-    int sharing = 0;
-    for (int x : members) sharing += w_.ops[static_cast<size_t>(x)].unit == unit;
-    budget = std::max<int64_t>(1, budget / sharing);
-  }
-  return budget;
-}
-
-void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
-                         std::mt19937_64& rng) const {
-  const model::Op& o = w_.ops[op];
-  std::vector<int64_t>& sp = c.spatial[op];
-  sp.assign(o.dims.size(), 1);
-  const int ways = o.unit == arch::UnitKind::Matrix ? 2 : 1;  // rows × cols, or lanes
-  std::vector<size_t> dims(o.dims.size());
-  for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
-  std::shuffle(dims.begin(), dims.end(), rng);
-  int64_t left = budget;
-  for (int k = 0; k < ways && k < static_cast<int>(dims.size()); ++k) {
-    const size_t i = dims[static_cast<size_t>(k)];
-    // Half the time the widest spread that fits: a big array is rarely best left idle.
-    sp[i] = std::bernoulli_distribution(0.5)(rng) ? largest_divisor(extent[i], left) : pick_divisor(extent[i], left, rng);
-    left /= sp[i];
-  }
-}
-
-void Space::fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, int64_t budget) const {
-  for (;;) {
-    int64_t used = 1;
-    size_t widest = 0;
-    for (size_t i = 0; i < sp.size(); ++i) {
-      used *= sp[i];
-      if (sp[i] > sp[widest]) widest = i;
-    }
-    if (used <= budget || sp[widest] == 1) return;
-    sp[widest] = largest_divisor(extent[widest], sp[widest] - 1);
-  }
-}
-
-// One local step of an op's spatial choice, the rest kept: a factor to its next divisor, one
-// spatial dimension traded for another, or a dimension added when the unit has a way left.
-void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
-                          std::mt19937_64& rng) const {
-  std::vector<int64_t>& sp = c.spatial[op];
-  const size_t ways = w_.ops[op].unit == arch::UnitKind::Matrix ? 2 : 1;
-  std::vector<size_t> on, off;
-  int64_t used = 1;
-  for (size_t i = 0; i < sp.size(); ++i) (sp[i] > 1 ? on : off).push_back(i), used *= sp[i];
-  const int move = std::uniform_int_distribution<int>(0, 2)(rng);
-  if (on.empty() || (move == 2 && on.size() < ways)) {
-    if (off.empty()) return;
-    const size_t j = pick(off, rng);
-    sp[j] = pick_divisor(extent[j], budget / used, rng);
-    return;
-  }
-  const size_t i = pick(on, rng);
-  const int64_t room = budget / (used / sp[i]);  // what dimension i may take with the others kept
-  if (move == 0 || off.empty()) {
-    sp[i] = adjacent_divisor(extent[i], sp[i], room, rng);
-    return;
-  }
-  const size_t j = pick(off, rng);
-  sp[i] = 1;
-  sp[j] = largest_divisor(extent[j], room);
 }
 
 int Space::pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, std::mt19937_64& rng) const {
@@ -352,19 +253,19 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     return c;
   }
   if (gene == 1) {  // a fused group's primitive (a lone op has none)
-    std::vector<int> fused;
-    for (int g = 0; g < groups(c); ++g)
-      if (std::count(c.group_of.begin(), c.group_of.end(), g) > 1) fused.push_back(g);
+    const auto members = group_members(c);
+    std::vector<size_t> fused;
+    for (size_t g = 0; g < members.size(); ++g)
+      if (members[g].size() > 1) fused.push_back(g);
     if (fused.empty()) return fixed_groups_.empty() && ops > 1 ? mutate_gene(in, 0, rng) : retile(c, rng);
-    const int g = pick(fused, rng);
-    c.prim[static_cast<size_t>(g)] = pick(prims_, rng);
+    const size_t g = pick(fused, rng);
+    c.prim[g] = pick(prims_, rng);
     pin_structure(c);
     // Half the time the tiling stays and only the ops' spatial choices shrink to the PEs the new
     // primitive gives them (a Pipe splits the array between its ops): a structure tiled well under
     // one primitive is often tiled well under another. Otherwise the tiling is drawn anew.
     if (std::bernoulli_distribution(0.5)(rng)) return retile(c, rng);
-    const auto members = group_members(c)[static_cast<size_t>(g)];
-    for (int o : members) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_budget(c, members, o));
+    for (int o : members[g]) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_budget(c, members[g], o));
     pin_ops(c);
     return c;
   }
@@ -488,53 +389,6 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     }
   }
   return f;
-}
-
-namespace {
-
-std::vector<size_t> output_dims(const model::Op& o) {
-  std::vector<size_t> keep;
-  for (size_t i = 0; i < o.dims.size(); ++i)
-    if (std::find(o.reduction_dims.begin(), o.reduction_dims.end(), o.dims[i]) == o.reduction_dims.end()) keep.push_back(i);
-  return keep;
-}
-
-int factorial(size_t n) { return n <= 1 ? 1 : static_cast<int>(n) * factorial(n - 1); }
-
-}  // namespace
-
-std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
-  std::vector<size_t> pool = output_dims(w_.ops[op]), out;
-  // The rank's digits in the factorial base pick, outermost first, one of the dims left.
-  int rank = order % factorial(pool.size());
-  while (!pool.empty()) {
-    const int block = factorial(pool.size() - 1);
-    const auto pick = pool.begin() + rank / block;
-    out.push_back(*pick);
-    pool.erase(pick);
-    rank %= block;
-  }
-  return out;
-}
-
-int Space::loop_orders(size_t op) const { return factorial(output_dims(w_.ops[op]).size()); }
-
-int Space::pick_order(size_t op, std::mt19937_64& rng) const {
-  // A rotation of the workload's order (each dim innermost once, which decides most of the
-  // reuse); --fix, --exhaustive and --polish reach the other orders (docs/mapper.md).
-  std::vector<size_t> dims = output_dims(w_.ops[op]);
-  const int turn = std::uniform_int_distribution<int>(0, 7)(rng);
-  if (dims.size() <= 1) return 0;
-  std::rotate(dims.begin(), dims.begin() + static_cast<long>(static_cast<size_t>(turn) % dims.size()), dims.end());
-  // Its rank, the inverse of ordered_dims: per position, how many later dims come first in the
-  // workload's order, in the factorial base (dims are positions in op.dims, so ascending there).
-  int rank = 0;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    int smaller_after = 0;
-    for (size_t j = i + 1; j < dims.size(); ++j) smaller_after += dims[j] < dims[i];
-    rank += smaller_after * factorial(dims.size() - 1 - i);
-  }
-  return rank;
 }
 
 std::string Space::flow_yaml(const Choice& c, const std::string& name) const {

@@ -176,7 +176,7 @@ class Space {
                     std::mt19937_64& rng) const;
   // Shrinks an op's spatial factors (the widest first, each to a smaller divisor of its extent)
   // until they fit `budget` PEs.
-  void fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, int64_t budget) const;
+  static void fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, int64_t budget);
   void nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
                      std::mt19937_64& rng) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;

@@ -1,0 +1,146 @@
+// An op's own choices in the template (mapper/space.h): its spatial loops on the PE array or the
+// vector lanes, within the PEs its group gives it, and the order of its temporal loops.
+#include <algorithm>
+
+#include "mapper/space.h"
+
+namespace dfx::mapper {
+
+std::vector<int64_t> Space::op_extents(const model::OpBoxes& tile, size_t op) const {
+  std::vector<int64_t> out;
+  for (int d : w_.ops[op].dims) out.push_back(tile[op][d].second - tile[op][d].first);
+  return out;
+}
+
+std::vector<int64_t> Space::spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const {
+  std::vector<int64_t> out = op_extents(first, op);
+  const std::vector<int64_t> partial = op_extents(last, op);
+  for (size_t i = 0; i < out.size(); ++i)
+    if (partial[i] != out[i]) out[i] = 1;
+  return out;
+}
+
+std::vector<int64_t> Space::spatial_room(const Choice& c, size_t op) const {
+  const int g = c.group_of[op];
+  return spatial_room(group_tile(c, g), group_tile(c, g, true), op);
+}
+
+// PEs (or lanes) of one core an op may spread over: all of them, or its share in a Pipe group.
+int64_t Space::op_budget(const Choice& c, const std::vector<int>& members, int op) const {
+  const size_t g = static_cast<size_t>(c.group_of[static_cast<size_t>(op)]);
+  const arch::UnitKind unit = w_.ops[static_cast<size_t>(op)].unit;
+  int64_t budget = unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_;
+  if (c.prim[g] == model::Prim::Para || c.prim[g] == model::Prim::Pipe) {
+    int sharing = 0;
+    for (int x : members) sharing += w_.ops[static_cast<size_t>(x)].unit == unit;
+    budget = std::max<int64_t>(1, budget / sharing);
+  }
+  return budget;
+}
+
+void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+                         std::mt19937_64& rng) const {
+  const model::Op& o = w_.ops[op];
+  std::vector<int64_t>& sp = c.spatial[op];
+  sp.assign(o.dims.size(), 1);
+  const int ways = o.unit == arch::UnitKind::Matrix ? 2 : 1;  // rows × cols, or lanes
+  std::vector<size_t> dims(o.dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
+  std::shuffle(dims.begin(), dims.end(), rng);
+  int64_t left = budget;
+  for (int k = 0; k < ways && k < static_cast<int>(dims.size()); ++k) {
+    const size_t i = dims[static_cast<size_t>(k)];
+    // Half the time the widest spread that fits: a big array is rarely best left idle.
+    sp[i] = std::bernoulli_distribution(0.5)(rng) ? largest_divisor(extent[i], left) : pick_divisor(extent[i], left, rng);
+    left /= sp[i];
+  }
+}
+
+void Space::fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, int64_t budget) {
+  for (;;) {
+    int64_t used = 1;
+    size_t widest = 0;
+    for (size_t i = 0; i < sp.size(); ++i) {
+      used *= sp[i];
+      if (sp[i] > sp[widest]) widest = i;
+    }
+    if (used <= budget || sp[widest] == 1) return;
+    sp[widest] = largest_divisor(extent[widest], sp[widest] - 1);
+  }
+}
+
+// One local step of an op's spatial choice, the rest kept: a factor to its next divisor, one
+// spatial dimension traded for another, or a dimension added when the unit has a way left.
+void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+                          std::mt19937_64& rng) const {
+  std::vector<int64_t>& sp = c.spatial[op];
+  const size_t ways = w_.ops[op].unit == arch::UnitKind::Matrix ? 2 : 1;
+  std::vector<size_t> on, off;
+  int64_t used = 1;
+  for (size_t i = 0; i < sp.size(); ++i) (sp[i] > 1 ? on : off).push_back(i), used *= sp[i];
+  const int move = std::uniform_int_distribution<int>(0, 2)(rng);
+  if (on.empty() || (move == 2 && on.size() < ways)) {
+    if (off.empty()) return;
+    const size_t j = pick(off, rng);
+    sp[j] = pick_divisor(extent[j], budget / used, rng);
+    return;
+  }
+  const size_t i = pick(on, rng);
+  const int64_t room = budget / (used / sp[i]);  // what dimension i may take with the others kept
+  if (move == 0 || off.empty()) {
+    sp[i] = adjacent_divisor(extent[i], sp[i], room, rng);
+    return;
+  }
+  const size_t j = pick(off, rng);
+  sp[i] = 1;
+  sp[j] = largest_divisor(extent[j], room);
+}
+
+namespace {
+
+std::vector<size_t> output_dims(const model::Op& o) {
+  std::vector<size_t> keep;
+  for (size_t i = 0; i < o.dims.size(); ++i)
+    if (std::find(o.reduction_dims.begin(), o.reduction_dims.end(), o.dims[i]) == o.reduction_dims.end()) keep.push_back(i);
+  return keep;
+}
+
+int factorial(size_t n) { return n <= 1 ? 1 : static_cast<int>(n) * factorial(n - 1); }
+
+}  // namespace
+
+std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
+  std::vector<size_t> pool = output_dims(w_.ops[op]), out;
+  // The rank's digits in the factorial base pick, outermost first, one of the dims left.
+  int rank = order % factorial(pool.size());
+  while (!pool.empty()) {
+    const int block = factorial(pool.size() - 1);
+    const auto pick = pool.begin() + rank / block;
+    out.push_back(*pick);
+    pool.erase(pick);
+    rank %= block;
+  }
+  return out;
+}
+
+int Space::loop_orders(size_t op) const { return factorial(output_dims(w_.ops[op]).size()); }
+
+int Space::pick_order(size_t op, std::mt19937_64& rng) const {
+  // A rotation of the workload's order (each dim innermost once, which decides most of the
+  // reuse); --fix, --exhaustive and --polish reach the other orders (docs/mapper.md).
+  std::vector<size_t> dims = output_dims(w_.ops[op]);
+  const int turn = std::uniform_int_distribution<int>(0, 7)(rng);
+  if (dims.size() <= 1) return 0;
+  std::rotate(dims.begin(), dims.begin() + static_cast<long>(static_cast<size_t>(turn) % dims.size()), dims.end());
+  // Its rank, the inverse of ordered_dims: per position, how many later dims come first in the
+  // workload's order, in the factorial base (dims are positions in op.dims, so ascending there).
+  int rank = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int smaller_after = 0;
+    for (size_t j = i + 1; j < dims.size(); ++j) smaller_after += dims[j] < dims[i];
+    rank += smaller_after * factorial(dims.size() - 1 - i);
+  }
+  return rank;
+}
+
+}  // namespace dfx::mapper

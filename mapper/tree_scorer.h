@@ -1,0 +1,44 @@
+#pragma once
+// One tree's analysis under the search's limits (mapper/search.h): the loader's checks, a
+// footprint floor against the capacities and --max-footprint, a cycles floor against the cost a
+// result must beat to be used, then model::analyze. Thread-safe (const after construction): the
+// search's worker threads share one.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arch/arch.h"
+#include "mapper/analysis_cache.h"
+#include "mapper/search.h"
+#include "model/dataflow.h"
+#include "model/report.h"
+#include "model/workload.h"
+
+namespace dfx::mapper {
+
+class TreeScorer {
+ public:
+  // Contract: throws InputError when `max_footprint` names a level the arch does not have.
+  TreeScorer(const arch::Arch& a, const model::Workload& w, Objective objective,
+             const std::vector<std::pair<std::string, double>>& max_footprint);
+
+  // A pure function of the tree — unless its cycles floor is above `bar`, the cost below which a
+  // result would be used (then it is ruled out, not analysed: whatever its cost, the search
+  // would do the same with it).
+  Scored score(const model::Dataflow& f, double bar) const;
+
+  // The report keeps every --max-footprint limit.
+  bool within_limits(const model::Report& r) const;
+
+ private:
+  const arch::Arch& a_;
+  const model::Workload& w_;
+  Objective objective_;
+  std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
+  std::shared_ptr<const model::Report> ruled_out_report_;
+
+  std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const;
+};
+
+}  // namespace dfx::mapper
