@@ -3,6 +3,8 @@
 // C[m,l] += A[m,k]·B[k,l], E[m,n] += C[m,l]·D[l,n] (with any batch dimensions), loop order
 // m, l, k, n, and a buffer of MC elements, the tiles T_M = T_L = −α + sqrt(α² + MC),
 // T_K = T_N = α minimise DRAM traffic; α is the smallest legal tile (the matrix unit's width).
+// On several cores each takes its share of a batch dim or of m, and the tiles are those of one
+// core's share; a core's arrays (sub-cores) work side by side on its tile.
 #include <optional>
 #include <string>
 
@@ -12,7 +14,8 @@
 namespace dfx::mapper {
 
 struct ChainSolution {
-  int64_t tm = 1, tl = 1, tk = 1, tn = 1;  // tiles after rounding to divisors
+  int64_t tm = 1, tl = 1, tk = 1, tn = 1;  // tiles after rounding to divisors (tm: of one core's rows)
+  int core_dim = -1;                       // the dim spread over the cores (a batch dim or m), -1: none
   double ideal_tile = 0;                   // T_M* = T_L* before rounding
   double predicted_dram_elems = 0;         // A, B and D read, E written, as §3 counts them
   double footprint_elems = 0;              // MU of the rounded tiles

@@ -584,8 +584,8 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
     const char* workload;
   };
   for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tileflow_validation", "fused_gemm_validation"},
-                        Case{"tpu_like", "gemm_chain_g10"}}) {
-    SCOPED_TRACE(c.workload);
+                        Case{"tpu_like", "gemm_chain_g10"}, Case{"edge", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"}}) {
+    SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
     arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
     model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
     auto s = solve_gemm_chain(a, w);
@@ -602,6 +602,28 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
     const auto& buf = r.levels[1];
     EXPECT_LE(s->footprint_elems * buf.word_bytes, buf.capacity_bytes);
     EXPECT_LE(static_cast<double>(s->tm), s->ideal_tile);
+  }
+}
+
+// G10 has one batch: the cores take m, each core its rows, and the cloud's sub-core arrays sit
+// side by side (one 64×64 array per core would leave 15 of 16 idle).
+TEST(ChainSolver, SpreadsASingleBatchChainOverEveryCore) {
+  model::Workload w = model::load_workload(test::config("workloads/gemm_chain_g10.yaml"));
+  for (const char* name : {"edge", "cloud", "tpu_like"}) {
+    SCOPED_TRACE(name);
+    arch::Arch a = arch::load_arch(test::config(std::string("arch/") + name + ".yaml"));
+    ASSERT_GT(a.cores, 1);
+    auto s = solve_gemm_chain(a, w);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(w.dims[static_cast<size_t>(s->core_dim)].name, "m");
+    model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
+    ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
+    const int64_t per_array = a.unit(arch::UnitKind::Matrix)->pes_per_instance;
+    // Every core's array busy, and on the cloud more than one array per core.
+    EXPECT_GE(r.matrix_pes_used, a.cores * per_array) << s->flow_yaml;
+    if (a.sub_cores > 1) {
+      EXPECT_GT(r.matrix_pes_used, a.cores * per_array) << s->flow_yaml;
+    }
   }
 }
 
