@@ -12,17 +12,53 @@ namespace {
 struct ChainDims {
   int m = -1, k = -1, l = -1, n = -1;
   std::vector<int> batch;
+  std::vector<int> between;  // element-wise ops between the two GEMMs, in order
 };
 
-// Recognises C[..m..l] += A[..m..k]·B[..k..l]; E[..m..n] += C·D[..l..n] by the roles of dims.
+// The dims of an access that indexes each tensor dimension by one dim, unscaled and unshifted
+// (empty otherwise).
+std::vector<int> plain_dims(const model::TensorAccess& acc) {
+  std::vector<int> dims;
+  for (const auto& ix : acc.index) {
+    if (ix.terms.size() != 1 || ix.terms[0].coef != 1 || ix.offset != 0) return {};
+    dims.push_back(ix.terms[0].dim);
+  }
+  return dims;
+}
+
+// The element-wise vector ops that carry C from the first GEMM to the second (ReLU, a scale),
+// each reading only its predecessor's output, element for element, and the only reader of it.
+std::optional<std::vector<int>> ops_between(const model::Workload& w) {
+  const std::vector<int> c_dims = plain_dims(w.ops[0].out);
+  std::vector<int> between;
+  int carried = w.ops[0].out.tensor;
+  for (size_t o = 1; o + 1 < w.ops.size(); ++o) {
+    const model::Op& op = w.ops[o];
+    if (op.unit != arch::UnitKind::Vector || !op.reduction_dims.empty() || op.inputs.size() != 1 ||
+        op.inputs[0].tensor != carried || w.tensors[static_cast<size_t>(carried)].consumers.size() != 1 ||
+        c_dims.empty() || plain_dims(op.inputs[0]) != c_dims || plain_dims(op.out) != c_dims)
+      return std::nullopt;
+    between.push_back(static_cast<int>(o));
+    carried = op.out.tensor;
+  }
+  if (w.tensors[static_cast<size_t>(carried)].consumers.size() != 1) return std::nullopt;
+  return between;
+}
+
+// Recognises C[..m..l] += A[..m..k]·B[..k..l]; E[..m..n] += C·D[..l..n] by the roles of dims,
+// with any element-wise ops on C in between.
 std::optional<ChainDims> chain_dims(const model::Workload& w) {
-  if (w.ops.size() != 2) return std::nullopt;
-  const model::Op& g1 = w.ops[0];
-  const model::Op& g2 = w.ops[1];
+  if (w.ops.size() < 2) return std::nullopt;
+  const model::Op& g1 = w.ops.front();
+  const model::Op& g2 = w.ops.back();
+  auto between = ops_between(w);
+  if (!between) return std::nullopt;
+  const int carried = between->empty() ? g1.out.tensor : w.ops[static_cast<size_t>(between->back())].out.tensor;
   if (g1.unit != arch::UnitKind::Matrix || g2.unit != arch::UnitKind::Matrix || g1.reduction_dims.size() != 1 ||
-      g2.reduction_dims.size() != 1 || g2.inputs.size() != 2 || g2.inputs[0].tensor != g1.out.tensor)
+      g2.reduction_dims.size() != 1 || g2.inputs.size() != 2 || g2.inputs[0].tensor != carried)
     return std::nullopt;
   ChainDims d;
+  d.between = std::move(*between);
   d.k = g1.reduction_dims[0];
   d.l = g2.reduction_dims[0];
   for (int x : g1.dims) {
@@ -50,10 +86,31 @@ int64_t largest_divisor_at_most(int64_t n, double at_most) {
   return best;
 }
 
-// The tree: the cores' loop, batch and m, l at DRAM (C kept in the buffer); k below for gemm1, n
-// for gemm2; each operator's tile spreads its two output dims over the core's arrays (rows × cols).
+// The arrays (rows × cols PEs) and vector lanes one core has for an operator's tile.
+struct CoreUnits {
+  int64_t rows = 1, cols = 1, lanes = 1;
+};
+
+// A core's arrays (sub-cores) side by side, in the rows × cols grid of them closest to square,
+// and its vector lanes.
+CoreUnits core_units(const arch::Arch& a, const arch::ComputeUnit& mu, const arch::ComputeUnit* vu) {
+  const auto side = static_cast<int64_t>(std::floor(std::sqrt(static_cast<double>(mu.pes_per_instance))));
+  const int64_t arrays = std::max<int64_t>(1, mu.instances / a.cores);
+  int64_t grid_cols = 1;
+  for (int64_t d : divisors(arrays))
+    if (d * d <= arrays) grid_cols = d;
+  CoreUnits units;
+  units.rows = side * (arrays / grid_cols);
+  units.cols = mu.pes_per_instance / side * grid_cols;
+  if (vu) units.lanes = std::max<int64_t>(1, vu->total_pes() / a.cores);
+  return units;
+}
+
+// The tree: the cores' loop, batch and m, l at DRAM (C and what the ops between make of it kept
+// in the buffer); k below for gemm1, n for gemm2; each GEMM's tile spreads its two output dims
+// over the core's arrays, each op between spreads the C tile over the lanes.
 std::string chain_tree(const arch::Arch& a, const model::Workload& w, const ChainDims& chain, const ChainSolution& s,
-                       int buffer, int registers, int64_t rows, int64_t cols) {
+                       int buffer, int registers, const CoreUnits& units) {
   const auto* dims = &chain;
   auto size = [&](int x) { return w.dims[static_cast<size_t>(x)].size; };
   const int64_t K = size(dims->k), L = size(dims->l), N = size(dims->n);
@@ -62,9 +119,12 @@ std::string chain_tree(const arch::Arch& a, const model::Workload& w, const Chai
   auto loop = [&](int d, int64_t f, bool spatial = false) {
     return "\"" + name(d) + ":" + std::to_string(f) + (spatial ? ":sp\"" : "\"");
   };
-  std::ostringstream os;
-  os << "name: chain_solver\nworkload: " << w.name << "\ntree:\n  tile: " << a.levels[0].name << "\n  loops: [";
-  std::vector<std::string> outer;
+  auto list = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+    return out;
+  };
+  std::vector<std::string> outer, keep;
   if (s.core_dim >= 0) outer.push_back(loop(s.core_dim, a.cores, true));
   for (int b : dims->batch) {
     const int64_t per_core = b == s.core_dim ? size(b) / a.cores : size(b);
@@ -73,30 +133,40 @@ std::string chain_tree(const arch::Arch& a, const model::Workload& w, const Chai
   const int64_t m_per_core = dims->m == s.core_dim ? size(dims->m) / a.cores : size(dims->m);
   outer.push_back(loop(dims->m, m_per_core / s.tm));
   outer.push_back(loop(dims->l, L / s.tl));
-  for (size_t i = 0; i < outer.size(); ++i) os << (i ? ", " : "") << outer[i];
-  os << "]\n  keep: {" << w.tensors[static_cast<size_t>(w.ops[0].out.tensor)].name << ": " << buf.name << "}\n  children:\n";
-  auto op_tree = [&](const model::Op& op, int out2, int64_t t1, int64_t t2, int red, int64_t tred, int private_dim,
-                     int64_t private_trips) {
-    const int64_t s1 = largest_divisor_at_most(t1, static_cast<double>(rows));
-    const int64_t s2 = largest_divisor_at_most(t2, static_cast<double>(cols));
-    os << "    - tile: " << a.levels[0].name << "\n      loops: [\"" << name(private_dim) << ":" << private_trips
-       << "\"]\n      children:\n        - tile: " << buf.name << "\n          loops: [";
+  keep.push_back(w.tensors[static_cast<size_t>(w.ops.front().out.tensor)].name + ": " + buf.name);
+  for (int o : dims->between) keep.push_back(w.tensors[static_cast<size_t>(w.ops[static_cast<size_t>(o)].out.tensor)].name + ": " + buf.name);
+  std::ostringstream os;
+  os << "name: chain_solver\nworkload: " << w.name << "\ntree:\n  tile: " << a.levels[0].name << "\n  loops: ["
+     << list(outer) << "]\n  keep: {" << list(keep) << "}\n  children:\n";
+  // An operator's buffer tile over t1 × t2 of (m, out2), spread over up to `across` × `down`,
+  // with `tred` steps of its reduction (none: red < 0); `indent` deep in the tree.
+  auto buffer_tile = [&](const model::Op& op, const std::string& indent, int out2, int64_t t1, int64_t t2,
+                         int64_t across, int64_t down, int red, int64_t tred) {
+    const int64_t s2 = largest_divisor_at_most(t2, static_cast<double>(down));
+    const int64_t s1 = largest_divisor_at_most(t1, static_cast<double>(across) * static_cast<double>(down / s2));
     std::vector<std::string> loops;
     if (t1 / s1 > 1) loops.push_back(loop(dims->m, t1 / s1));
     if (t2 / s2 > 1) loops.push_back(loop(out2, t2 / s2));
-    if (tred > 1) loops.push_back(loop(red, tred));
+    if (red >= 0 && tred > 1) loops.push_back(loop(red, tred));
     if (s1 > 1) loops.push_back(loop(dims->m, s1, true));
     if (s2 > 1) loops.push_back(loop(out2, s2, true));
-    for (size_t i = 0; i < loops.size(); ++i) os << (i ? ", " : "") << loops[i];
-    os << "]\n          children:\n";
-    if (registers >= 0)
-      os << "            - tile: " << a.levels[static_cast<size_t>(registers)].name << "\n              children: [{op: "
-         << op.name << "}]\n";
+    os << indent << "- tile: " << buf.name << "\n" << indent << "  loops: [" << list(loops) << "]\n" << indent << "  children:\n";
+    if (op.unit == arch::UnitKind::Matrix && registers >= 0)
+      os << indent << "    - tile: " << a.levels[static_cast<size_t>(registers)].name << "\n" << indent
+         << "      children: [{op: " << op.name << "}]\n";
     else
-      os << "            - {op: " << op.name << "}\n";
+      os << indent << "    - {op: " << op.name << "}\n";
   };
-  op_tree(w.ops[0], dims->l, s.tm, s.tl, dims->k, s.tk, dims->k, K / s.tk);
-  op_tree(w.ops[1], dims->n, s.tm, s.tn, dims->l, s.tl, dims->n, N / s.tn);
+  // A GEMM's private loop at DRAM (k of gemm1, n of gemm2) around its buffer tile.
+  auto gemm_tree = [&](const model::Op& op, int out2, int64_t t2, int red, int64_t tred, int private_dim,
+                       int64_t private_trips) {
+    os << "    - tile: " << a.levels[0].name << "\n      loops: [" << loop(private_dim, private_trips) << "]\n      children:\n";
+    // cols / rows: the array's side along out2 is `cols` wide; as many rows as it has.
+    buffer_tile(op, "        ", out2, s.tm, t2, units.rows, units.cols, red, tred);
+  };
+  gemm_tree(w.ops.front(), dims->l, s.tl, dims->k, s.tk, dims->k, K / s.tk);
+  for (int o : dims->between) buffer_tile(w.ops[static_cast<size_t>(o)], "    ", dims->l, s.tm, s.tl, 1, units.lanes, -1, 1);
+  gemm_tree(w.ops.back(), dims->n, s.tn, dims->l, s.tl, dims->n, N / s.tn);
   return os.str();
 }
 
@@ -105,7 +175,8 @@ std::string chain_tree(const arch::Arch& a, const model::Workload& w, const Chai
 std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w) {
   auto dims = chain_dims(w);
   const arch::ComputeUnit* mu = a.unit(arch::UnitKind::Matrix);
-  if (!dims || !mu) return std::nullopt;
+  const arch::ComputeUnit* vu = a.unit(arch::UnitKind::Vector);
+  if (!dims || !mu || (!dims->between.empty() && !vu)) return std::nullopt;
   int buffer = -1, registers = -1;
   for (size_t l = 1; l < a.levels.size(); ++l) {
     if (a.levels[l].instances <= a.cores * a.sub_cores) buffer = static_cast<int>(l);
@@ -123,22 +194,38 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
     if (s.core_dim < 0 && a.cores > 1 && size(b) % a.cores == 0) s.core_dim = b;
   if (s.core_dim < 0 && a.cores > 1 && M % a.cores == 0) s.core_dim = dims->m;
   const int64_t m_per_core = s.core_dim == dims->m ? M / a.cores : M;
-  // α: the smallest tile that keeps the array busy along one side.
-  const int64_t side = static_cast<int64_t>(std::floor(std::sqrt(static_cast<double>(mu->pes_per_instance))));
-  s.tk = largest_divisor_at_most(K, static_cast<double>(side));
-  s.tn = largest_divisor_at_most(N, static_cast<double>(side));
+  const CoreUnits units = core_units(a, *mu, vu);
+  // α: the smallest tile that keeps a core's arrays busy along one side.
+  s.tk = largest_divisor_at_most(K, static_cast<double>(units.cols));
+  s.tn = largest_divisor_at_most(N, static_cast<double>(units.cols));
   const double alpha = static_cast<double>(std::max(s.tk, s.tn));
-  s.ideal_tile = -alpha + std::sqrt(alpha * alpha + mc);
+  // C and each op's output between the GEMMs stay in the buffer, T_M × T_L each: with c of them,
+  // MU = c·T² + 2αT at T_M = T_L = T, T_K = T_N = α, and MU = MC gives T* = (−α + √(α² + c·MC)) / c
+  // (§3's formula for c = 1).
+  const double c = 1 + static_cast<double>(dims->between.size());
+  s.ideal_tile = (-alpha + std::sqrt(alpha * alpha + c * mc)) / c;
   s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
   s.tl = largest_divisor_at_most(L, s.ideal_tile);
   // Rounding down may still overflow when α was rounded too: shrink the larger tile until MU fits.
   auto mu_of = [&](const ChainSolution& x) {
-    return static_cast<double>(std::max(x.tm * x.tk + x.tk * x.tl + x.tm * x.tl, x.tm * x.tl + x.tl * x.tn + x.tm * x.tn));
+    const auto kept = static_cast<int64_t>(c) * x.tm * x.tl;
+    return static_cast<double>(kept + std::max(x.tm * x.tk + x.tk * x.tl, x.tl * x.tn + x.tm * x.tn));
   };
   while (mu_of(s) > mc && (s.tm > 1 || s.tl > 1)) {
     if (s.tm >= s.tl) s.tm = largest_divisor_at_most(m_per_core, static_cast<double>(s.tm - 1));
     else s.tl = largest_divisor_at_most(L, static_cast<double>(s.tl - 1));
   }
+  // A tile held down by its extent (one core's rows, or all of L) leaves room: the other grows
+  // into it, the largest divisor that still fits (DV falls as either tile grows).
+  auto grow = [&](int64_t ChainSolution::*tile, int64_t extent) {
+    for (int64_t d : divisors(extent)) {
+      ChainSolution bigger = s;
+      bigger.*tile = d;
+      if (d > s.*tile && mu_of(bigger) <= mc) s.*tile = d;
+    }
+  };
+  grow(&ChainSolution::tl, L);
+  grow(&ChainSolution::tm, m_per_core);
   s.footprint_elems = mu_of(s);
   double batch = 1;
   for (int b : dims->batch) batch *= static_cast<double>(size(b));
@@ -149,13 +236,7 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
   const double copies = s.core_dim == dims->m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
   s.predicted_dram_elems = batch * (static_cast<double>(M * K) * trips_l + static_cast<double>(K * L) * trips_m * copies +
                                     static_cast<double>(N * L) * trips_m * copies + static_cast<double>(M * N) * trips_l);
-  // A core's arrays (sub-cores) side by side: the rows × cols grid of them closest to square.
-  const int64_t arrays = std::max<int64_t>(1, mu->instances / a.cores);
-  int64_t grid_cols = 1;
-  for (int64_t d : divisors(arrays))
-    if (d * d <= arrays) grid_cols = d;
-  s.flow_yaml = chain_tree(a, w, *dims, s, buffer, registers, side * (arrays / grid_cols),
-                           mu->pes_per_instance / side * grid_cols);
+  s.flow_yaml = chain_tree(a, w, *dims, s, buffer, registers, units);
   return s;
 }
 

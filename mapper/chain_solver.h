@@ -4,7 +4,9 @@
 // m, l, k, n, and a buffer of MC elements, the tiles T_M = T_L = −α + sqrt(α² + MC),
 // T_K = T_N = α minimise DRAM traffic; α is the smallest legal tile (the matrix unit's width).
 // On several cores each takes its share of a batch dim or of m, and the tiles are those of one
-// core's share; a core's arrays (sub-cores) work side by side on its tile.
+// core's share; a core's arrays (sub-cores) work side by side on its tile. Element-wise vector
+// ops between the two GEMMs (C → ReLU → second GEMM) run on C's tile in the buffer; each keeps
+// one more T_M × T_L tile there, which the tile formula accounts for.
 #include <optional>
 #include <string>
 
@@ -22,8 +24,8 @@ struct ChainSolution {
   std::string flow_yaml;                   // the tree, order m, l, k, n (C kept in the buffer)
 };
 
-// Contract: nullopt when the workload is not a two-GEMM chain or the arch has no buffer or
-// matrix unit the template can use.
+// Contract: nullopt when the workload is not a two-GEMM chain (with only element-wise ops on C
+// between them) or the arch has no buffer, matrix unit or (for ops between) vector unit it can use.
 std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w);
 
 }  // namespace dfx::mapper

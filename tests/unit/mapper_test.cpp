@@ -584,7 +584,8 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
     const char* workload;
   };
   for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tileflow_validation", "fused_gemm_validation"},
-                        Case{"tpu_like", "gemm_chain_g10"}, Case{"edge", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"}}) {
+                        Case{"tpu_like", "gemm_chain_g10"}, Case{"edge", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"},
+                        Case{"edge", "mlp_block"}, Case{"tpu_like", "mlp_block"}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
     arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
     model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
@@ -594,14 +595,73 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
     ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
     const std::string A = w.tensors[static_cast<size_t>(w.ops[0].inputs[0].tensor)].name;
     const std::string B = w.tensors[static_cast<size_t>(w.ops[0].inputs[1].tensor)].name;
-    const std::string D = w.tensors[static_cast<size_t>(w.ops[1].inputs[1].tensor)].name;
-    const std::string E = w.tensors[static_cast<size_t>(w.ops[1].out.tensor)].name;
+    const std::string D = w.tensors[static_cast<size_t>(w.ops.back().inputs[1].tensor)].name;
+    const std::string E = w.tensors[static_cast<size_t>(w.ops.back().out.tensor)].name;
     const double measured = static_cast<double>(dram(r, A, true) + dram(r, B, true) + dram(r, D, true) + dram(r, E, false));
     EXPECT_EQ(measured, s->predicted_dram_elems);
-    // The tiles respect the buffer: MU ≤ MC, and the ideal tile is the §3 formula.
+    // The tiles respect the buffer (MU ≤ MC) and the analysis agrees.
     const auto& buf = r.levels[1];
     EXPECT_LE(s->footprint_elems * buf.word_bytes, buf.capacity_bytes);
-    EXPECT_LE(static_cast<double>(s->tm), s->ideal_tile);
+    EXPECT_LE(static_cast<double>(r.levels[1].peak_bytes), s->footprint_elems * buf.word_bytes);
+  }
+}
+
+// §3's DV and MU for every pair of divisor tiles (T_M of one core's rows, T_L), T_K and T_N as
+// solved: no pair that fits the buffer moves less data than the solver's tiles.
+TEST(ChainSolver, NoOtherTilesThatFitMoveLess) {
+  struct Case {
+    const char* arch;
+    const char* workload;
+  };
+  for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tpu_like", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"},
+                        Case{"tpu_like", "gemm_chain_g5"}, Case{"edge", "mlp_block"}, Case{"tpu_like", "mlp_block"},
+                        Case{"tpu_like_small", "gemm_chain_g1"}}) {
+    SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
+    arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
+    model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
+    auto s = solve_gemm_chain(a, w);
+    ASSERT_TRUE(s.has_value());
+    const model::Op& g1 = w.ops.front();
+    const model::Op& g2 = w.ops.back();
+    auto size = [&](int d) { return w.dims[static_cast<size_t>(d)].size; };
+    const int64_t K = size(g1.reduction_dims[0]), L = size(g2.reduction_dims[0]);
+    auto indexes = [](const model::TensorAccess& acc, int d) {
+      for (const auto& ix : acc.index)
+        if (ix.terms[0].dim == d) return true;
+      return false;
+    };
+    int m = -1, n = -1;  // m: A's dim that is neither k nor B's; n: E's dim that C lacks
+    for (const auto& ix : g1.inputs[0].index)
+      if (ix.terms[0].dim != g1.reduction_dims[0] && !indexes(g1.inputs[1], ix.terms[0].dim)) m = ix.terms[0].dim;
+    for (const auto& ix : g2.out.index)
+      if (!indexes(g2.inputs[0], ix.terms[0].dim)) n = ix.terms[0].dim;
+    ASSERT_GE(m, 0);
+    ASSERT_GE(n, 0);
+    const int64_t M = size(m), N = size(n);
+    const int64_t rows = s->core_dim == m ? M / a.cores : M;
+    double batch = 1;
+    for (size_t d = 0; d < w.dims.size(); ++d)
+      if (static_cast<int>(d) != m && static_cast<int>(d) != n && d != static_cast<size_t>(g1.reduction_dims[0]) &&
+          d != static_cast<size_t>(g2.reduction_dims[0]))
+        batch *= static_cast<double>(w.dims[d].size);
+    const double copies = s->core_dim == m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
+    const double kept = static_cast<double>(w.ops.size() - 1);  // C and each op's output between
+    size_t buffer = 1;  // the innermost level with one instance per core (or sub-core) at most
+    for (size_t l = 1; l < a.levels.size(); ++l)
+      if (a.levels[l].instances <= a.cores * a.sub_cores) buffer = l;
+    const auto& buf = a.levels[buffer];
+    const double mc = buf.capacity_bytes / buf.word_bytes;
+    double best = INFINITY;
+    for (int64_t tm : divisors(rows))
+      for (int64_t tl : divisors(L)) {
+        const double mu = kept * static_cast<double>(tm * tl) +
+                          static_cast<double>(std::max(tm * s->tk + s->tk * tl, tl * s->tn + tm * s->tn));
+        if (mu > mc) continue;
+        const double dv = batch * (static_cast<double>(M * K + M * N) * static_cast<double>(L / tl) +
+                                   static_cast<double>(K * L + N * L) * static_cast<double>(rows / tm) * copies);
+        best = std::min(best, dv);
+      }
+    EXPECT_EQ(s->predicted_dram_elems, best) << "tm " << s->tm << " tl " << s->tl;
   }
 }
 
