@@ -110,11 +110,11 @@ CoreUnits core_units(const arch::Arch& a, const arch::ComputeUnit& mu, const arc
 // in the buffer); k below for gemm1, n for gemm2; each GEMM's tile spreads its two output dims
 // over the core's arrays, each op between spreads the C tile over the lanes.
 std::string chain_tree(const arch::Arch& a, const model::Workload& w, const ChainDims& chain, const ChainSolution& s,
-                       int buffer, int registers, const CoreUnits& units) {
+                       int registers, const CoreUnits& units) {
   const auto* dims = &chain;
   auto size = [&](int x) { return w.dims[static_cast<size_t>(x)].size; };
   const int64_t K = size(dims->k), L = size(dims->l), N = size(dims->n);
-  const auto& buf = a.levels[static_cast<size_t>(buffer)];
+  const auto& buf = a.levels[static_cast<size_t>(s.buffer_level)];
   auto name = [&](int d) { return w.dims[static_cast<size_t>(d)].name; };
   auto loop = [&](int d, int64_t f, bool spatial = false) {
     return "\"" + name(d) + ":" + std::to_string(f) + (spatial ? ":sp\"" : "\"");
@@ -161,7 +161,6 @@ std::string chain_tree(const arch::Arch& a, const model::Workload& w, const Chai
   auto gemm_tree = [&](const model::Op& op, int out2, int64_t t2, int red, int64_t tred, int private_dim,
                        int64_t private_trips) {
     os << "    - tile: " << a.levels[0].name << "\n      loops: [" << loop(private_dim, private_trips) << "]\n      children:\n";
-    // cols / rows: the array's side along out2 is `cols` wide; as many rows as it has.
     buffer_tile(op, "        ", out2, s.tm, t2, units.rows, units.cols, red, tred);
   };
   gemm_tree(w.ops.front(), dims->l, s.tl, dims->k, s.tk, dims->k, K / s.tk);
@@ -188,6 +187,7 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
   const auto& buf = a.levels[static_cast<size_t>(buffer)];
   const double mc = buf.capacity_bytes / buf.word_bytes;
   ChainSolution s;
+  s.buffer_level = buffer;
   // The cores take a batch dim they divide, else m: rows of C and E are independent, and the
   // cores then share B's and D's tiles (one transfer at DRAM serves them all).
   for (int b : dims->batch)
@@ -207,26 +207,21 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
   s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
   s.tl = largest_divisor_at_most(L, s.ideal_tile);
   // Rounding down may still overflow when α was rounded too: shrink the larger tile until MU fits.
-  auto mu_of = [&](const ChainSolution& x) {
-    const auto kept = static_cast<int64_t>(c) * x.tm * x.tl;
-    return static_cast<double>(kept + std::max(x.tm * x.tk + x.tk * x.tl, x.tl * x.tn + x.tm * x.tn));
+  auto mu_of = [&](int64_t tm, int64_t tl) {
+    const auto kept = static_cast<int64_t>(c) * tm * tl;
+    return static_cast<double>(kept + std::max(tm * s.tk + s.tk * tl, tl * s.tn + tm * s.tn));
   };
-  while (mu_of(s) > mc && (s.tm > 1 || s.tl > 1)) {
+  while (mu_of(s.tm, s.tl) > mc && (s.tm > 1 || s.tl > 1)) {
     if (s.tm >= s.tl) s.tm = largest_divisor_at_most(m_per_core, static_cast<double>(s.tm - 1));
     else s.tl = largest_divisor_at_most(L, static_cast<double>(s.tl - 1));
   }
   // A tile held down by its extent (one core's rows, or all of L) leaves room: the other grows
   // into it, the largest divisor that still fits (DV falls as either tile grows).
-  auto grow = [&](int64_t ChainSolution::*tile, int64_t extent) {
-    for (int64_t d : divisors(extent)) {
-      ChainSolution bigger = s;
-      bigger.*tile = d;
-      if (d > s.*tile && mu_of(bigger) <= mc) s.*tile = d;
-    }
-  };
-  grow(&ChainSolution::tl, L);
-  grow(&ChainSolution::tm, m_per_core);
-  s.footprint_elems = mu_of(s);
+  for (int64_t d : divisors(L))
+    if (d > s.tl && mu_of(s.tm, d) <= mc) s.tl = d;
+  for (int64_t d : divisors(m_per_core))
+    if (d > s.tm && mu_of(d, s.tl) <= mc) s.tm = d;
+  s.footprint_elems = mu_of(s.tm, s.tl);
   double batch = 1;
   for (int b : dims->batch) batch *= static_cast<double>(size(b));
   // Per core: trips over its rows. Every core reads its own A rows and writes its own E rows;
@@ -236,7 +231,7 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
   const double copies = s.core_dim == dims->m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
   s.predicted_dram_elems = batch * (static_cast<double>(M * K) * trips_l + static_cast<double>(K * L) * trips_m * copies +
                                     static_cast<double>(N * L) * trips_m * copies + static_cast<double>(M * N) * trips_l);
-  s.flow_yaml = chain_tree(a, w, *dims, s, buffer, registers, units);
+  s.flow_yaml = chain_tree(a, w, *dims, s, registers, units);
   return s;
 }
 

@@ -18,6 +18,7 @@ namespace dfx::mapper {
 struct ChainSolution {
   int64_t tm = 1, tl = 1, tk = 1, tn = 1;  // tiles after rounding to divisors (tm: of one core's rows)
   int core_dim = -1;                       // the dim spread over the cores (a batch dim or m), -1: none
+  int buffer_level = -1;                   // the level that keeps C (MC is its capacity)
   double ideal_tile = 0;                   // T_M* = T_L* before rounding
   double predicted_dram_elems = 0;         // A, B and D read, E written, as §3 counts them
   double footprint_elems = 0;              // MU of the rounded tiles

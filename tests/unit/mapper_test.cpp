@@ -600,9 +600,9 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
     const double measured = static_cast<double>(dram(r, A, true) + dram(r, B, true) + dram(r, D, true) + dram(r, E, false));
     EXPECT_EQ(measured, s->predicted_dram_elems);
     // The tiles respect the buffer (MU ≤ MC) and the analysis agrees.
-    const auto& buf = r.levels[1];
+    const auto& buf = r.levels[static_cast<size_t>(s->buffer_level)];
     EXPECT_LE(s->footprint_elems * buf.word_bytes, buf.capacity_bytes);
-    EXPECT_LE(static_cast<double>(r.levels[1].peak_bytes), s->footprint_elems * buf.word_bytes);
+    EXPECT_LE(static_cast<double>(buf.peak_bytes), s->footprint_elems * buf.word_bytes);
   }
 }
 
@@ -646,10 +646,7 @@ TEST(ChainSolver, NoOtherTilesThatFitMoveLess) {
         batch *= static_cast<double>(w.dims[d].size);
     const double copies = s->core_dim == m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
     const double kept = static_cast<double>(w.ops.size() - 1);  // C and each op's output between
-    size_t buffer = 1;  // the innermost level with one instance per core (or sub-core) at most
-    for (size_t l = 1; l < a.levels.size(); ++l)
-      if (a.levels[l].instances <= a.cores * a.sub_cores) buffer = l;
-    const auto& buf = a.levels[buffer];
+    const auto& buf = a.levels[static_cast<size_t>(s->buffer_level)];
     const double mc = buf.capacity_bytes / buf.word_bytes;
     double best = INFINITY;
     for (int64_t tm : divisors(rows))
