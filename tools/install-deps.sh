@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev libboost-graph-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libmimalloc-dev
   libsystemc-dev verilator
 )
 missing=()
