@@ -36,7 +36,7 @@ Scored TreeScorer::score(const model::Dataflow& f, double bar) const {
       return s;
     }
     s.analysed = true;
-    s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f));
+    s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f, &phases_));
     s.valid = s.report->valid && within_limits(*s.report);
   } catch (const InputError&) {
     s.report = std::make_shared<const model::Report>();  // the template drew a tree the loader rejects

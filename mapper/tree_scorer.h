@@ -12,6 +12,7 @@
 #include "mapper/analysis_cache.h"
 #include "mapper/search.h"
 #include "model/dataflow.h"
+#include "model/phase_cache.h"
 #include "model/report.h"
 #include "model/workload.h"
 
@@ -37,6 +38,9 @@ class TreeScorer {
   Objective objective_;
   std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   std::shared_ptr<const model::Report> ruled_out_report_;
+  // Groups hand their data over through DRAM and most candidates share groups with earlier
+  // ones: their analyses are kept (model/phase_cache.h). Thread-safe itself.
+  mutable model::PhaseCache phases_;
 
   std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const;
 };

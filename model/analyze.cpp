@@ -127,12 +127,14 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
 
 }  // namespace
 
-Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f) {
+Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f) { return analyze(a, w, f, nullptr); }
+
+Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases) {
   Report r;
   try {
     Placement p = place(a, w, f);
     check_units(a, w, f, r);
-    WalkResult walk = walk_tree(a, w, f, p);
+    WalkResult walk = walk_tree(a, w, f, p, phases);
     for (auto& pr : walk.problems) r.problems.push_back(pr);
     summarise(a, w, walk, r);
   } catch (const InputError& e) {

@@ -1,6 +1,7 @@
 #pragma once
 #include "arch/arch.h"
 #include "model/dataflow.h"
+#include "model/phase_cache.h"
 #include "model/report.h"
 #include "model/workload.h"
 
@@ -10,5 +11,8 @@ namespace dfx::model {
 // its extent, unsupported op...) returns valid=false with every reason and its location, never
 // throws for those. Cost depends on the tree's shape, not on loop trip counts.
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f);
+// The same report; phases of the tree found in `phases` are not walked again, and those walked
+// are kept there (model/phase_cache.h: one cache per arch and workload, trees built in code).
+Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases);
 
 }  // namespace dfx::model

@@ -177,7 +177,9 @@ Time Walker::children(int node, const OpBoxes& boxes, int64_t weight) {
     if (split) part_ctx_ = contexts_.enter(part_ctx_, static_cast<int64_t>(node) * 1024 + static_cast<int64_t>(i));
     for (const auto& [reader, load] : later)
       if (reader == i) total.then(Time::engine_only(load)), after_last_load_ = 0;
-    const Time t = phases ? phase(n.children[i], boxes, weight) : visit(n.children[i], boxes, weight);
+    const Time t = phases && node == 0 && phase_cache_ ? cached_phase(n.children[i], boxes, weight)
+                   : phases                           ? phase(n.children[i], boxes, weight)
+                                                      : visit(n.children[i], boxes, weight);
     part_ctx_ = saved_part;
     // Units that take whole instructions from in-order queues run the children of a Para or
     // Pipe in program order too (no stage of one is interleaved with another's).
@@ -310,8 +312,10 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, At at) 
   return latency;
 }
 
-WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p) {
-  return Walker(a, w, f, p).run();
+WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases) {
+  Walker walker(a, w, f, p, phases);
+  WalkResult r = walker.run();
+  return walker.must_walk_again() ? Walker(a, w, f, p).run() : r;
 }
 
 }  // namespace dfx::model

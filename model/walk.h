@@ -6,6 +6,7 @@
 
 #include "arch/arch.h"
 #include "model/dataflow.h"
+#include "model/phase_cache.h"
 #include "model/placement.h"
 #include "model/report.h"
 #include "model/workload.h"
@@ -22,7 +23,10 @@ struct WalkResult {
   std::vector<Problem> problems;
 };
 
-WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p);
+// With `phases`, the phases of a tree whose root hands data between its children through DRAM
+// are looked up there and kept (model/phase_cache.h); the result is the same.
+WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,
+                     PhaseCache* phases = nullptr);
 
 // Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
 // start, then shrinks fused producers to what their consumers below `node` read. Shared by the

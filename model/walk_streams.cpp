@@ -108,6 +108,8 @@ int Walker::stream_for(int node, int tensor) {
 Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64_t weight) {
   int id = stream_for(node, tensor);
   Stream& s = streams_[static_cast<size_t>(id)];
+  if (recording_from_ != kNotRecording && static_cast<size_t>(id) < recording_from_ && (s.write || !s.resident.empty()))
+    entangled_ = true;
   if (std::find(s.owners.begin(), s.owners.end(), node) == s.owners.end()) s.owners.push_back(node);
   s.owner = node;  // the snapshot below belongs to this node's subtree
   MultiSlice now = slice_of(node, tensor, boxes);
@@ -229,8 +231,11 @@ void Walker::extend_cover(Stream& s, int id, const Slice& wrote, int64_t extra, 
   add_cover(id, added);
 }
 
-void Walker::finish_write_streams() {
-  for (const auto& s : streams_) {
+void Walker::finish_write_streams(size_t from) {
+  for (size_t i = from; i < streams_.size(); ++i) {
+    Stream& s = streams_[i];
+    if (s.finished) continue;
+    s.finished = true;
     if (!s.write || s.cover.empty()) continue;
     const int64_t distinct = slice_size(s.cover) * s.instance_weight;
     r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;

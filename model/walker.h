@@ -12,6 +12,7 @@
 
 #include "model/index_set.h"
 #include "model/instruction_time.h"
+#include "model/phase_cache.h"
 #include "model/walk.h"
 #include "model/walk_support.h"
 #include "model/walk_time.h"
@@ -34,15 +35,17 @@ struct Stream {
   int spreads_owner = -1;        // the owner node `spreads` was computed for
   std::vector<int> owners;  // tile nodes whose activations fill this buffer
   bool dropped = false;     // emptied by a Seq sibling since its last activation
+  bool finished = false;    // its refills are counted (finish_write_streams)
 };
 
 class Walker {
  public:
-  Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p)
+  // With `phases`, the root's children that are phases of their own are looked up there, or
+  // walked and kept (see cached_phase).
+  Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases = nullptr)
       : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), instructions_(a, w, f) {
-    r_.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
-    r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
-    r_.level_peak_elems.assign(a.levels.size(), 0);
+    r_ = empty_result();
+    if (phases && root_phases_separable()) phase_cache_ = phases;
     mc_prefix_ = source_prefixes(w_, f_, p_);
     subtree_end_.assign(f.nodes.size(), 0);
     for (size_t i = f.nodes.size(); i-- > 0;) {
@@ -53,6 +56,9 @@ class Walker {
   }
 
   WalkResult run();
+  // A phase found a buffer an earlier one left holding data or written (never seen; see
+  // on_chip_empty): a result that used the cache must be walked again without it.
+  bool must_walk_again() const { return entangled_ && used_cache_; }
 
  private:
   const arch::Arch& a_;
@@ -102,6 +108,21 @@ class Walker {
   double last_store_port_ = 0;            // the last store's time on the DRAM port (in Time::port too)
   double after_last_load_ = 0;            // instruction cycles since the last program load
   std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
+  // Phases looked up or kept (null: every phase walked). While a phase is being recorded, the
+  // streams from `recording_from_` on are its own; touching an older one entangles it.
+  PhaseCache* phase_cache_ = nullptr;
+  static constexpr size_t kNotRecording = ~size_t{0};
+  size_t recording_from_ = kNotRecording;
+  bool entangled_ = false, used_cache_ = false;
+
+  WalkResult empty_result() const;
+  // The root's children can be phases whose costs do not depend on one another: the root is a
+  // Seq without loops (every child sees the whole problem once) and keeps nothing on chip.
+  bool root_phases_separable() const;
+  // A child of the root walked as a phase (phase()), or its analysis from the cache.
+  Time cached_phase(int child, const OpBoxes& boxes, int64_t weight);
+  void add_phase(const PhaseResult& r);
+  bool on_chip_empty() const;
 
   // How the merged instances' slices of a tensor lie next to the representative's: per spatial
   // loop beyond the source buffer's own, the tensor dimension it moves and by how much.
@@ -158,8 +179,9 @@ class Walker {
   void extend_cover(Stream& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes);
 
   // Refills of partial sums: every write entry but the first of each element is one. Per
-  // instance at the buffer; instances merged at the source.
-  void finish_write_streams();
+  // instance at the buffer; instances merged at the source. The streams from `from` on that
+  // are not finished yet.
+  void finish_write_streams(size_t from = 0);
 
   Time visit_leaf(int node, const OpBoxes& boxes, int64_t weight);
 

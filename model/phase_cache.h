@@ -1,0 +1,59 @@
+#pragma once
+// Analyses of phases kept across trees. A search analyses thousands of trees of one workload on
+// one arch, and most of them share groups with trees seen before: the template's groups hand
+// their data over through DRAM and run one after another (phases, docs/semantics.md), and a
+// climb step changes one group at a time. A phase that shares no buffer with the others costs
+// the same in any tree, so its analysis is looked up instead of walked again.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "model/dataflow.h"
+#include "model/report.h"
+
+namespace dfx::model {
+
+// What one phase adds to a walk: its traffic, its on-chip peaks (the levels below DRAM start
+// each phase empty), its work, its cycles and its problems.
+struct PhaseResult {
+  std::vector<std::vector<Traffic>> traffic;     // [level][tensor]
+  std::vector<std::vector<int64_t>> peak_elems;  // [level][tensor], 0 for DRAM
+  std::vector<int64_t> level_peak_elems;         // [level], 0 for DRAM
+  int64_t macs = 0, vector_ops = 0;
+  double cycles = 0;
+  bool computed = false;  // a leaf ran
+  std::vector<Problem> problems;
+};
+
+// Everything in the subtree of `node` the analysis reads (not names, not source locations),
+// as integers, node ids relative to `node`: equal keys mean equal subtrees. Nodes are in
+// pre-order, as the loader and the mapper build them.
+using PhaseKey = std::vector<int64_t>;
+PhaseKey phase_key(const Dataflow& f, int node);
+uint64_t hash_words(const std::vector<int64_t>& words);
+
+// Thread-safe: a search's worker threads share one. For one arch and one workload only (the
+// keys do not name them), and for trees without source locations (a kept phase's problems
+// point into the tree it was first walked in). Keeps at most kMaxEntries; beyond that it starts again empty, which
+// changes what is walked again, never a result.
+class PhaseCache {
+ public:
+  std::shared_ptr<const PhaseResult> find(const PhaseKey& key) const;
+  void insert(PhaseKey key, PhaseResult r);
+  int64_t hits() const;
+  int64_t misses() const;
+
+  static constexpr size_t kMaxEntries = size_t{1} << 14;
+
+ private:
+  struct Hash {
+    size_t operator()(const PhaseKey& k) const;
+  };
+  mutable std::mutex mutex_;
+  std::unordered_map<PhaseKey, std::shared_ptr<const PhaseResult>, Hash> entries_;
+  mutable int64_t hits_ = 0, misses_ = 0;
+};
+
+}  // namespace dfx::model

@@ -1,0 +1,84 @@
+// The fast walk's phases kept across trees (model/phase_cache.h): a child of the root that hands
+// its data on through DRAM costs the same in every tree that has it, so a search walks it once.
+#include <algorithm>
+#include <utility>
+
+#include "model/walker.h"
+
+namespace dfx::model {
+
+WalkResult Walker::empty_result() const {
+  WalkResult r;
+  r.traffic.assign(a_.levels.size(), std::vector<Traffic>(w_.tensors.size()));
+  r.peak_elems.assign(a_.levels.size(), std::vector<int64_t>(w_.tensors.size(), 0));
+  r.level_peak_elems.assign(a_.levels.size(), 0);
+  return r;
+}
+
+bool Walker::root_phases_separable() const {
+  const TreeNode& root = f_.root();
+  return !root.is_leaf && root.prim == Prim::Seq && root.children.size() >= 2 && root.loops.empty() && root.keep.empty();
+}
+
+// Between phases the root's Seq drops every buffer of the one before (drop_for_sibling): a
+// phase starts with nothing on chip, which is what makes its peaks its own. Buffers are found by
+// tensor, level, role and instance, not by node, so a phase reading a tensor an earlier one read
+// too finds that one's buffer again, empty: as good as a new one. A written buffer stays with
+// the phase of the tensor's producer.
+bool Walker::on_chip_empty() const {
+  for (const auto& [key, elems] : level_occupancy_)
+    if (elems != 0 && ((key >> 16) & 0xff) != 0) return false;
+  return true;
+}
+
+void Walker::add_phase(const PhaseResult& r) {
+  for (size_t l = 0; l < r.traffic.size(); ++l) {
+    for (size_t t = 0; t < r.traffic[l].size(); ++t) {
+      Traffic& to = r_.traffic[l][t];
+      to.fill += r.traffic[l][t].fill, to.read += r.traffic[l][t].read, to.update += r.traffic[l][t].update;
+      r_.peak_elems[l][t] = std::max(r_.peak_elems[l][t], r.peak_elems[l][t]);
+    }
+    r_.level_peak_elems[l] = std::max(r_.level_peak_elems[l], r.level_peak_elems[l]);
+  }
+  r_.macs += r.macs, r_.vector_ops += r.vector_ops;
+  for (const auto& pr : r.problems) problem(pr.where, pr.message);
+}
+
+Time Walker::cached_phase(int child, const OpBoxes& boxes, int64_t weight) {
+  PhaseKey key = phase_key(f_, child);
+  const bool clean = on_chip_empty();
+  if (const auto hit = clean ? phase_cache_->find(key) : nullptr) {
+    used_cache_ = true;
+    add_phase(*hit);
+    computed_ = computed_ || hit->computed;
+    last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;  // as phase() leaves them
+    return Time::exclusive(hit->cycles);
+  }
+  // Walk it with a result of its own, then add that in: its peaks are then its own too.
+  const bool computed = computed_, was_entangled = entangled_;
+  WalkResult outside = std::exchange(r_, empty_result());
+  recording_from_ = streams_.size();
+  entangled_ = false, computed_ = false;
+  const Time t = phase(child, boxes, weight);
+  finish_write_streams(recording_from_);
+  recording_from_ = kNotRecording;
+  PhaseResult mine;
+  mine.traffic = std::move(r_.traffic);
+  mine.peak_elems = std::move(r_.peak_elems);
+  mine.level_peak_elems = std::move(r_.level_peak_elems);
+  mine.macs = r_.macs, mine.vector_ops = r_.vector_ops;
+  mine.cycles = t.latency;
+  mine.computed = computed_;
+  mine.problems = std::move(r_.problems);
+  r_ = std::move(outside);
+  add_phase(mine);
+  computed_ = computed || mine.computed;
+  // DRAM holds more than one phase's data (the intermediates between them), so a phase that
+  // moved its occupancy there depends on the others.
+  const bool dram_untouched = mine.level_peak_elems[0] == 0;
+  if (clean && !entangled_ && dram_untouched) phase_cache_->insert(std::move(key), std::move(mine));
+  entangled_ = entangled_ || was_entangled;
+  return t;
+}
+
+}  // namespace dfx::model
