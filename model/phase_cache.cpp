@@ -1,5 +1,7 @@
 #include "model/phase_cache.h"
 
+#include "model/walk.h"
+
 namespace dfx::model {
 
 PhaseKey phase_key(const Dataflow& f, int node) {

@@ -11,21 +11,10 @@
 #include <vector>
 
 #include "model/dataflow.h"
-#include "model/report.h"
 
 namespace dfx::model {
 
-// What one phase adds to a walk: its traffic, its on-chip peaks (the levels below DRAM start
-// each phase empty), its work, its cycles and its problems.
-struct PhaseResult {
-  std::vector<std::vector<Traffic>> traffic;     // [level][tensor]
-  std::vector<std::vector<int64_t>> peak_elems;  // [level][tensor], 0 for DRAM
-  std::vector<int64_t> level_peak_elems;         // [level], 0 for DRAM
-  int64_t macs = 0, vector_ops = 0;
-  double cycles = 0;
-  bool computed = false;  // a leaf ran
-  std::vector<Problem> problems;
-};
+struct PhaseResult;  // what one phase adds to a walk (model/walk.h)
 
 // Everything in the subtree of `node` the analysis reads (not names, not source locations),
 // as integers, node ids relative to `node`: equal keys mean equal subtrees. Nodes are in
@@ -36,8 +25,8 @@ uint64_t hash_words(const std::vector<int64_t>& words);
 
 // Thread-safe: a search's worker threads share one. For one arch and one workload only (the
 // keys do not name them), and for trees without source locations (a kept phase's problems
-// point into the tree it was first walked in). Keeps at most kMaxEntries; beyond that it starts again empty, which
-// changes what is walked again, never a result.
+// point into the tree it was first walked in). Keeps at most kMaxEntries; beyond that it starts
+// again empty, which changes what is walked again, never a result.
 class PhaseCache {
  public:
   std::shared_ptr<const PhaseResult> find(const PhaseKey& key) const;

@@ -6,7 +6,6 @@
 
 #include "arch/arch.h"
 #include "model/dataflow.h"
-#include "model/phase_cache.h"
 #include "model/placement.h"
 #include "model/report.h"
 #include "model/workload.h"
@@ -22,6 +21,15 @@ struct WalkResult {
   double cycles = 0;
   std::vector<Problem> problems;
 };
+
+// What one phase adds to a walk (model/phase_cache.h): its traffic, its peaks (on chip it
+// starts empty, and DRAM's it leaves alone), its work, its cycles and its problems.
+struct PhaseResult {
+  WalkResult walk;
+  bool computed = false;  // a leaf ran
+};
+
+class PhaseCache;
 
 // With `phases`, the phases of a tree whose root hands data between its children through DRAM
 // are looked up there and kept (model/phase_cache.h); the result is the same.

@@ -27,11 +27,11 @@ bool Walker::root_phases_separable() const {
 // the phase of the tensor's producer.
 bool Walker::on_chip_empty() const {
   for (const auto& [key, elems] : level_occupancy_)
-    if (elems != 0 && ((key >> 16) & 0xff) != 0) return false;
+    if (elems != 0 && occupancy_level(key) != 0) return false;
   return true;
 }
 
-void Walker::add_phase(const PhaseResult& r) {
+void Walker::add_phase(const WalkResult& r) {
   for (size_t l = 0; l < r.traffic.size(); ++l) {
     for (size_t t = 0; t < r.traffic[l].size(); ++t) {
       Traffic& to = r_.traffic[l][t];
@@ -49,10 +49,9 @@ Time Walker::cached_phase(int child, const OpBoxes& boxes, int64_t weight) {
   const bool clean = on_chip_empty();
   if (const auto hit = clean ? phase_cache_->find(key) : nullptr) {
     used_cache_ = true;
-    add_phase(*hit);
+    add_phase(hit->walk);
     computed_ = computed_ || hit->computed;
-    last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;  // as phase() leaves them
-    return Time::exclusive(hit->cycles);
+    return Time::exclusive(hit->walk.cycles);
   }
   // Walk it with a result of its own, then add that in: its peaks are then its own too.
   const bool computed = computed_, was_entangled = entangled_;
@@ -62,20 +61,13 @@ Time Walker::cached_phase(int child, const OpBoxes& boxes, int64_t weight) {
   const Time t = phase(child, boxes, weight);
   finish_write_streams(recording_from_);
   recording_from_ = kNotRecording;
-  PhaseResult mine;
-  mine.traffic = std::move(r_.traffic);
-  mine.peak_elems = std::move(r_.peak_elems);
-  mine.level_peak_elems = std::move(r_.level_peak_elems);
-  mine.macs = r_.macs, mine.vector_ops = r_.vector_ops;
-  mine.cycles = t.latency;
-  mine.computed = computed_;
-  mine.problems = std::move(r_.problems);
-  r_ = std::move(outside);
-  add_phase(mine);
+  PhaseResult mine{std::exchange(r_, std::move(outside)), computed_};
+  mine.walk.cycles = t.latency;
+  add_phase(mine.walk);
   computed_ = computed || mine.computed;
   // DRAM holds more than one phase's data (the intermediates between them), so a phase that
   // moved its occupancy there depends on the others.
-  const bool dram_untouched = mine.level_peak_elems[0] == 0;
+  const bool dram_untouched = mine.walk.level_peak_elems[0] == 0;
   if (clean && !entangled_ && dram_untouched) phase_cache_->insert(std::move(key), std::move(mine));
   entangled_ = entangled_ || was_entangled;
   return t;

@@ -61,7 +61,7 @@ MultiSlice Walker::slice_of(int node, int tensor, const OpBoxes& boxes) const {
 }
 
 void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
-  const uint64_t key = (static_cast<uint64_t>(inst) << 24) | (static_cast<uint64_t>(level) << 16);
+  const uint64_t key = occupancy_key(inst, level);
   int64_t& lv = level_occupancy_[key];
   lv += delta;
   r_.level_peak_elems[static_cast<size_t>(level)] =

@@ -91,8 +91,12 @@ class Walker {
   std::vector<int64_t> shift_;  // scratch of translate_since
   std::vector<int> translate_ids_;  // scratch of translate_since
   std::vector<std::pair<int, Slice>> written_;  // scratch of translate_since: what each write stream's representative wrote
-  std::unordered_map<uint64_t, int64_t> occupancy_;        // (instance, level, tensor) → elements
-  std::unordered_map<uint64_t, int64_t> level_occupancy_;  // (instance, level) → elements
+  std::unordered_map<uint64_t, int64_t> occupancy_;        // occupancy_key + tensor → elements
+  std::unordered_map<uint64_t, int64_t> level_occupancy_;  // occupancy_key → elements
+  static uint64_t occupancy_key(int inst, int level) {
+    return (static_cast<uint64_t>(inst) << 24) | (static_cast<uint64_t>(level) << 16);
+  }
+  static int occupancy_level(uint64_t key) { return static_cast<int>((key >> 16) & 0xff); }
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
   // [node * tensors + tensor]: the child of a loop-less tile that reads the tile's load of the
@@ -121,7 +125,7 @@ class Walker {
   bool root_phases_separable() const;
   // A child of the root walked as a phase (phase()), or its analysis from the cache.
   Time cached_phase(int child, const OpBoxes& boxes, int64_t weight);
-  void add_phase(const PhaseResult& r);
+  void add_phase(const WalkResult& r);
   bool on_chip_empty() const;
 
   // How the merged instances' slices of a tensor lie next to the representative's: per spatial
