@@ -55,11 +55,7 @@ class Searcher {
       everything();
     } else {
       evolve();
-      if (o_.polish) {
-        // Beyond the budget: its own, of a tenth of it (at least 1,000), and the time left.
-        budget_ = o_.evaluations + std::max(o_.evaluations / kPolishShare, kPolishLeast);
-        polish();
-      }
+      if (o_.polish) polish();
     }
     // A baseline is its structure with the best tiling found for it anywhere in the search (the
     // open search often tiles a baseline's structure better than its own share did).
@@ -391,6 +387,12 @@ class Searcher {
     if (best == population_.end() || !best->valid) return;
     Entry at = *best;
     const size_t steps = space_.tiling_steps(at.choice);  // a tiling change keeps the structure
+    // Beyond the search's budget: its own, a tenth of it (at least 1,000) or two sweeps of the
+    // start's neighbourhood, whichever is more (an op with three spatial ways on cloud has ~700
+    // spatial choices alone), and the time left.
+    int64_t sweep = 0;
+    for (size_t step = 0; step < steps; ++step) sweep += static_cast<int64_t>(space_.tiling_options(at.choice, step).size());
+    budget_ = o_.evaluations + std::max({o_.evaluations / kPolishShare, kPolishLeast, 2 * sweep});
     bool improved = true;
     while (improved && !out_of_budget()) {
       improved = false;

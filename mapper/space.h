@@ -107,6 +107,7 @@ class Space {
   TemplateLevels levels_;  // where the template's tiles go
   int64_t cores_ = 1;
   int64_t matrix_pes_per_core_ = 0, vector_lanes_per_core_ = 0;
+  int sub_core_ways_ = 0;  // 1 when a core's units are split over sub-cores (their own spatial loop)
 
   // What pin() fixed: per fixed group its primitive (-1: searched), its core split (kSearched,
   // -1 for none, or an index into core_splits) and its outer factors (0: searched); per op its
@@ -171,6 +172,9 @@ class Space {
   void fill_tiling(Choice& c, std::mt19937_64& rng) const;
   void fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, std::mt19937_64& rng) const;
   int64_t op_budget(const Choice& c, const std::vector<int>& members, int op) const;
+  // How many of an op's dims may be spatial: rows and cols of a PE array (lanes of a vector
+  // unit), plus one over the sub-cores where a core has several.
+  int spatial_ways(size_t op) const;
   std::vector<std::vector<int64_t>> spatial_options(size_t op, const std::vector<int64_t>& extent, int64_t budget) const;
   void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
                     std::mt19937_64& rng) const;

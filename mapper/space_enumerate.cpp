@@ -10,7 +10,7 @@ namespace dfx::mapper {
 std::vector<std::vector<int64_t>> Space::spatial_options(size_t op, const std::vector<int64_t>& extent, int64_t budget) const {
   const model::Op& o = w_.ops[op];
   const size_t n = o.dims.size();
-  const int ways = o.unit == arch::UnitKind::Matrix ? 2 : 1;
+  const int ways = spatial_ways(op);
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> sp(n, 1);
   std::function<void(size_t, int, int64_t)> rec = [&](size_t from, int left, int64_t room) {

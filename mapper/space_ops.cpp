@@ -38,12 +38,16 @@ int64_t Space::op_budget(const Choice& c, const std::vector<int>& members, int o
   return budget;
 }
 
+int Space::spatial_ways(size_t op) const {
+  return (w_.ops[op].unit == arch::UnitKind::Matrix ? 2 : 1) + sub_core_ways_;
+}
+
 void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
                          std::mt19937_64& rng) const {
   const model::Op& o = w_.ops[op];
   std::vector<int64_t>& sp = c.spatial[op];
   sp.assign(o.dims.size(), 1);
-  const int ways = o.unit == arch::UnitKind::Matrix ? 2 : 1;  // rows × cols, or lanes
+  const int ways = spatial_ways(op);
   std::vector<size_t> dims(o.dims.size());
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
   std::shuffle(dims.begin(), dims.end(), rng);
@@ -74,7 +78,7 @@ void Space::fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& ex
 void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
                           std::mt19937_64& rng) const {
   std::vector<int64_t>& sp = c.spatial[op];
-  const size_t ways = w_.ops[op].unit == arch::UnitKind::Matrix ? 2 : 1;
+  const size_t ways = static_cast<size_t>(spatial_ways(op));
   std::vector<size_t> on, off;
   int64_t used = 1;
   for (size_t i = 0; i < sp.size(); ++i) (sp[i] > 1 ? on : off).push_back(i), used *= sp[i];

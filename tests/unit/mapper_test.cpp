@@ -224,6 +224,29 @@ TEST(Space, APrimitiveChangeCanKeepTheTiling) {
   EXPECT_GT(shrunk, 0) << "no Seq point whose spatial loops a Pipe had to shrink";
 }
 
+// An op's spatial loops take the rows and cols of a PE array (a vector unit's lanes) and, where
+// a core has sub-cores, one more dim over them: draws and local steps reach that many dims on
+// cloud (16 sub-cores) and never more; on edge (one array per core) at most the array's two.
+TEST(Space, SubCoresGiveOneMoreSpatialDim) {
+  const model::Workload w = model::load_workload(test::config("workloads/conv_chain_c1.yaml"));
+  for (const auto& [arch_name, most] : {std::pair<std::string, int>{"cloud", 3}, {"edge", 2}}) {
+    const arch::Arch a = arch::load_arch(test::config("arch/" + arch_name + ".yaml"));
+    Space space(a, w);
+    std::mt19937_64 rng(3);
+    int widest = 0;
+    Choice c = space.random(rng);
+    for (int i = 0; i < 300; ++i) {
+      for (const auto& sp : c.spatial) {
+        const int dims = static_cast<int>(std::count_if(sp.begin(), sp.end(), [](int64_t f) { return f > 1; }));
+        ASSERT_LE(dims, most) << arch_name << "\n" << space.flow_yaml(c, "x");
+        widest = std::max(widest, dims);
+      }
+      c = i % 2 == 0 ? space.mutate(c, rng, false) : space.random(rng);
+    }
+    EXPECT_EQ(widest, most) << arch_name;
+  }
+}
+
 // retile_group draws one group's tiling anew and leaves the structure and every other group alone.
 TEST(Space, RetileGroupChangesOneGroup) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));

@@ -23,14 +23,14 @@ TEST_P(Polish, NoSingleTilingChangeImprovesTheBest) {
   o.evaluations = 2000;  // short of convergence: the polish has work to do
   o.top = 3;
   o.polish = true;
-  // The polish may need more than its budget (1,000 here) when the search stopped far from a
-  // coordinate optimum; then the first of three seeds whose polish ended in time is checked.
+  // The polish may need more than its budget (1,000 here, or two sweeps of its start's
+  // neighbourhood) when the search stopped far from a coordinate optimum; then the first of
+  // three seeds whose polish ended in time is checked.
   Outcome out;
   for (o.seed = 1; o.seed <= 3; ++o.seed)
     if ((out = explore(a, w, o)).polished) break;
   ASSERT_TRUE(out.polished) << "the polish's budget ended before it did, on three seeds";
   EXPECT_GT(out.evaluations, o.evaluations) << "the polish runs after the search's own budget";
-  EXPECT_LE(out.evaluations, o.evaluations + 1000);
   const auto best = std::find_if(out.best.begin(), out.best.end(), [](const Candidate& c) { return !c.choice.group_of.empty(); });
   ASSERT_NE(best, out.best.end()) << "no point of the template among the best";
   Space space(a, w);
