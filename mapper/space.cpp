@@ -62,16 +62,38 @@ void Space::lone_ops_seq(Choice& c) const {
     if (std::count(c.group_of.begin(), c.group_of.end(), static_cast<int>(g)) == 1) c.prim[g] = model::Prim::Seq;
 }
 
-// Dimensions a group may loop over outside its operators: those every op uses, minus a
-// producer's reductions and the output dimensions its consumers index differently. A lone op
-// loops over its output dimensions.
+// Whether a loop over `dim` outside the group steps through op `o`'s work: `o` uses it, or a
+// consumer in the group that it steps through reads `o`'s output at an index with `dim` as one
+// of its output dims — then the loop restricts `o` to what that consumer's step reads (a
+// convolution chain's rows: a loop over p2 restricts conv1 to the rows p2 + r2 of O1, the
+// tiles of Fused-Layer). `members` are in topological order (a run of the workload's ops).
+bool Space::steps_through(int dim, int o, const std::set<int>& members) const {
+  const model::Op& op = w_.ops[static_cast<size_t>(o)];
+  if (op.uses_dim(dim)) return true;
+  for (int c : w_.tensors[static_cast<size_t>(op.out.tensor)].consumers) {
+    if (!members.count(c)) continue;
+    const model::Op& reader = w_.ops[static_cast<size_t>(c)];
+    if (std::find(reader.reduction_dims.begin(), reader.reduction_dims.end(), dim) != reader.reduction_dims.end()) continue;
+    for (const auto& in : reader.inputs) {
+      if (in.tensor != op.out.tensor) continue;
+      for (const auto& ix : in.index)
+        for (const auto& t : ix.terms)
+          if (t.dim == dim && steps_through(dim, c, members)) return true;
+    }
+  }
+  return false;
+}
+
+// Dimensions a group may loop over outside its operators: those that step through every op
+// (above), minus a producer's reductions and the output dimensions its consumers index
+// differently. A lone op loops over its output dimensions.
 std::vector<int> Space::dims_outside(const std::vector<int>& ops) const {
   std::set<int> members(ops.begin(), ops.end());
   std::vector<int> out;
   for (size_t d = 0; d < w_.dims.size(); ++d) {
     const int dim = static_cast<int>(d);
     bool ok = true;
-    for (int o : ops) ok = ok && w_.ops[static_cast<size_t>(o)].uses_dim(dim);
+    for (int o : ops) ok = ok && steps_through(dim, o, members);
     for (int o : ops) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
       bool feeds_group = false;
@@ -105,10 +127,18 @@ model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const {
     if (c.group_of[o] == g) members.push_back(static_cast<int>(o)), below[o] = true;
   model::OpBoxes boxes = model::OpBoxes::whole(w_);
   const std::vector<int>& dims = outer_dims(members);
+  // As the tree nests them: the loops over the cores (which divide their extents) outside the
+  // temporal ones, which step through one core's share and may leave a partial last tile there.
   for (size_t i = 0; i < dims.size(); ++i) {
-    int64_t factor = c.outer[static_cast<size_t>(g)][i] * core_share(c, members, static_cast<size_t>(g), i);
-    int64_t extent = model::extent_below(w_, below, dims[i], boxes);
-    int64_t chunk = (extent + factor - 1) / factor;
+    const int64_t cores = core_share(c, members, static_cast<size_t>(g), i);
+    if (cores == 1) continue;
+    const int64_t extent = model::extent_below(w_, below, dims[i], boxes);
+    model::restrict_and_project(w_, below, dims[i], 0, (extent + cores - 1) / cores, boxes);
+  }
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t factor = c.outer[static_cast<size_t>(g)][i];
+    const int64_t extent = model::extent_below(w_, below, dims[i], boxes);
+    const int64_t chunk = (extent + factor - 1) / factor;
     const int64_t step = last ? (extent + chunk - 1) / chunk - 1 : 0;
     model::restrict_and_project(w_, below, dims[i], step * chunk, step * chunk + chunk, boxes);
   }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,7 @@ class Space {
   // The dims a group (a run of ops) may loop over outside its ops; tabulated for every run.
   const std::vector<int>& outer_dims(const std::vector<int>& group_ops) const;
   std::vector<int> dims_outside(const std::vector<int>& ops) const;
+  bool steps_through(int dim, int o, const std::set<int>& members) const;
   bool may_tile(const Choice& c, size_t g, size_t i) const;
   Choice grouped(const std::vector<int>& group_of, model::Prim prim) const;
   void restrict_group(Choice& c, size_t g, const std::function<bool(int)>& keep, bool spread) const;

@@ -247,6 +247,39 @@ TEST(Space, SubCoresGiveOneMoreSpatialDim) {
   }
 }
 
+// A fused convolution chain loops over the second convolution's rows and columns outside its
+// ops: each step restricts conv1 to the rows and columns of O1 that conv2 reads. Fused-Layer
+// tiles both, ISOS the rows; with a 1×1 conv2 (C1) no row of conv1 is computed twice.
+TEST(Space, FusedConvolutionsTileTheSecondOnesRows) {
+  const arch::Arch a = arch::load_arch(test::config("arch/cloud.yaml"));
+  const model::Workload w = model::load_workload(test::config("workloads/conv_chain_c1.yaml"));
+  Space space(a, w);
+  std::mt19937_64 rng(5);
+  int64_t total_macs = 0;
+  for (const auto& op : w.ops) {
+    int64_t points = 1;
+    for (int d : op.dims) points *= w.dims[static_cast<size_t>(d)].size;
+    total_macs += points;
+  }
+  for (const Baseline& b : space.baselines()) {
+    if (b.name != "Fused-Layer" && b.name != "ISOS") continue;
+    ASSERT_EQ(b.structure.may_tile.size(), 1u);
+    EXPECT_EQ(std::count(b.structure.may_tile[0].begin(), b.structure.may_tile[0].end(), 1), b.name == "ISOS" ? 1 : 2) << b.name;
+    int tiled = 0;
+    for (int i = 0; i < 40; ++i) {
+      const Choice c = space.retile(b.structure, rng);
+      int64_t steps = 1;
+      for (int64_t f : c.outer[0]) steps *= f;
+      if (steps == 1) continue;
+      const model::Report r = model::analyze(a, w, space.build(c, "x"));
+      ASSERT_TRUE(r.valid) << r.reason << "\n" << space.flow_yaml(c, "x");
+      EXPECT_EQ(r.macs, total_macs) << space.flow_yaml(c, "x");
+      ++tiled;
+    }
+    EXPECT_GT(tiled, 10) << b.name;
+  }
+}
+
 // retile_group draws one group's tiling anew and leaves the structure and every other group alone.
 TEST(Space, RetileGroupChangesOneGroup) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
