@@ -24,7 +24,6 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
   levels_ = template_levels(a, uses(arch::UnitKind::Matrix), uses(arch::UnitKind::Vector));
   if (const auto* mu = a.unit(arch::UnitKind::Matrix)) matrix_pes_per_core_ = mu->total_pes() / cores_;
   if (const auto* vu = a.unit(arch::UnitKind::Vector)) vector_lanes_per_core_ = vu->total_pes() / cores_;
-  sub_core_ways_ = a.sub_cores > 1 ? 1 : 0;
   for (const auto& op : w.ops)
     if ((op.unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_) <= 0)
       throw InputError(op.loc, "op '" + op.name + "' needs a unit that arch '" + a.name + "' does not have");

@@ -108,7 +108,6 @@ class Space {
   TemplateLevels levels_;  // where the template's tiles go
   int64_t cores_ = 1;
   int64_t matrix_pes_per_core_ = 0, vector_lanes_per_core_ = 0;
-  int sub_core_ways_ = 0;  // 1 when a core's units are split over sub-cores (their own spatial loop)
 
   // What pin() fixed: per fixed group its primitive (-1: searched), its core split (kSearched,
   // -1 for none, or an index into core_splits) and its outer factors (0: searched); per op its

@@ -39,7 +39,7 @@ int64_t Space::op_budget(const Choice& c, const std::vector<int>& members, int o
 }
 
 int Space::spatial_ways(size_t op) const {
-  return (w_.ops[op].unit == arch::UnitKind::Matrix ? 2 : 1) + sub_core_ways_;
+  return (w_.ops[op].unit == arch::UnitKind::Matrix ? 2 : 1) + (a_.sub_cores > 1 ? 1 : 0);
 }
 
 void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
