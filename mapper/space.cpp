@@ -22,10 +22,18 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
     return std::any_of(w.ops.begin(), w.ops.end(), [k](const model::Op& op) { return op.unit == k; });
   };
   levels_ = template_levels(a, uses(arch::UnitKind::Matrix), uses(arch::UnitKind::Vector));
-  if (const auto* mu = a.unit(arch::UnitKind::Matrix)) matrix_pes_per_core_ = mu->total_pes() / cores_;
-  if (const auto* vu = a.unit(arch::UnitKind::Vector)) vector_lanes_per_core_ = vu->total_pes() / cores_;
+  // A unit the tree schedules has axes (each spatial loop on one); one that takes whole
+  // instructions only a count of PEs (mapper/pe_axes.h).
+  auto axes_of = [&](const arch::ComputeUnit* u, int unit_ways) -> std::optional<PeAxes> {
+    if (!u || u->total_pes() / cores_ <= 0) return std::nullopt;
+    const int64_t arrays = std::max<int64_t>(1, u->instances / cores_);
+    if (u->schedule == arch::ComputeUnit::Schedule::Tree) return PeAxes::geometric(u->shape, arrays);
+    return PeAxes::count(unit_ways + (a.sub_cores > 1 ? 1 : 0), u->total_pes() / cores_);
+  };
+  matrix_axes_ = axes_of(a.unit(arch::UnitKind::Matrix), 2);
+  vector_axes_ = axes_of(a.unit(arch::UnitKind::Vector), 1);
   for (const auto& op : w.ops)
-    if ((op.unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_) <= 0)
+    if (!(op.unit == arch::UnitKind::Matrix ? matrix_axes_ : vector_axes_))
       throw InputError(op.loc, "op '" + op.name + "' needs a unit that arch '" + a.name + "' does not have");
   // Every group is a run of ops, and every candidate asks for its groups' dims a few times.
   run_dims_.resize(w.ops.size());
@@ -174,7 +182,7 @@ void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& membe
   pin_outer(c, g);
   const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
   for (int o : members) {
-    pick_spatial(c, static_cast<size_t>(o), spatial_room(first, last, static_cast<size_t>(o)), op_budget(c, members, o), rng);
+    pick_spatial(c, static_cast<size_t>(o), spatial_room(first, last, static_cast<size_t>(o)), op_axes(c, members, o), rng);
     c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
   }
 }
@@ -295,7 +303,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     // primitive gives them (a Pipe splits the array between its ops): a structure tiled well under
     // one primitive is often tiled well under another. Otherwise the tiling is drawn anew.
     if (std::bernoulli_distribution(0.5)(rng)) return retile(c, rng);
-    for (int o : members[g]) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_budget(c, members[g], o));
+    for (int o : members[g]) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_axes(c, members[g], o));
     pin_ops(c);
     return c;
   }
@@ -340,8 +348,8 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     for (size_t i = 0; i < ext.size(); ++i) fits = fits && ext[i] % c.spatial[static_cast<size_t>(o)][i] == 0;
     if (fits && !(o == redraw && gene >= 4)) continue;
     // Half the re-draws of a fitting choice are local steps: a climb needs neighbours to walk to.
-    if (fits && std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
-    else pick_spatial(c, static_cast<size_t>(o), ext, op_budget(c, members, o), rng);
+    if (fits && std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, static_cast<size_t>(o), ext, op_axes(c, members, o), rng);
+    else pick_spatial(c, static_cast<size_t>(o), ext, op_axes(c, members, o), rng);
     if (gene == 5) c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
   }
   pin_ops(c);

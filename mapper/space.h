@@ -7,6 +7,7 @@
 // they go through DRAM.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "arch/arch.h"
 #include "mapper/factors.h"
+#include "mapper/pe_axes.h"
 #include "mapper/template_levels.h"
 #include "model/dataflow.h"
 #include "model/placement.h"
@@ -107,7 +109,9 @@ class Space {
   std::vector<int> fixed_groups_;    // per op, when the user fixed the fusion (empty: searched)
   TemplateLevels levels_;  // where the template's tiles go
   int64_t cores_ = 1;
-  int64_t matrix_pes_per_core_ = 0, vector_lanes_per_core_ = 0;
+  // One core's matrix unit and vector unit, for an op that has them to itself (null: none).
+  std::optional<PeAxes> matrix_axes_, vector_axes_;
+  const PeAxes& unit_axes(size_t op) const;
 
   // What pin() fixed: per fixed group its primitive (-1: searched), its core split (kSearched,
   // -1 for none, or an index into core_splits) and its outer factors (0: searched); per op its
@@ -172,17 +176,19 @@ class Space {
   std::vector<std::vector<int>> group_members(const Choice& c) const;
   void fill_tiling(Choice& c, std::mt19937_64& rng) const;
   void fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, std::mt19937_64& rng) const;
-  int64_t op_budget(const Choice& c, const std::vector<int>& members, int op) const;
+  // Where an op of group `members` may spread: its unit's axes on one core, or its part of
+  // them in a Pipe (or Para) group, where the ops on one unit share it.
+  PeAxes op_axes(const Choice& c, const std::vector<int>& members, int op) const;
   // How many of an op's dims may be spatial: rows and cols of a PE array (lanes of a vector
   // unit), plus one over the sub-cores where a core has several.
-  int spatial_ways(size_t op) const;
-  std::vector<std::vector<int64_t>> spatial_options(size_t op, const std::vector<int64_t>& extent, int64_t budget) const;
-  void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+  int spatial_ways(size_t op) const { return unit_axes(op).ways(); }
+  static std::vector<std::vector<int64_t>> spatial_options(const std::vector<int64_t>& extent, const PeAxes& axes);
+  void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, const PeAxes& axes,
                     std::mt19937_64& rng) const;
   // Shrinks an op's spatial factors (the widest first, each to a smaller divisor of its extent)
-  // until they fit `budget` PEs.
-  static void fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, int64_t budget);
-  void nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+  // until they fit `axes`.
+  static void fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, const PeAxes& axes);
+  void nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, const PeAxes& axes,
                      std::mt19937_64& rng) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;

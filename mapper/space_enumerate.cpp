@@ -6,25 +6,27 @@
 
 namespace dfx::mapper {
 
-// Spatial choices of one op: nothing, or factors on up to `ways` dims within the budget.
-std::vector<std::vector<int64_t>> Space::spatial_options(size_t op, const std::vector<int64_t>& extent, int64_t budget) const {
-  const model::Op& o = w_.ops[op];
-  const size_t n = o.dims.size();
-  const int ways = spatial_ways(op);
+// Spatial choices of one op: nothing, or factors on up to `ways` dims that fit the axes.
+std::vector<std::vector<int64_t>> Space::spatial_options(const std::vector<int64_t>& extent, const PeAxes& axes) {
+  const size_t n = extent.size();
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> sp(n, 1);
-  std::function<void(size_t, int, int64_t)> rec = [&](size_t from, int left, int64_t room) {
+  // Every subset of a choice that fits fits too, so bounding each factor by the room the
+  // factors before it leave lists each fitting choice once.
+  std::function<void(size_t, int)> rec = [&](size_t from, int left) {
     out.push_back(sp);
     if (left == 0) return;
-    for (size_t i = from; i < n; ++i)
+    for (size_t i = from; i < n; ++i) {
+      const int64_t room = axes.room(sp, i);
       for (int64_t d : divisors(extent[i])) {
         if (d == 1 || d > room) continue;
         sp[i] = d;
-        rec(i + 1, left - 1, room / d);
+        rec(i + 1, left - 1);
         sp[i] = 1;
       }
+    }
   };
-  rec(0, ways, budget);
+  rec(0, axes.ways());
   return out;
 }
 
@@ -46,7 +48,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
     std::function<bool(size_t)> ops = [&](size_t o) -> bool {
       if (o == n) return !honours_pins(c) || visit(c);
       const int g = c.group_of[o];
-      for (const auto& sp : spatial_options(o, spatial_room(c, o), op_budget(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
+      for (const auto& sp : spatial_options(spatial_room(c, o), op_axes(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
         c.spatial[o] = sp;
         for (int r = 0; r < loop_orders(o); ++r) {
           c.order[o] = r;
@@ -152,7 +154,7 @@ std::vector<Choice> Space::unpinned_options(const Choice& partial, size_t step) 
   const size_t o = step / 2;
   if (step % 2 == 0) {  // spatial
     const int g = partial.group_of[o];
-    for (const auto& sp : spatial_options(o, spatial_room(partial, o), op_budget(partial, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
+    for (const auto& sp : spatial_options(spatial_room(partial, o), op_axes(partial, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
       Choice c = partial;
       c.spatial[o] = sp;
       out.push_back(c);

@@ -25,79 +25,68 @@ std::vector<int64_t> Space::spatial_room(const Choice& c, size_t op) const {
   return spatial_room(group_tile(c, g), group_tile(c, g, true), op);
 }
 
-// PEs (or lanes) of one core an op may spread over: all of them, or its share in a Pipe group.
-int64_t Space::op_budget(const Choice& c, const std::vector<int>& members, int op) const {
+const PeAxes& Space::unit_axes(size_t op) const {
+  return w_.ops[op].unit == arch::UnitKind::Matrix ? *matrix_axes_ : *vector_axes_;
+}
+
+// An op's part of its unit on one core: all of it, or an equal part in a Pipe (or Para) group.
+PeAxes Space::op_axes(const Choice& c, const std::vector<int>& members, int op) const {
   const size_t g = static_cast<size_t>(c.group_of[static_cast<size_t>(op)]);
   const arch::UnitKind unit = w_.ops[static_cast<size_t>(op)].unit;
-  int64_t budget = unit == arch::UnitKind::Matrix ? matrix_pes_per_core_ : vector_lanes_per_core_;
-  if (c.prim[g] == model::Prim::Para || c.prim[g] == model::Prim::Pipe) {
-    int sharing = 0;
-    for (int x : members) sharing += w_.ops[static_cast<size_t>(x)].unit == unit;
-    budget = std::max<int64_t>(1, budget / sharing);
-  }
-  return budget;
+  const PeAxes& whole = unit_axes(static_cast<size_t>(op));
+  if (c.prim[g] != model::Prim::Para && c.prim[g] != model::Prim::Pipe) return whole;
+  int sharing = 0;
+  for (int x : members) sharing += w_.ops[static_cast<size_t>(x)].unit == unit;
+  return whole.shared_by(sharing);
 }
 
-int Space::spatial_ways(size_t op) const {
-  return (w_.ops[op].unit == arch::UnitKind::Matrix ? 2 : 1) + (a_.sub_cores > 1 ? 1 : 0);
-}
-
-void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, const PeAxes& axes,
                          std::mt19937_64& rng) const {
   const model::Op& o = w_.ops[op];
   std::vector<int64_t>& sp = c.spatial[op];
   sp.assign(o.dims.size(), 1);
-  const int ways = spatial_ways(op);
   std::vector<size_t> dims(o.dims.size());
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
   std::shuffle(dims.begin(), dims.end(), rng);
-  int64_t left = budget;
-  for (int k = 0; k < ways && k < static_cast<int>(dims.size()); ++k) {
+  for (int k = 0; k < axes.ways() && k < static_cast<int>(dims.size()); ++k) {
     const size_t i = dims[static_cast<size_t>(k)];
+    const int64_t room = axes.room(sp, i);
     // Half the time the widest spread that fits: a big array is rarely best left idle.
-    sp[i] = std::bernoulli_distribution(0.5)(rng) ? largest_divisor(extent[i], left) : pick_divisor(extent[i], left, rng);
-    left /= sp[i];
+    sp[i] = std::bernoulli_distribution(0.5)(rng) ? largest_divisor(extent[i], room) : pick_divisor(extent[i], room, rng);
   }
 }
 
-void Space::fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, int64_t budget) {
-  for (;;) {
-    int64_t used = 1;
-    size_t widest = 0;
-    for (size_t i = 0; i < sp.size(); ++i) {
-      used *= sp[i];
-      if (sp[i] > sp[widest]) widest = i;
-    }
-    if (used <= budget || sp[widest] == 1) return;
+void Space::fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, const PeAxes& axes) {
+  while (!axes.fits(sp)) {
+    const size_t widest = static_cast<size_t>(std::max_element(sp.begin(), sp.end()) - sp.begin());
     sp[widest] = largest_divisor(extent[widest], sp[widest] - 1);
   }
 }
 
 // One local step of an op's spatial choice, the rest kept: a factor to its next divisor, one
 // spatial dimension traded for another, or a dimension added when the unit has a way left.
-void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, int64_t budget,
+void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, const PeAxes& axes,
                           std::mt19937_64& rng) const {
   std::vector<int64_t>& sp = c.spatial[op];
-  const size_t ways = static_cast<size_t>(spatial_ways(op));
+  const size_t ways = static_cast<size_t>(axes.ways());
   std::vector<size_t> on, off;
-  int64_t used = 1;
-  for (size_t i = 0; i < sp.size(); ++i) (sp[i] > 1 ? on : off).push_back(i), used *= sp[i];
+  for (size_t i = 0; i < sp.size(); ++i) (sp[i] > 1 ? on : off).push_back(i);
   const int move = std::uniform_int_distribution<int>(0, 2)(rng);
   if (on.empty() || (move == 2 && on.size() < ways)) {
     if (off.empty()) return;
     const size_t j = pick(off, rng);
-    sp[j] = pick_divisor(extent[j], budget / used, rng);
+    sp[j] = pick_divisor(extent[j], axes.room(sp, j), rng);
     return;
   }
   const size_t i = pick(on, rng);
-  const int64_t room = budget / (used / sp[i]);  // what dimension i may take with the others kept
   if (move == 0 || off.empty()) {
-    sp[i] = adjacent_divisor(extent[i], sp[i], room, rng);
+    sp[i] = adjacent_divisor(extent[i], sp[i], axes.room(sp, i), rng);
     return;
   }
+  // Trade dimension i for j: j takes the axis i leaves (or a larger one that is free).
   const size_t j = pick(off, rng);
   sp[i] = 1;
-  sp[j] = largest_divisor(extent[j], room);
+  sp[j] = largest_divisor(extent[j], axes.room(sp, j));
 }
 
 namespace {

@@ -146,21 +146,15 @@ void Space::pin_spatial_spec(const std::string& spec, const std::string& target,
   const size_t o = static_cast<size_t>(index);
   const model::Op& op = w_.ops[o];
   std::vector<int64_t> sp(op.dims.size(), 1);
-  int64_t pes = 1;
-  size_t used = 0;
   if (value != "none")
     for (const std::string& item : split(value, ',')) {
       const auto [d, f] = dim_factor(w_, spec, item);
       const auto at = std::find(op.dims.begin(), op.dims.end(), d);
       if (at == op.dims.end()) throw InputError(kAt, "'" + spec + "': op '" + target + "' has no dimension '" + w_.dims[static_cast<size_t>(d)].name + "'");
       sp[static_cast<size_t>(at - op.dims.begin())] = f;
-      pes *= f, used += f > 1;
     }
-  const bool matrix = op.unit == arch::UnitKind::Matrix;
-  const int64_t budget = matrix ? matrix_pes_per_core_ : vector_lanes_per_core_;
-  if (used > (matrix ? 2u : 1u))
-    throw InputError(kAt, "'" + spec + "': a " + std::string(matrix ? "matrix op spreads over two dims (rows × cols)" : "vector op spreads over one dim (lanes)") + " at most");
-  if (pes > budget) throw InputError(kAt, "'" + spec + "': " + std::to_string(pes) + " PEs, but one core has " + std::to_string(budget));
+  const PeAxes& axes = unit_axes(o);
+  if (!axes.fits(sp)) throw InputError(kAt, "'" + spec + "': does not fit one core's " + axes.describe());
   pins_.spatial[o] = sp;
 }
 

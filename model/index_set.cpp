@@ -334,30 +334,14 @@ std::vector<Slice> Region::minus(const Slice& p, const Slice& q) {
 }
 
 void Region::add(const Slice& s) {
-  std::vector<Slice> parts = {s};
-  for (const auto& existing : pieces_) {
-    std::vector<Slice> next;
-    for (const auto& part : parts)
-      for (auto& m : minus(part, existing)) next.push_back(std::move(m));
-    parts = std::move(next);
-    if (parts.empty()) return;
-  }
-  for (auto& part : parts)
+  for (auto& part : minus_all(s, pieces_))
     if (slice_size(part) > 0) pieces_.push_back(std::move(part));
 }
 
 Region Region::difference(const MultiSlice& now, const MultiSlice& before) {
   Region r;
-  for (const auto& p : now.parts) {
-    std::vector<Slice> parts = {p};
-    for (const auto& q : before.parts) {
-      std::vector<Slice> next;
-      for (const auto& part : parts)
-        for (auto& m : minus(part, q)) next.push_back(std::move(m));
-      parts = std::move(next);
-    }
-    for (const auto& part : parts) r.add(part);
-  }
+  for (const auto& p : now.parts)
+    for (const auto& part : minus_all(p, before.parts)) r.add(part);
   return r;
 }
 
@@ -369,6 +353,13 @@ void Region::spread(size_t axis, int64_t step, int64_t count) {
     p[axis] = spread_set(p[axis], step, count);
     add(p);
   }
+}
+
+int64_t Region::size_outside(const Region& other) const {
+  int64_t n = 0;
+  for (const auto& p : pieces_)
+    for (const auto& part : minus_all(p, other.pieces_)) n += slice_size(part);
+  return n;
 }
 
 int64_t Region::size() const {

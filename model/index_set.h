@@ -83,11 +83,25 @@ class Region {
   // The union of this region moved by k*step along tensor dimension `axis`, k = 0..count-1.
   void spread(size_t axis, int64_t step, int64_t count);
   int64_t size() const;
+  int64_t size_outside(const Region& other) const;  // |this − other|
 
  private:
   std::vector<Slice> pieces_;
   void add(const Slice& s);          // keeps pieces disjoint
   static std::vector<Slice> minus(const Slice& p, const Slice& q);
+  // p minus every slice of `qs`, as disjoint products.
+  template <class Slices>
+  static std::vector<Slice> minus_all(const Slice& p, const Slices& qs) {
+    std::vector<Slice> parts = {p};
+    for (const auto& q : qs) {
+      std::vector<Slice> next;
+      for (const auto& part : parts)
+        for (auto& m : minus(part, q)) next.push_back(std::move(m));
+      parts = std::move(next);
+      if (parts.empty()) break;
+    }
+    return parts;
+  }
 };
 
 // {x + k*step : x in set, 0 <= k < count}.

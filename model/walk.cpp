@@ -225,7 +225,7 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
   };
   if (loop.spatial) {
     if (!spatial_split_ok(node, li, extent, chunk, last)) return {};
-    return spatial(node, li, weight, trips, at);
+    return spatial(node, li, weight, trips, last != chunk, at);
   }
   // Temporal: first iteration, then the identical middle ones once with a weight, then a
   // partial last one. Fusion can clip a producer's box near an edge; then the middle
@@ -269,13 +269,21 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
   return latency;
 }
 
+bool Walker::innermost(int node, size_t li) const {
+  if (li + 1 != f_.nodes[static_cast<size_t>(node)].loops.size()) return false;
+  for (int x = node + 1; x < subtree_end_[static_cast<size_t>(node)]; ++x)
+    if (!f_.nodes[static_cast<size_t>(x)].loops.empty()) return false;
+  return true;
+}
+
 bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last) {
   const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
   auto [it, fresh] = spatial_extent_.insert({{node, li}, extent});
   const std::string& dim = w_.dims[static_cast<size_t>(loop.dim)].name;
-  if (last != chunk) {
+  if (last != chunk && !innermost(node, li)) {
     problem(loop.loc, "spatial loop " + dim + ":" + std::to_string(loop.factor) + " splits extent " +
-                          std::to_string(extent) + " unevenly; spatial factors must divide their extent");
+                          std::to_string(extent) + " unevenly above other loops; a spatial factor that does not "
+                          "divide its extent must be the innermost loop, with no loops below it");
     return false;
   }
   if (!fresh && it->second != extent) {
@@ -288,24 +296,43 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk
 }
 
 template <class At>
-Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, At at) {
+Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at) {
   // Instances run side by side and are alike, so one stands for all of them. That needs the
-  // same even split in every step (checked in loops()).
-  Time latency;
-  const int64_t saved_weight = instance_weight_;
+  // same split in every step (checked in loops()).
+  const int64_t key = static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li);
   BoxPool::Lease b = at(0);
-  SpatialLevel level{trips, *b};
+  if (trips == 1) return instances(node, li, weight, 1, key, *b, nullptr);
+  BoxPool::Lease b1 = at(1);
+  if (!uneven) return instances(node, li, weight, trips, key, *b, &*b1);
+  BoxPool::Lease bl = at(trips - 1);
+  // The full instances, then the last one beside them: it has less to do, so their time
+  // stands; its walk must not move the pipeline's first loads or last store either.
+  uneven_ = Uneven{spatial_stack_.size(), false, {}};
+  Time t = instances(node, li, weight, trips - 1, key, *b, trips > 2 ? &*b1 : nullptr);
+  uneven_->last_pass = true;
+  const bool computed = computed_;
+  const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
+               after_last_load = after_last_load_;
+  instances(node, li, weight, 1, key + 2048, *bl, nullptr);
+  computed_ = computed, first_loads_ = first_loads, last_store_ = last_store, last_store_port_ = last_store_port,
+  after_last_load_ = after_last_load;
+  uneven_.reset();
+  return t;
+}
+
+Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, OpBoxes& first,
+                       const OpBoxes* next) {
+  const int64_t saved_weight = instance_weight_;
+  SpatialLevel level{count, first};
   level.delta.fill({0, 0});
-  if (trips > 1) {
-    BoxPool::Lease b1 = at(1);
-    for (size_t o = 0; o < (*b1).size(); ++o)
-      for (size_t d = 0; d < (*b1).dims(); ++d) level.delta[o][d].first = (*b1)[o][d].first - (*b)[o][d].first;
-  }
+  if (next)
+    for (size_t o = 0; o < next->size(); ++o)
+      for (size_t d = 0; d < next->dims(); ++d) level.delta[o][d].first = (*next)[o][d].first - first[o][d].first;
   spatial_stack_.push_back(std::move(level));
   const int saved_inst = inst_ctx_;
-  inst_ctx_ = contexts_.enter(inst_ctx_, static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li));
-  instance_weight_ = saved_weight * trips;
-  latency = loops(node, li + 1, *b, weight * trips);
+  inst_ctx_ = contexts_.enter(inst_ctx_, ctx_key);
+  instance_weight_ = saved_weight * count;
+  Time latency = loops(node, li + 1, first, weight * count);
   inst_ctx_ = saved_inst;
   spatial_stack_.pop_back();
   instance_weight_ = saved_weight;

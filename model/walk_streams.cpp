@@ -124,7 +124,11 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
     if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) return {};
     s.spreads_owner = node;
   }
-  const int64_t shared = merged == 1 ? fresh : multicast ? merged_fresh(now, s.resident, fresh, s.spreads) : fresh * merged;
+  const bool over_uneven = uneven_ && prefix <= uneven_->level;
+  const int64_t shared = multicast && over_uneven ? sent_over_uneven(node, tensor, id, now, merged)
+                         : merged == 1            ? fresh
+                         : multicast              ? merged_fresh(now, s.resident, fresh, s.spreads)
+                                                  : fresh * merged;
   const int64_t source_weight = weight / merged;
   add_occupancy(s.level, tensor, s.inst_ctx, now.size() - s.resident.size());
   s.mc_count = multicast ? merged : 1;
@@ -151,6 +155,24 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   m.port = port;
   m.colliding_wait = moved.colliding_wait;
   return m;
+}
+
+int64_t Walker::sent_over_uneven(int node, int tensor, int id, const MultiSlice& now, int64_t merged) {
+  Stream& s = streams_[static_cast<size_t>(id)];
+  Region sent = Region::difference(now, s.resident);
+  if (merged > 1)
+    for (const auto& [axis, step, count] : s.spreads) sent.spread(axis, step, count);
+  if (!uneven_->last_pass) {
+    const int64_t n = sent.size();
+    uneven_->sent.push_back({node, tensor, id, std::move(sent)});
+    return n;
+  }
+  for (const Uneven::Sent& full : uneven_->sent)
+    if (full.node == node && full.tensor == tensor) {
+      s.twin = full.stream;
+      return sent.size_outside(full.region);
+    }
+  return sent.size();  // the full instances' pass never activated it (not reached: same subtree)
 }
 
 void Walker::add_cover(int id, const Slice& part) {
@@ -239,9 +261,18 @@ void Walker::finish_write_streams(size_t from) {
     if (!s.write || s.cover.empty()) continue;
     const int64_t distinct = slice_size(s.cover) * s.instance_weight;
     r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;
-    Slice merged_cover = s.cover;
-    for (const auto& [axis, step, count] : s.spreads) merged_cover[axis] = spread_set(merged_cover[axis], step, count);
-    const int64_t merged_distinct = slice_size(merged_cover) * (s.instance_weight / s.mc_count);
+    auto spread_cover = [](const Stream& x) {
+      Slice c = x.cover;
+      for (const auto& [axis, step, count] : x.spreads) c[axis] = spread_set(c[axis], step, count);
+      return c;
+    };
+    const Slice merged_cover = spread_cover(s);
+    int64_t merged_distinct = slice_size(merged_cover);
+    // The last instance of an uneven spatial loop: what the full instances wrote was counted
+    // with theirs.
+    if (s.twin >= 0 && s.mc_count > 0 && !streams_[static_cast<size_t>(s.twin)].cover.empty())
+      merged_distinct -= slice_overlap(merged_cover, spread_cover(streams_[static_cast<size_t>(s.twin)]));
+    merged_distinct *= s.instance_weight / s.mc_count;
     const int64_t refills = s.mc_write_entries - merged_distinct;
     charge_source(s.tensor, s.source, s.level, false, refills);
   }

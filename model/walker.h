@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -34,6 +35,7 @@ struct Stream {
   std::vector<std::tuple<size_t, int64_t, int64_t>> spreads;  // (axis, step, count) per merged loop
   int spreads_owner = -1;        // the owner node `spreads` was computed for
   std::vector<int> owners;  // tile nodes whose activations fill this buffer
+  int twin = -1;            // the last instance of an uneven spatial loop: the full instances' stream
   bool dropped = false;     // emptied by a Seq sibling since its last activation
   bool finished = false;    // its refills are counted (finish_write_streams)
 };
@@ -80,6 +82,23 @@ class Walker {
     OpBoxes delta;
   };
   std::vector<SpatialLevel> spatial_stack_;
+  // A spatial loop whose last instance has less to do (73 rows over 8 instances: seven of 10,
+  // one of 3) is walked as its full instances, alike, then the last one. It is the innermost
+  // loop of its tile with no loops below (spatial_split_ok), so each buffer below is activated
+  // once per pass, in the same order: what the full instances' sources sent then is kept, and
+  // the last instance's source sends only what they did not (one multicast for all).
+  struct Uneven {
+    size_t level = 0;        // its index in spatial_stack_
+    bool last_pass = false;  // walking the last instance
+    struct Sent {
+      int node = 0, tensor = 0, stream = 0;
+      Region region;
+    };
+    std::vector<Sent> sent;
+  };
+  std::optional<Uneven> uneven_;
+  // What a multicast source sends for an activation merged over the uneven loop's instances.
+  int64_t sent_over_uneven(int node, int tensor, int id, const MultiSlice& now, int64_t merged);
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
   std::deque<Stream> streams_;  // grows without moving the streams (their moves may copy)
@@ -203,12 +222,16 @@ class Walker {
   // Iterations of loop `li` and everything inside it. Returns the latency of one pass.
   Time loops(int node, size_t li, OpBoxes& boxes, int64_t weight);
 
-  // Spatial loops must split the same extent evenly every time they run: instances are hardware
-  // and each must do the same work on the same shape.
+  // Spatial loops must split the same extent every time they run: instances are hardware. One
+  // whose last instance has less to do must be the innermost loop, with nothing below stepping.
   bool spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last);
+  bool innermost(int node, size_t li) const;
 
   template <class At>
-  Time spatial(int node, size_t li, int64_t weight, int64_t trips, At at);
+  Time spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at);
+  // `count` alike instances, the first at `first`, the next (if count > 1) at `next`.
+  Time instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, OpBoxes& first,
+                 const OpBoxes* next);
 };
 
 }  // namespace dfx::model

@@ -93,19 +93,33 @@ class TreeGen {
       int factor = pick(rng_, 1, std::max(1, sizes_.at(d)));
       os << (i ? ", " : "") << '"' << d << ':' << factor << (chance(rng_, 0.25) ? ":sp" : "") << '"';
     }
+    // Now and then a spatial loop innermost over leaves, the only place one whose factor does
+    // not divide its extent may go (its last instance has less to do).
+    size_t n = last - first + 1;
+    const bool over_leaves = n <= 3 && chance(rng_, 0.3);
+    if (over_leaves) {
+      const std::string& d = dv[static_cast<size_t>(pick(rng_, 0, static_cast<int>(dv.size()) - 1))];
+      os << (nloops ? ", " : "") << '"' << d << ':' << pick(rng_, 2, std::max(2, sizes_.at(d))) << ":sp\"";
+    }
     os << "]\n";
     const char* prims[] = {"Seq", "Shar", "Para", "Pipe"};
     os << pad << "prim: " << prims[pick(rng_, 0, 3)] << "\n";
     os << pad << "children:\n";
     // Split the ops into 1..3 contiguous groups; a group of one op may become a leaf here.
-    size_t n = last - first + 1;
-    size_t groups = static_cast<size_t>(pick(rng_, 1, static_cast<int>(std::min<size_t>(3, n))));
+    size_t groups = over_leaves ? n : static_cast<size_t>(pick(rng_, 1, static_cast<int>(std::min<size_t>(3, n))));
     std::vector<size_t> cuts = {first};
     for (size_t g = 1; g < groups; ++g) cuts.push_back(first + g * n / groups);
     cuts.push_back(last + 1);
     for (size_t g = 0; g + 1 < cuts.size(); ++g) {
       size_t a = cuts[g], b = cuts[g + 1] - 1;
-      bool leaf = a == b && (depth >= 3 || chance(rng_, 0.4));
+      bool leaf = a == b && (over_leaves || depth >= 3 || chance(rng_, 0.4));
+      if (leaf && over_leaves && chance(rng_, 0.6)) {
+        // A loop-less tile between: its buffers are one per instance of the uneven loop (the
+        // registers under a PE array), fed from the tile above by one multicast.
+        const size_t below = std::min(chain_.size() - 1, level + 1);
+        os << pad << "  - tile: " << chain_[below] << "\n" << pad << "    children:\n" << pad << "      - op: " << fam_.ops[a].first << "\n";
+        continue;
+      }
       if (leaf) {
         os << pad << "  - op: " << fam_.ops[a].first << "\n";
         continue;

@@ -1,0 +1,97 @@
+#include "mapper/pe_axes.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace dfx::mapper {
+
+PeAxes PeAxes::geometric(std::vector<int64_t> unit_axes, int64_t sub_cores) {
+  PeAxes p;
+  p.sizes_ = std::move(unit_axes);
+  if (sub_cores > 1) p.sizes_.push_back(sub_cores), p.sub_cores_ = sub_cores;
+  p.ways_ = static_cast<int>(p.sizes_.size());
+  return p;
+}
+
+PeAxes PeAxes::count(int ways, int64_t pes) {
+  PeAxes p;
+  p.ways_ = ways;
+  p.pes_ = pes;
+  return p;
+}
+
+bool PeAxes::place(const std::vector<int64_t>& factors, size_t skip, std::vector<int64_t>& free_axes) const {
+  std::vector<int64_t> wanted;
+  for (size_t i = 0; i < factors.size(); ++i)
+    if (i != skip && factors[i] > 1) wanted.push_back(factors[i]);
+  free_axes = sizes_;
+  if (wanted.size() > free_axes.size()) return false;
+  // Largest factor on the largest axis, and so on: if any assignment fits, this one does, and
+  // it leaves the largest axes free that any fitting assignment can.
+  std::sort(wanted.begin(), wanted.end(), std::greater<>());
+  std::sort(free_axes.begin(), free_axes.end(), std::greater<>());
+  for (size_t k = 0; k < wanted.size(); ++k)
+    if (wanted[k] > free_axes[k]) return false;
+  // Each factor then moves to the smallest axis that holds it, so the large ones stay free.
+  std::vector<int64_t> axes = free_axes;
+  std::vector<char> taken(axes.size(), 0);
+  for (int64_t f : wanted) {
+    size_t best = axes.size();
+    for (size_t a = 0; a < axes.size(); ++a)
+      if (!taken[a] && axes[a] >= f && (best == axes.size() || axes[a] < axes[best])) best = a;
+    taken[best] = 1;
+  }
+  free_axes.clear();
+  for (size_t a = 0; a < axes.size(); ++a)
+    if (!taken[a]) free_axes.push_back(axes[a]);
+  return true;
+}
+
+bool PeAxes::fits(const std::vector<int64_t>& factors) const {
+  if (sizes_.empty()) {
+    int used = 0;
+    int64_t pes = 1;
+    for (int64_t f : factors) used += f > 1, pes *= f;
+    return used <= ways_ && pes <= pes_;
+  }
+  std::vector<int64_t> free_axes;
+  return place(factors, factors.size(), free_axes);
+}
+
+int64_t PeAxes::room(const std::vector<int64_t>& factors, size_t i) const {
+  if (sizes_.empty()) {
+    int used = 0;
+    int64_t pes = 1;
+    for (size_t j = 0; j < factors.size(); ++j)
+      if (j != i) used += factors[j] > 1, pes *= factors[j];
+    return used >= ways_ ? 1 : std::max<int64_t>(1, pes_ / pes);
+  }
+  std::vector<int64_t> free_axes;
+  if (!place(factors, i, free_axes) || free_axes.empty()) return 1;
+  return *std::max_element(free_axes.begin(), free_axes.end());
+}
+
+PeAxes PeAxes::shared_by(int sharing) const {
+  PeAxes p = *this;
+  if (sharing <= 1) return p;
+  if (sizes_.empty()) {
+    p.pes_ = std::max<int64_t>(1, pes_ / sharing);
+    return p;
+  }
+  const bool by_sub_cores = sub_cores_ >= sharing;
+  int64_t& axis = by_sub_cores ? p.sizes_.back() : p.sizes_.front();
+  axis = std::max<int64_t>(1, axis / sharing);
+  if (by_sub_cores) p.sub_cores_ = axis;
+  return p;
+}
+
+std::string PeAxes::describe() const {
+  if (sizes_.empty())
+    return std::to_string(pes_) + " PEs (at most " + std::to_string(ways_) + " spatial loops)";
+  std::string out = "axes ";
+  for (size_t a = 0; a < sizes_.size(); ++a) out += (a ? " × " : "") + std::to_string(sizes_[a]);
+  if (sub_cores_ > 1) out += " sub-cores";
+  return out + " (one spatial loop on each, up to its size)";
+}
+
+}  // namespace dfx::mapper
