@@ -24,26 +24,20 @@ bool PeAxes::place(const std::vector<int64_t>& factors, size_t skip, std::vector
   std::vector<int64_t> wanted;
   for (size_t i = 0; i < factors.size(); ++i)
     if (i != skip && factors[i] > 1) wanted.push_back(factors[i]);
-  free_axes = sizes_;
-  if (wanted.size() > free_axes.size()) return false;
-  // Largest factor on the largest axis, and so on: if any assignment fits, this one does, and
-  // it leaves the largest axes free that any fitting assignment can.
+  // Largest factor first, each on the smallest free axis that holds it: if any assignment
+  // fits, this one does, and it leaves the largest axes free that any fitting assignment can.
   std::sort(wanted.begin(), wanted.end(), std::greater<>());
-  std::sort(free_axes.begin(), free_axes.end(), std::greater<>());
-  for (size_t k = 0; k < wanted.size(); ++k)
-    if (wanted[k] > free_axes[k]) return false;
-  // Each factor then moves to the smallest axis that holds it, so the large ones stay free.
-  std::vector<int64_t> axes = free_axes;
-  std::vector<char> taken(axes.size(), 0);
+  std::vector<char> taken(sizes_.size(), 0);
   for (int64_t f : wanted) {
-    size_t best = axes.size();
-    for (size_t a = 0; a < axes.size(); ++a)
-      if (!taken[a] && axes[a] >= f && (best == axes.size() || axes[a] < axes[best])) best = a;
+    size_t best = sizes_.size();
+    for (size_t a = 0; a < sizes_.size(); ++a)
+      if (!taken[a] && sizes_[a] >= f && (best == sizes_.size() || sizes_[a] < sizes_[best])) best = a;
+    if (best == sizes_.size()) return false;
     taken[best] = 1;
   }
   free_axes.clear();
-  for (size_t a = 0; a < axes.size(); ++a)
-    if (!taken[a]) free_axes.push_back(axes[a]);
+  for (size_t a = 0; a < sizes_.size(); ++a)
+    if (!taken[a]) free_axes.push_back(sizes_[a]);
   return true;
 }
 

@@ -270,7 +270,7 @@ void Walker::finish_write_streams(size_t from) {
     int64_t merged_distinct = slice_size(merged_cover);
     // The last instance of an uneven spatial loop: what the full instances wrote was counted
     // with theirs.
-    if (s.twin >= 0 && s.mc_count > 0 && !streams_[static_cast<size_t>(s.twin)].cover.empty())
+    if (s.twin >= 0 && !streams_[static_cast<size_t>(s.twin)].cover.empty())
       merged_distinct -= slice_overlap(merged_cover, spread_cover(streams_[static_cast<size_t>(s.twin)]));
     merged_distinct *= s.instance_weight / s.mc_count;
     const int64_t refills = s.mc_write_entries - merged_distinct;
