@@ -3,9 +3,7 @@
 #include <algorithm>
 
 namespace dfx::mapper {
-namespace {
 
-// The neighbour of d in the ascending list `ds` (up or down at random, at most `at_most`), or d.
 int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, std::mt19937_64& rng) {
   const auto at = std::find(ds.begin(), ds.end(), d);
   if (at == ds.end()) return d;
@@ -14,8 +12,6 @@ int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, st
   if (!up && at != ds.begin()) return *(at - 1);
   return d;
 }
-
-}  // namespace
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;

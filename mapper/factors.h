@@ -24,6 +24,10 @@ std::vector<int64_t> trip_counts(int64_t n);
 // The trip count a loop of `factor` trips over n elements really runs.
 int64_t trips_of(int64_t n, int64_t factor);
 
+// The neighbour of d in the ascending list `ds` (up or down at random, at most `at_most`), or d
+// when it has none that way (or is not in the list).
+int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, std::mt19937_64& rng);
+
 // A divisor of n, at most `at_most`, drawn uniformly (1 when none).
 int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng);
 int64_t largest_divisor(int64_t n, int64_t at_most);

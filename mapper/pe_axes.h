@@ -20,6 +20,7 @@ class PeAxes {
   static PeAxes count(int ways, int64_t pes);
 
   int ways() const { return ways_; }
+  bool geometric() const { return !sizes_.empty(); }  // by axes, not by count
   // The factors (1: not spatial) fit: each of the others on an axis of its own (or, by count,
   // few enough and within the PEs).
   bool fits(const std::vector<int64_t>& factors) const;

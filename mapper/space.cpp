@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -343,9 +344,8 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
   // The loop below changes spatial choices only: the group's tiles stay.
   const model::OpBoxes first = group_tile(c, g), last = group_tile(c, g, true);
   for (int o : members) {
-    std::vector<int64_t> ext = spatial_room(first, last, static_cast<size_t>(o));
-    bool fits = true;
-    for (size_t i = 0; i < ext.size(); ++i) fits = fits && ext[i] % c.spatial[static_cast<size_t>(o)][i] == 0;
+    const SpatialRoom ext = spatial_room(first, last, static_cast<size_t>(o));
+    const bool fits = ext.allows(c.spatial[static_cast<size_t>(o)]);
     if (fits && !(o == redraw && gene >= 4)) continue;
     // Half the re-draws of a fitting choice are local steps: a climb needs neighbours to walk to.
     if (fits && std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, static_cast<size_t>(o), ext, op_axes(c, members, o), rng);
@@ -391,6 +391,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     for (size_t i = 0; i < dims.size(); ++i)
       if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
     const model::OpBoxes boxes = group_tile(c, static_cast<int>(g));
+    std::optional<model::OpBoxes> last;  // the group's last tile, when an op needs it
     const int buffer_tile = add(add(root, outer), tile(levels_.group, c.prim[g]));
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
@@ -412,10 +413,20 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       for (size_t k = 0; k < keep.size(); ++k) {
         const size_t i = keep[k];
         const bool reduction = k >= keep.size() - reduce.size();
-        if (ext[i] / sp[i] > 1) (stage && !reduction ? staged : op_tile).loops.push_back(loop(op.dims[i], ext[i] / sp[i], false));
+        const int64_t steps = (ext[i] + sp[i] - 1) / sp[i];  // a padded spread's last step runs fewer
+        if (steps > 1) (stage && !reduction ? staged : op_tile).loops.push_back(loop(op.dims[i], steps, false));
+      }
+      // An irregular spread (padded, or over an extent the group's last tile changes) idles
+      // instances in some steps: its loop goes innermost (mapper/spatial_room.h). Only an op
+      // with several spatial loops has a choice.
+      int irregular = -1;
+      if (std::count_if(sp.begin(), sp.end(), [](int64_t factor) { return factor > 1; }) > 1) {
+        if (!last) last = group_tile(c, static_cast<int>(g), true);
+        irregular = spatial_room(boxes, *last, static_cast<size_t>(o)).irregular(sp);
       }
       for (size_t i = 0; i < op.dims.size(); ++i)
-        if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
+        if (sp[i] > 1 && static_cast<int>(i) != irregular) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
+      if (irregular >= 0) op_tile.loops.push_back(loop(op.dims[static_cast<size_t>(irregular)], sp[static_cast<size_t>(irregular)], true));
       int parent = buffer_tile;
       if (matrix && levels_.matrix_staging >= 0) parent = add(parent, staged);
       parent = add(parent, op_tile);

@@ -16,6 +16,7 @@
 #include "arch/arch.h"
 #include "mapper/factors.h"
 #include "mapper/pe_axes.h"
+#include "mapper/spatial_room.h"
 #include "mapper/template_levels.h"
 #include "model/dataflow.h"
 #include "model/placement.h"
@@ -182,20 +183,17 @@ class Space {
   // How many of an op's dims may be spatial: rows and cols of a PE array (lanes of a vector
   // unit), plus one over the sub-cores where a core has several.
   int spatial_ways(size_t op) const { return unit_axes(op).ways(); }
-  static std::vector<std::vector<int64_t>> spatial_options(const std::vector<int64_t>& extent, const PeAxes& axes);
-  void pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, const PeAxes& axes,
-                    std::mt19937_64& rng) const;
-  // Shrinks an op's spatial factors (the widest first, each to a smaller divisor of its extent)
+  static std::vector<std::vector<int64_t>> spatial_options(const SpatialRoom& room, const PeAxes& axes);
+  void pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
+  // Shrinks an op's spatial factors (the widest first, each to a smaller value it may take)
   // until they fit `axes`.
-  static void fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, const PeAxes& axes);
-  void nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, const PeAxes& axes,
-                     std::mt19937_64& rng) const;
+  static void fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const PeAxes& axes);
+  void nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
-  // An op's extents in its group's first tile, 1 where its last tile differs: a spatial loop
-  // must split the same extent at every step.
-  std::vector<int64_t> spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const;
-  std::vector<int64_t> spatial_room(const Choice& c, size_t op) const;
+  // What an op's spatial loops may take in its group's tiles (first and last).
+  SpatialRoom spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const;
+  SpatialRoom spatial_room(const Choice& c, size_t op) const;
 };
 
 }  // namespace dfx::mapper

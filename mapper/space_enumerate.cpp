@@ -7,8 +7,8 @@
 namespace dfx::mapper {
 
 // Spatial choices of one op: nothing, or factors on up to `ways` dims that fit the axes.
-std::vector<std::vector<int64_t>> Space::spatial_options(const std::vector<int64_t>& extent, const PeAxes& axes) {
-  const size_t n = extent.size();
+std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room, const PeAxes& axes) {
+  const size_t n = room.size();
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> sp(n, 1);
   // Every subset of a choice that fits fits too, so bounding each factor by the room the
@@ -17,9 +17,8 @@ std::vector<std::vector<int64_t>> Space::spatial_options(const std::vector<int64
     out.push_back(sp);
     if (left == 0) return;
     for (size_t i = from; i < n; ++i) {
-      const int64_t room = axes.room(sp, i);
-      for (int64_t d : divisors(extent[i])) {
-        if (d == 1 || d > room) continue;
+      for (int64_t d : room.values(sp, i, axes.room(sp, i))) {
+        if (d == 1) continue;
         sp[i] = d;
         rec(i + 1, left - 1);
         sp[i] = 1;

@@ -12,15 +12,15 @@ std::vector<int64_t> Space::op_extents(const model::OpBoxes& tile, size_t op) co
   return out;
 }
 
-std::vector<int64_t> Space::spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const {
-  std::vector<int64_t> out = op_extents(first, op);
+SpatialRoom Space::spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const {
+  std::vector<int64_t> extent = op_extents(first, op);
   const std::vector<int64_t> partial = op_extents(last, op);
-  for (size_t i = 0; i < out.size(); ++i)
-    if (partial[i] != out[i]) out[i] = 1;
-  return out;
+  std::vector<char> varies(extent.size());
+  for (size_t i = 0; i < extent.size(); ++i) varies[i] = partial[i] != extent[i];
+  return SpatialRoom(std::move(extent), std::move(varies), unit_axes(op).geometric());
 }
 
-std::vector<int64_t> Space::spatial_room(const Choice& c, size_t op) const {
+SpatialRoom Space::spatial_room(const Choice& c, size_t op) const {
   const int g = c.group_of[op];
   return spatial_room(group_tile(c, g), group_tile(c, g, true), op);
 }
@@ -40,8 +40,7 @@ PeAxes Space::op_axes(const Choice& c, const std::vector<int>& members, int op) 
   return whole.shared_by(sharing);
 }
 
-void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, const PeAxes& axes,
-                         std::mt19937_64& rng) const {
+void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const {
   const model::Op& o = w_.ops[op];
   std::vector<int64_t>& sp = c.spatial[op];
   sp.assign(o.dims.size(), 1);
@@ -50,23 +49,22 @@ void Space::pick_spatial(Choice& c, size_t op, const std::vector<int64_t>& exten
   std::shuffle(dims.begin(), dims.end(), rng);
   for (int k = 0; k < axes.ways() && k < static_cast<int>(dims.size()); ++k) {
     const size_t i = dims[static_cast<size_t>(k)];
-    const int64_t room = axes.room(sp, i);
+    const std::vector<int64_t> ok = room.drawn(sp, i, axes.room(sp, i));
     // Half the time the widest spread that fits: a big array is rarely best left idle.
-    sp[i] = std::bernoulli_distribution(0.5)(rng) ? largest_divisor(extent[i], room) : pick_divisor(extent[i], room, rng);
+    sp[i] = std::bernoulli_distribution(0.5)(rng) ? ok.back() : pick(ok, rng);
   }
 }
 
-void Space::fit_spatial(std::vector<int64_t>& sp, const std::vector<int64_t>& extent, const PeAxes& axes) {
+void Space::fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const PeAxes& axes) {
   while (!axes.fits(sp)) {
     const size_t widest = static_cast<size_t>(std::max_element(sp.begin(), sp.end()) - sp.begin());
-    sp[widest] = largest_divisor(extent[widest], sp[widest] - 1);
+    sp[widest] = room.largest(sp, widest, sp[widest] - 1);
   }
 }
 
 // One local step of an op's spatial choice, the rest kept: a factor to its next divisor, one
 // spatial dimension traded for another, or a dimension added when the unit has a way left.
-void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& extent, const PeAxes& axes,
-                          std::mt19937_64& rng) const {
+void Space::nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const {
   std::vector<int64_t>& sp = c.spatial[op];
   const size_t ways = static_cast<size_t>(axes.ways());
   std::vector<size_t> on, off;
@@ -75,18 +73,19 @@ void Space::nudge_spatial(Choice& c, size_t op, const std::vector<int64_t>& exte
   if (on.empty() || (move == 2 && on.size() < ways)) {
     if (off.empty()) return;
     const size_t j = pick(off, rng);
-    sp[j] = pick_divisor(extent[j], axes.room(sp, j), rng);
+    sp[j] = pick(room.drawn(sp, j, axes.room(sp, j)), rng);
     return;
   }
   const size_t i = pick(on, rng);
   if (move == 0 || off.empty()) {
-    sp[i] = adjacent_divisor(extent[i], sp[i], axes.room(sp, i), rng);
+    const int64_t at_most = axes.room(sp, i);
+    sp[i] = neighbour(room.values(sp, i, at_most), sp[i], at_most, rng);
     return;
   }
   // Trade dimension i for j: j takes the axis i leaves (or a larger one that is free).
   const size_t j = pick(off, rng);
   sp[i] = 1;
-  sp[j] = largest_divisor(extent[j], axes.room(sp, j));
+  sp[j] = room.largest(sp, j, axes.room(sp, j));
 }
 
 namespace {

@@ -345,6 +345,16 @@ Region Region::difference(const MultiSlice& now, const MultiSlice& before) {
   return r;
 }
 
+Region Region::of(const Slice& s) {
+  Region r;
+  r.add(s);
+  return r;
+}
+
+void Region::unite(const Region& other) {
+  for (const auto& p : other.pieces_) add(p);
+}
+
 void Region::spread(size_t axis, int64_t step, int64_t count) {
   if (step == 0 || count <= 1) return;
   std::vector<Slice> old = std::move(pieces_);

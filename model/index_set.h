@@ -80,6 +80,8 @@ namespace dfx::model {
 class Region {
  public:
   static Region difference(const MultiSlice& now, const MultiSlice& before);
+  static Region of(const Slice& s);
+  void unite(const Region& other);
   // The union of this region moved by k*step along tensor dimension `axis`, k = 0..count-1.
   void spread(size_t axis, int64_t step, int64_t count);
   int64_t size() const;

@@ -11,6 +11,7 @@ namespace dfx::model {
 
 WalkResult Walker::run() {
   OpBoxes boxes = OpBoxes::whole(w_);
+  if (!phase_cache_) scan_classes(0, boxes);  // else each phase walked is scanned first
   const Time t = visit(0, boxes, 1);
   finish_write_streams();
   r_.cycles = cycles_of(t);
@@ -206,10 +207,11 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
   const Loop& loop = n.loops[li];
   const int64_t extent = index_.extent(node, loop.dim, boxes);
   if (extent <= 0) return loops(node, li + 1, boxes, weight);
-  // In a partial tile (the last step of a loop above that does not divide its extent) a
-  // temporal loop with more trips than elements steps one element at a time: the factors a tree
-  // gives its full tiles need not fit the remainder. In full tiles it is a mistake.
-  if (loop.factor > extent && (loop.spatial || partial_ == 0)) {
+  // In a partial tile (the last step of a loop above that does not divide its extent) a loop
+  // with more trips than elements steps one element at a time (a spatial one leaves the rest of
+  // its instances idle): the factors a tree gives its full tiles need not fit the remainder. In
+  // full tiles it is a mistake.
+  if (loop.factor > extent && partial_ == 0) {
     problem(loop.loc, "factor " + std::to_string(loop.factor) + " for '" +
                           w_.dims[static_cast<size_t>(loop.dim)].name + "' exceeds its extent " +
                           std::to_string(extent) + " here");
@@ -278,45 +280,91 @@ bool Walker::innermost(int node, size_t li) const {
 
 bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last) {
   const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
-  auto [it, fresh] = spatial_extent_.insert({{node, li}, extent});
-  const std::string& dim = w_.dims[static_cast<size_t>(loop.dim)].name;
-  if (last != chunk && !innermost(node, li)) {
-    problem(loop.loc, "spatial loop " + dim + ":" + std::to_string(loop.factor) + " splits extent " +
-                          std::to_string(extent) + " unevenly above other loops; a spatial factor that does not "
-                          "divide its extent must be the innermost loop, with no loops below it");
+  const bool even = last == chunk;
+  auto [it, fresh] = spatial_splits_.insert({{node, li}, SpatialSplit{extent, chunk, even, {}}});
+  SpatialSplit& split = it->second;
+  const std::string where = "spatial loop " + w_.dims[static_cast<size_t>(loop.dim)].name + ":" + std::to_string(loop.factor);
+  if (!fresh && split.extent != extent && (split.chunk != chunk || !split.even || !even)) {
+    problem(loop.loc, where + " splits extent " + std::to_string(split.extent) + " in one step and " +
+                          std::to_string(extent) + " in another (a partial tile above it) into different pieces; "
+                          "steps may differ only in how many instances run, each taking the same chunk");
     return false;
   }
-  if (!fresh && it->second != extent) {
-    problem(loop.loc, "spatial loop " + dim + ":" + std::to_string(loop.factor) + " sees extent " +
-                          std::to_string(it->second) + " in one step and " + std::to_string(extent) +
-                          " in another (a partial tile above it); spatial loops need the same extent every step");
+  const int64_t trips = (extent + chunk - 1) / chunk;
+  auto at = std::lower_bound(split.counts.begin(), split.counts.end(), trips);
+  if (at == split.counts.end() || *at != trips) split.counts.insert(at, trips);
+  const bool alike = even && split.counts.size() == 1;
+  if (!alike && !innermost(node, li)) {
+    problem(loop.loc, where + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
+                                          std::to_string(split.counts.back()) + " in another"
+                                    : " splits extent " + std::to_string(extent) + " unevenly") +
+                          " above other loops; a spatial loop whose instances are not all alike must be the "
+                          "innermost loop, with no loops below it");
     return false;
+  }
+  if (static_cast<int64_t>(split.counts.size()) >= kMaxPasses) {
+    problem(loop.loc, where + " runs " + std::to_string(split.counts.size()) + " different numbers of instances; at most " +
+                          std::to_string(kMaxPasses - 1) + " are supported");
+    return false;
+  }
+  if (split.counts.size() > 1) {
+    const auto listed = classes_ ? classes_->find({node, li}) : InstanceCounts::const_iterator();
+    needs_classes_ = needs_classes_ || !classes_ || listed == classes_->end() ||
+                     !std::binary_search(listed->second.begin(), listed->second.end(), trips);
   }
   return true;
 }
 
+Walker::InstanceCounts Walker::instance_counts() const {
+  InstanceCounts out;
+  for (const auto& [loop, split] : spatial_splits_)
+    if (split.counts.size() > 1) out[loop] = split.counts;
+  return out;
+}
+
+std::vector<std::pair<int64_t, int64_t>> Walker::instance_runs(int node, size_t li, int64_t trips, bool uneven) const {
+  if (uneven) return {{0, trips - 1}, {trips - 1, 1}};  // the last instance has less to do
+  if (!classes_) return {{0, trips}};
+  const auto it = classes_->find({node, li});
+  if (it == classes_->end()) return {{0, trips}};
+  // Instances [n_{j-1}, n_j) run in every step that runs n_j or more: one run per class.
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  int64_t from = 0;
+  for (int64_t n : it->second) {
+    if (n > trips) break;
+    runs.push_back({from, n - from});
+    from = n;
+  }
+  return runs;
+}
+
 template <class At>
 Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at) {
-  // Instances run side by side and are alike, so one stands for all of them. That needs the
-  // same split in every step (checked in loops()).
-  const int64_t key = static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li);
-  BoxPool::Lease b = at(0);
-  if (trips == 1) return instances(node, li, weight, 1, key, *b, nullptr);
-  BoxPool::Lease b1 = at(1);
-  if (!uneven) return instances(node, li, weight, trips, key, *b, &*b1);
-  BoxPool::Lease bl = at(trips - 1);
-  // The full instances, then the last one beside them: it has less to do, so their time
-  // stands; its walk must not move the pipeline's first loads or last store either.
-  uneven_ = Uneven{spatial_stack_.size(), false, {}};
-  Time t = instances(node, li, weight, trips - 1, key, *b, trips > 2 ? &*b1 : nullptr);
-  uneven_->last_pass = true;
+  // Instances run side by side, and alike ones are walked as one (checked in loops()).
+  const int64_t key = (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses;
+  const std::vector<std::pair<int64_t, int64_t>> runs = instance_runs(node, li, trips, uneven);
+  auto run = [&](int pass) {
+    const auto [first, count] = runs[static_cast<size_t>(pass)];
+    BoxPool::Lease b = at(first);
+    if (count == 1) return instances(node, li, weight, 1, key + pass, *b, nullptr);
+    BoxPool::Lease b1 = at(first + 1);
+    return instances(node, li, weight, count, key + pass, *b, &*b1);
+  };
+  if (runs.size() == 1) return run(0);
+  // The first run (in every step the one that does most), then the others beside it: their
+  // walks must not move the pipeline's first loads or last store either.
+  passes_ = Passes{spatial_stack_.size(), 0, {}};
+  Time t = run(0);
   const bool computed = computed_;
   const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
                after_last_load = after_last_load_;
-  instances(node, li, weight, 1, key + 2048, *bl, nullptr);
-  computed_ = computed, first_loads_ = first_loads, last_store_ = last_store, last_store_port_ = last_store_port,
-  after_last_load_ = after_last_load;
-  uneven_.reset();
+  for (int pass = 1; pass < static_cast<int>(runs.size()); ++pass) {
+    passes_->pass = pass;
+    run(pass);
+    computed_ = computed, first_loads_ = first_loads, last_store_ = last_store, last_store_port_ = last_store_port,
+    after_last_load_ = after_last_load;
+  }
+  passes_.reset();
   return t;
 }
 
@@ -342,6 +390,12 @@ Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases) {
   Walker walker(a, w, f, p, phases);
   WalkResult r = walker.run();
+  if (walker.needs_classes()) {
+    const Walker::InstanceCounts classes = walker.instance_counts();
+    Walker again(a, w, f, p, phases, &classes);
+    r = again.run();
+    return again.must_walk_again() ? Walker(a, w, f, p, nullptr, &classes).run() : r;
+  }
   return walker.must_walk_again() ? Walker(a, w, f, p).run() : r;
 }
 

@@ -58,6 +58,7 @@ Time Walker::cached_phase(int child, const OpBoxes& boxes, int64_t weight) {
   WalkResult outside = std::exchange(r_, empty_result());
   recording_from_ = streams_.size();
   entangled_ = false, computed_ = false;
+  scan_classes(child, boxes);
   const Time t = phase(child, boxes, weight);
   finish_write_streams(recording_from_);
   recording_from_ = kNotRecording;
@@ -68,7 +69,8 @@ Time Walker::cached_phase(int child, const OpBoxes& boxes, int64_t weight) {
   // DRAM holds more than one phase's data (the intermediates between them), so a phase that
   // moved its occupancy there depends on the others.
   const bool dram_untouched = mine.walk.level_peak_elems[0] == 0;
-  if (clean && !entangled_ && dram_untouched) phase_cache_->insert(std::move(key), std::move(mine));
+  // A walk that must be done again with instance classes (needs_classes) keeps nothing.
+  if (clean && !entangled_ && dram_untouched && !needs_classes_) phase_cache_->insert(std::move(key), std::move(mine));
   entangled_ = entangled_ || was_entangled;
   return t;
 }

@@ -124,8 +124,8 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
     if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) return {};
     s.spreads_owner = node;
   }
-  const bool over_uneven = uneven_ && prefix <= uneven_->level;
-  const int64_t shared = multicast && over_uneven ? sent_over_uneven(node, tensor, id, now, merged)
+  const bool over_passes = passes_ && prefix <= passes_->level;
+  const int64_t shared = multicast && over_passes ? sent_over_passes(node, tensor, id, now, merged)
                          : merged == 1            ? fresh
                          : multicast              ? merged_fresh(now, s.resident, fresh, s.spreads)
                                                   : fresh * merged;
@@ -157,22 +157,22 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   return m;
 }
 
-int64_t Walker::sent_over_uneven(int node, int tensor, int id, const MultiSlice& now, int64_t merged) {
+int64_t Walker::sent_over_passes(int node, int tensor, int id, const MultiSlice& now, int64_t merged) {
   Stream& s = streams_[static_cast<size_t>(id)];
   Region sent = Region::difference(now, s.resident);
   if (merged > 1)
     for (const auto& [axis, step, count] : s.spreads) sent.spread(axis, step, count);
-  if (!uneven_->last_pass) {
-    const int64_t n = sent.size();
-    uneven_->sent.push_back({node, tensor, id, std::move(sent)});
-    return n;
+  auto earlier = std::find_if(passes_->sent.begin(), passes_->sent.end(),
+                              [&](const Passes::Sent& e) { return e.node == node && e.tensor == tensor; });
+  const int64_t n = earlier == passes_->sent.end() ? sent.size() : sent.size_outside(earlier->region);
+  if (earlier == passes_->sent.end()) {
+    passes_->sent.push_back({node, tensor, {id}, std::move(sent)});
+  } else {
+    s.twins = earlier->streams;
+    earlier->streams.push_back(id);
+    earlier->region.unite(sent);
   }
-  for (const Uneven::Sent& full : uneven_->sent)
-    if (full.node == node && full.tensor == tensor) {
-      s.twin = full.stream;
-      return sent.size_outside(full.region);
-    }
-  return sent.size();  // the full instances' pass never activated it (not reached: same subtree)
+  return n;
 }
 
 void Walker::add_cover(int id, const Slice& part) {
@@ -268,10 +268,13 @@ void Walker::finish_write_streams(size_t from) {
     };
     const Slice merged_cover = spread_cover(s);
     int64_t merged_distinct = slice_size(merged_cover);
-    // The last instance of an uneven spatial loop: what the full instances wrote was counted
-    // with theirs.
-    if (s.twin >= 0 && !streams_[static_cast<size_t>(s.twin)].cover.empty())
-      merged_distinct -= slice_overlap(merged_cover, spread_cover(streams_[static_cast<size_t>(s.twin)]));
+    // A later pass of a spatial loop: what the earlier passes wrote was counted with theirs.
+    if (!s.twins.empty()) {
+      Region before;
+      for (int twin : s.twins)
+        if (!streams_[static_cast<size_t>(twin)].cover.empty()) before.unite(Region::of(spread_cover(streams_[static_cast<size_t>(twin)])));
+      merged_distinct = Region::of(merged_cover).size_outside(before);
+    }
     merged_distinct *= s.instance_weight / s.mc_count;
     const int64_t refills = s.mc_write_entries - merged_distinct;
     charge_source(s.tensor, s.source, s.level, false, refills);

@@ -35,7 +35,9 @@ struct Stream {
   std::vector<std::tuple<size_t, int64_t, int64_t>> spreads;  // (axis, step, count) per merged loop
   int spreads_owner = -1;        // the owner node `spreads` was computed for
   std::vector<int> owners;  // tile nodes whose activations fill this buffer
-  int twin = -1;            // the last instance of an uneven spatial loop: the full instances' stream
+  // A later pass of a spatial loop walked in passes (Walker::Passes): the earlier passes'
+  // streams of this buffer, whose writes the source counted already.
+  std::vector<int> twins;
   bool dropped = false;     // emptied by a Seq sibling since its last activation
   bool finished = false;    // its refills are counted (finish_write_streams)
 };
@@ -44,8 +46,16 @@ class Walker {
  public:
   // With `phases`, the root's children that are phases of their own are looked up there, or
   // walked and kept (see cached_phase).
-  Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases = nullptr)
+  // A spatial loop's instance counts, per (node, loop index), ascending: where a loop runs
+  // different numbers of instances in different steps (a partial tile above it), its instances
+  // are walked in classes (see Passes). scan_classes() finds them before the walk; `classes`
+  // gives them instead.
+  using InstanceCounts = std::map<std::pair<int, size_t>, std::vector<int64_t>>;
+
+  Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases = nullptr,
+         const InstanceCounts* classes = nullptr)
       : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), instructions_(a, w, f) {
+    classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
     mc_prefix_ = source_prefixes(w_, f_, p_);
@@ -54,13 +64,18 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
-    if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
+    if (instructions_.decoupled()) note_later_readers();
+    alike_steps_ = steps_alike();  // only instruction-timed archs defer loads
   }
 
   WalkResult run();
   // A phase found a buffer an earlier one left holding data or written (never seen; see
   // on_chip_empty): a result that used the cache must be walked again without it.
   bool must_walk_again() const { return entangled_ && used_cache_; }
+  // A spatial loop ran a number of instances its classes did not list (the scan missed it): the
+  // result stands for nothing; walk again with instance_counts().
+  bool needs_classes() const { return needs_classes_; }
+  InstanceCounts instance_counts() const;
 
  private:
   const arch::Arch& a_;
@@ -82,23 +97,43 @@ class Walker {
     OpBoxes delta;
   };
   std::vector<SpatialLevel> spatial_stack_;
-  // A spatial loop whose last instance has less to do (73 rows over 8 instances: seven of 10,
-  // one of 3) is walked as its full instances, alike, then the last one. It is the innermost
-  // loop of its tile with no loops below (spatial_split_ok), so each buffer below is activated
-  // once per pass, in the same order: what the full instances' sources sent then is kept, and
-  // the last instance's source sends only what they did not (one multicast for all).
-  struct Uneven {
-    size_t level = 0;        // its index in spatial_stack_
-    bool last_pass = false;  // walking the last instance
+  // A spatial loop whose instances are not all alike is walked in passes, each over a run of
+  // alike instances: a last instance with less to do (73 rows over 8 instances: seven of 10,
+  // one of 3), or instances that a partial tile above leaves idle (16 instances of one row, and
+  // 9 in the last step: the first 9 run in every step, the other 7 in full steps only; each run
+  // keeps its own buffers). The loop is the innermost of its tile with no loops below
+  // (spatial_split_ok), so each buffer below is activated once per pass, in the same order: what
+  // the earlier passes' sources sent then is kept, and a later pass's source sends only what
+  // they did not (one multicast for all).
+  struct Passes {
+    size_t level = 0;  // the loop's index in spatial_stack_
+    int pass = 0;      // the pass being walked
     struct Sent {
-      int node = 0, tensor = 0, stream = 0;
-      Region region;
+      int node = 0, tensor = 0;
+      std::vector<int> streams;  // each earlier pass's stream of this buffer
+      Region region;             // what their sources sent, together
     };
     std::vector<Sent> sent;
   };
-  std::optional<Uneven> uneven_;
-  // What a multicast source sends for an activation merged over the uneven loop's instances.
-  int64_t sent_over_uneven(int node, int tensor, int id, const MultiSlice& now, int64_t merged);
+  std::optional<Passes> passes_;
+  // What a multicast source sends for an activation merged over the passes' instances.
+  int64_t sent_over_passes(int node, int tensor, int id, const MultiSlice& now, int64_t merged);
+  // How a spatial loop has split its extent so far (spatial_split_ok).
+  struct SpatialSplit {
+    int64_t extent = 0, chunk = 0;
+    bool even = true;             // the extent a multiple of the chunk
+    std::vector<int64_t> counts;  // instance counts seen, ascending
+  };
+  std::map<std::pair<int, size_t>, SpatialSplit> spatial_splits_;
+  const InstanceCounts* classes_ = nullptr;
+  bool given_classes_ = false;
+  InstanceCounts scanned_;  // what scan_classes() found
+  bool needs_classes_ = false;
+  bool alike_steps_ = false;  // steps_alike(): nothing to scan
+  bool steps_alike() const;
+  void scan_classes(int node, const OpBoxes& boxes);
+  void scan_loops(int node, size_t li, OpBoxes& boxes);
+  static constexpr int64_t kMaxPasses = 16;
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
   std::deque<Stream> streams_;  // grows without moving the streams (their moves may copy)
@@ -130,7 +165,6 @@ class Walker {
   double first_loads_ = 0, last_store_ = 0;
   double last_store_port_ = 0;            // the last store's time on the DRAM port (in Time::port too)
   double after_last_load_ = 0;            // instruction cycles since the last program load
-  std::map<std::pair<int, size_t>, int64_t> spatial_extent_;  // nodes are in pre-order: subtree of n is [n, subtree_end_[n])
   // Phases looked up or kept (null: every phase walked). While a phase is being recorded, the
   // streams from `recording_from_` on are its own; touching an older one entangles it.
   PhaseCache* phase_cache_ = nullptr;
@@ -222,13 +256,16 @@ class Walker {
   // Iterations of loop `li` and everything inside it. Returns the latency of one pass.
   Time loops(int node, size_t li, OpBoxes& boxes, int64_t weight);
 
-  // Spatial loops must split the same extent every time they run: instances are hardware. One
-  // whose last instance has less to do must be the innermost loop, with nothing below stepping.
+  // Instances are hardware: a spatial loop splits its extent into the same chunk every time it
+  // runs, and only the number of instances may differ between steps (a partial tile above it).
+  // One whose instances are not all alike must be the innermost loop, with nothing below stepping.
   bool spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last);
   bool innermost(int node, size_t li) const;
 
   template <class At>
   Time spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at);
+  // The runs of alike instances of a spatial loop in one step: (first instance, how many).
+  std::vector<std::pair<int64_t, int64_t>> instance_runs(int node, size_t li, int64_t trips, bool uneven) const;
   // `count` alike instances, the first at `first`, the next (if count > 1) at `next`.
   Time instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, OpBoxes& first,
                  const OpBoxes* next);

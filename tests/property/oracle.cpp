@@ -57,7 +57,8 @@ class Brute {
   std::vector<int64_t> instance_, partition_;
   std::map<std::vector<int64_t>, Buffer> buffers_;
   std::map<std::vector<int64_t>, int64_t> occupancy_, level_occupancy_;
-  std::map<std::pair<int, size_t>, int64_t> spatial_extent_;
+  std::map<std::pair<int, size_t>, std::pair<int64_t, int64_t>> spatial_split_;  // first (extent, chunk) seen
+  std::set<std::pair<int, size_t>> varying_;  // spatial loops whose extent changed between steps
   int partial_ = 0;  // loops whose partial last step encloses the current position
   // Multicast: instances that share a source buffer share what it sends them in one step.
   std::vector<int64_t> step_;                     // temporal iterations and child choices so far
@@ -265,7 +266,8 @@ class Brute {
     const auto& below = p_.ops_below[static_cast<size_t>(node)];
     const int64_t extent = model::extent_below(w_, below, l.dim, boxes);
     if (extent <= 0) return loop(node, li + 1, boxes);
-    if (l.factor > extent && (l.spatial || partial_ == 0)) {  // partial tiles step element by element
+    // Partial tiles step element by element (a spatial loop leaves its other instances idle).
+    if (l.factor > extent && partial_ == 0) {
       std::string msg = "factor " + std::to_string(l.factor) + " for '" + w_.dims[static_cast<size_t>(l.dim)].name +
                         "' exceeds its extent " + std::to_string(extent) + " here";
       for (const auto& pr : r_.problems)
@@ -274,16 +276,20 @@ class Brute {
       return;
     }
     const int64_t chunk = (extent + l.factor - 1) / l.factor;
-    if (l.spatial) {  // instances are hardware: the same split every time
-      auto [it, fresh] = spatial_extent_.insert({{node, li}, extent});
-      if (!fresh && it->second != extent) {
-        r_.problems.push_back({l.loc, "spatial split of a varying extent"});
+    if (l.spatial) {  // instances are hardware: the same chunk every time, only how many run may differ
+      auto [it, fresh] = spatial_split_.insert({{node, li}, {extent, chunk}});
+      const bool even = extent % chunk == 0;
+      const bool was_even = it->second.first % it->second.second == 0;
+      if (!fresh && it->second.first != extent && (it->second.second != chunk || !even || !was_even)) {
+        r_.problems.push_back({l.loc, "spatial split of a varying extent into different chunks"});
         return;
       }
-      // A last instance with less to do than the others (73 rows over 8: seven of 10, one of 3)
-      // only where nothing below steps: the innermost loop of its tile, and no loops below it.
-      if (extent % chunk != 0 && !innermost(node, li)) {
-        r_.problems.push_back({l.loc, "uneven spatial split above other loops"});
+      if (it->second.first != extent) varying_.insert({node, li});
+      // Instances that are not all alike (73 rows over 8: seven of 10, one of 3; or fewer
+      // instances in a partial tile) only where nothing below steps: the innermost loop of its
+      // tile, and no loops below it.
+      if ((!even || varying_.count({node, li})) && !innermost(node, li)) {
+        r_.problems.push_back({l.loc, "spatial instances not alike above other loops"});
         return;
       }
     }

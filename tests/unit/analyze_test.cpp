@@ -123,10 +123,24 @@ TEST_F(Invalid, PartialTileStepsElementByElement) {
   ASSERT_TRUE(r.valid) << r.reason;
   const Report whole = run("  tile: DRAM\n  children: [{op: gemm1}, {op: gemm2}]\n");
   EXPECT_EQ(r.macs, whole.macs);
-  // A spatial loop there still splits evenly or not at all.
+  // A spatial loop there runs fewer instances of the same chunk (170 of 171 rows), the rest idle.
   Report sp = run("  tile: DRAM\n  loops: [\"m:3\"]\n  children:\n    - tile: DRAM\n      loops: [\"m:171:sp\"]\n"
                   "      children: [{op: gemm1}, {op: gemm2}]\n");
-  EXPECT_FALSE(sp.valid);
+  ASSERT_TRUE(sp.valid) << sp.reason;
+  EXPECT_EQ(sp.macs, whole.macs);
+  // Not if the chunk changes: 171 rows over 2 are 86 + 85, 170 are 85 + 85.
+  Report halves = run("  tile: DRAM\n  loops: [\"m:3\"]\n  children:\n    - tile: DRAM\n      loops: [\"m:2:sp\"]\n"
+                      "      children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_FALSE(halves.valid);
+  EXPECT_NE(halves.reason.find("into different pieces"), std::string::npos) << halves.reason;
+}
+
+// Padding: a spatial loop whose instances run in full steps only must be the innermost loop.
+TEST_F(Invalid, IdleInstancesAboveOtherLoops) {
+  Report r = run("  tile: DRAM\n  loops: [\"m:3\", \"m:171:sp\", \"b:2\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_FALSE(r.valid);
+  EXPECT_NE(r.reason.find("runs 170 instances in one step and 171 in another above other loops"), std::string::npos)
+      << r.reason;
 }
 
 // A spatial factor that does not divide its extent leaves the last instance less to do (512
