@@ -217,14 +217,8 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
                           std::to_string(extent) + " here");
     return {};
   }
-  const int64_t chunk = (extent + loop.factor - 1) / loop.factor;
-  const int64_t trips = (extent + chunk - 1) / chunk;
-  const int64_t last = extent - (trips - 1) * chunk;
-  auto at = [&](int64_t i) {
-    BoxPool::Lease b(pool_, boxes);
-    index_.restrict(node, loop.dim, i * chunk, i * chunk + chunk, *b);
-    return b;
-  };
+  const auto [chunk, trips, last] = cut(extent, loop.factor);
+  auto at = [&, chunk = chunk](int64_t i) { return step_boxes(node, loop.dim, chunk, i, boxes); };
   if (loop.spatial) {
     if (!spatial_split_ok(node, li, extent, chunk, last)) return {};
     return spatial(node, li, weight, trips, last != chunk, at);
@@ -271,6 +265,12 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
   return latency;
 }
 
+Walker::Cut Walker::cut(int64_t extent, int64_t factor) {
+  const int64_t chunk = (extent + factor - 1) / factor;
+  const int64_t trips = (extent + chunk - 1) / chunk;
+  return {chunk, trips, extent - (trips - 1) * chunk};
+}
+
 bool Walker::innermost(int node, size_t li) const {
   if (li + 1 != f_.nodes[static_cast<size_t>(node)].loops.size()) return false;
   for (int x = node + 1; x < subtree_end_[static_cast<size_t>(node)]; ++x)
@@ -283,9 +283,9 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk
   const bool even = last == chunk;
   auto [it, fresh] = spatial_splits_.insert({{node, li}, SpatialSplit{extent, chunk, even, {}}});
   SpatialSplit& split = it->second;
-  const std::string where = "spatial loop " + w_.dims[static_cast<size_t>(loop.dim)].name + ":" + std::to_string(loop.factor);
+  auto where = [&] { return "spatial loop " + w_.dims[static_cast<size_t>(loop.dim)].name + ":" + std::to_string(loop.factor); };
   if (!fresh && split.extent != extent && (split.chunk != chunk || !split.even || !even)) {
-    problem(loop.loc, where + " splits extent " + std::to_string(split.extent) + " in one step and " +
+    problem(loop.loc, where() + " splits extent " + std::to_string(split.extent) + " in one step and " +
                           std::to_string(extent) + " in another (a partial tile above it) into different pieces; "
                           "steps may differ only in how many instances run, each taking the same chunk");
     return false;
@@ -295,15 +295,15 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk
   if (at == split.counts.end() || *at != trips) split.counts.insert(at, trips);
   const bool alike = even && split.counts.size() == 1;
   if (!alike && !innermost(node, li)) {
-    problem(loop.loc, where + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
-                                          std::to_string(split.counts.back()) + " in another"
-                                    : " splits extent " + std::to_string(extent) + " unevenly") +
+    problem(loop.loc, where() + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
+                                            std::to_string(split.counts.back()) + " in another"
+                                      : " splits extent " + std::to_string(extent) + " unevenly") +
                           " above other loops; a spatial loop whose instances are not all alike must be the "
                           "innermost loop, with no loops below it");
     return false;
   }
   if (static_cast<int64_t>(split.counts.size()) >= kMaxPasses) {
-    problem(loop.loc, where + " runs " + std::to_string(split.counts.size()) + " different numbers of instances; at most " +
+    problem(loop.loc, where() + " runs " + std::to_string(split.counts.size()) + " different numbers of instances; at most " +
                           std::to_string(kMaxPasses - 1) + " are supported");
     return false;
   }
@@ -322,13 +322,18 @@ Walker::InstanceCounts Walker::instance_counts() const {
   return out;
 }
 
-std::vector<std::pair<int64_t, int64_t>> Walker::instance_runs(int node, size_t li, int64_t trips, bool uneven) const {
-  if (uneven) return {{0, trips - 1}, {trips - 1, 1}};  // the last instance has less to do
-  if (!classes_) return {{0, trips}};
-  const auto it = classes_->find({node, li});
-  if (it == classes_->end()) return {{0, trips}};
+Walker::Runs Walker::instance_runs(int node, size_t li, int64_t trips, bool uneven) const {
+  Runs runs;
+  if (uneven) {  // the last instance has less to do
+    runs.push_back({0, trips - 1}), runs.push_back({trips - 1, 1});
+    return runs;
+  }
+  const auto it = classes_ ? classes_->find({node, li}) : InstanceCounts::const_iterator();
+  if (!classes_ || it == classes_->end()) {
+    runs.push_back({0, trips});
+    return runs;
+  }
   // Instances [n_{j-1}, n_j) run in every step that runs n_j or more: one run per class.
-  std::vector<std::pair<int64_t, int64_t>> runs;
   int64_t from = 0;
   for (int64_t n : it->second) {
     if (n > trips) break;
@@ -342,15 +347,15 @@ template <class At>
 Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at) {
   // Instances run side by side, and alike ones are walked as one (checked in loops()).
   const int64_t key = (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses;
-  const std::vector<std::pair<int64_t, int64_t>> runs = instance_runs(node, li, trips, uneven);
+  const Runs runs = instance_runs(node, li, trips, uneven);
   auto run = [&](int pass) {
-    const auto [first, count] = runs[static_cast<size_t>(pass)];
+    const auto [first, count] = runs.run[static_cast<size_t>(pass)];
     BoxPool::Lease b = at(first);
     if (count == 1) return instances(node, li, weight, 1, key + pass, *b, nullptr);
     BoxPool::Lease b1 = at(first + 1);
     return instances(node, li, weight, count, key + pass, *b, &*b1);
   };
-  if (runs.size() == 1) return run(0);
+  if (runs.size == 1) return run(0);
   // The first run (in every step the one that does most), then the others beside it: their
   // walks must not move the pipeline's first loads or last store either.
   passes_ = Passes{spatial_stack_.size(), 0, {}};
@@ -358,7 +363,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   const bool computed = computed_;
   const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
                after_last_load = after_last_load_;
-  for (int pass = 1; pass < static_cast<int>(runs.size()); ++pass) {
+  for (int pass = 1; pass < static_cast<int>(runs.size); ++pass) {
     passes_->pass = pass;
     run(pass);
     computed_ = computed, first_loads_ = first_loads, last_store_ = last_store, last_store_port_ = last_store_port,

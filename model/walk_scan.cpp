@@ -42,6 +42,8 @@ void Walker::scan_classes(int node, const OpBoxes& boxes) {
   if (given_classes_ || alike_steps_) return;
   BoxPool::Lease b(pool_, boxes);
   scan_loops(node, 0, *b);
+  // Loops that run one number of instances need no classes (and no look-up in the walk).
+  for (auto it = scanned_.begin(); it != scanned_.end();) it = it->second.size() > 1 ? std::next(it) : scanned_.erase(it);
   classes_ = &scanned_;
 }
 
@@ -55,14 +57,8 @@ void Walker::scan_loops(int node, size_t li, OpBoxes& boxes) {
   const Loop& loop = n.loops[li];
   const int64_t extent = index_.extent(node, loop.dim, boxes);
   if (extent <= 0) return scan_loops(node, li + 1, boxes);
-  const int64_t chunk = (extent + loop.factor - 1) / loop.factor;
-  const int64_t trips = (extent + chunk - 1) / chunk;
-  const int64_t last = extent - (trips - 1) * chunk;
-  auto at = [&](int64_t i) {
-    BoxPool::Lease b(pool_, boxes);
-    index_.restrict(node, loop.dim, i * chunk, i * chunk + chunk, *b);
-    return b;
-  };
+  const auto [chunk, trips, last] = cut(extent, loop.factor);
+  auto at = [&, chunk = chunk](int64_t i) { return step_boxes(node, loop.dim, chunk, i, boxes); };
   auto step = [&](int64_t i) { scan_loops(node, li + 1, *at(i)); };
   if (loop.spatial) {
     std::vector<int64_t>& counts = scanned_[{node, li}];

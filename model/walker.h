@@ -133,7 +133,6 @@ class Walker {
   bool steps_alike() const;
   void scan_classes(int node, const OpBoxes& boxes);
   void scan_loops(int node, size_t li, OpBoxes& boxes);
-  static constexpr int64_t kMaxPasses = 16;
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
   std::deque<Stream> streams_;  // grows without moving the streams (their moves may copy)
@@ -253,6 +252,18 @@ class Walker {
   // One child as a pipeline of its own: its first loads and its last store overlap nothing.
   Time phase(int child, const OpBoxes& boxes, int64_t weight);
 
+  // How a loop cuts the extent it sees: `trips` steps of `chunk`, the last `last` long.
+  struct Cut {
+    int64_t chunk, trips, last;
+  };
+  static Cut cut(int64_t extent, int64_t factor);
+  // The boxes of step i of a loop over `dim` at `node` cutting `chunk`s (leased from the pool).
+  BoxPool::Lease step_boxes(int node, int dim, int64_t chunk, int64_t i, const OpBoxes& boxes) {
+    BoxPool::Lease b(pool_, boxes);
+    index_.restrict(node, dim, i * chunk, i * chunk + chunk, *b);
+    return b;
+  }
+
   // Iterations of loop `li` and everything inside it. Returns the latency of one pass.
   Time loops(int node, size_t li, OpBoxes& boxes, int64_t weight);
 
@@ -265,7 +276,13 @@ class Walker {
   template <class At>
   Time spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at);
   // The runs of alike instances of a spatial loop in one step: (first instance, how many).
-  std::vector<std::pair<int64_t, int64_t>> instance_runs(int node, size_t li, int64_t trips, bool uneven) const;
+  static constexpr int64_t kMaxPasses = 16;
+  struct Runs {
+    std::pair<int64_t, int64_t> run[kMaxPasses];
+    size_t size = 0;
+    void push_back(std::pair<int64_t, int64_t> r) { run[size++] = r; }
+  };
+  Runs instance_runs(int node, size_t li, int64_t trips, bool uneven) const;
   // `count` alike instances, the first at `first`, the next (if count > 1) at `next`.
   Time instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, OpBoxes& first,
                  const OpBoxes* next);
