@@ -17,37 +17,45 @@ bool SpatialRoom::may_pad(const std::vector<int64_t>& sp, size_t i) const {
   return true;
 }
 
+namespace {
+
+std::vector<int64_t> up_to(std::vector<int64_t> ascending, int64_t at_most) {
+  ascending.erase(std::upper_bound(ascending.begin(), ascending.end(), std::max<int64_t>(at_most, 1)), ascending.end());
+  return ascending;
+}
+
+// The widest chunk a loop over n elements may cut with at most `at_most` of them: the fewest steps.
+int64_t widest_chunk(int64_t n, int64_t at_most) {
+  const int64_t steps = (n + std::max<int64_t>(at_most, 1) - 1) / std::max<int64_t>(at_most, 1);
+  return (n + steps - 1) / steps;
+}
+
+}  // namespace
+
 std::vector<int64_t> SpatialRoom::values(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const {
   // Padded, a factor is a chunk size of the extent: each step spreads one chunk (73 rows on 64
   // PEs: 37, as 64 would run anyway), the divisors among them.
-  std::vector<int64_t> all = may_pad(sp, i) ? trip_counts(extent_[i]) : varies_[i] ? std::vector<int64_t>{1} : divisors(extent_[i]);
-  all.erase(std::upper_bound(all.begin(), all.end(), std::max<int64_t>(at_most, 1)), all.end());
-  return all;
+  if (may_pad(sp, i)) return up_to(trip_counts(extent_[i]), at_most);
+  return varies_[i] ? std::vector<int64_t>{1} : up_to(divisors(extent_[i]), at_most);
 }
 
 std::vector<int64_t> SpatialRoom::drawn(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const {
-  const bool pad = may_pad(sp, i);
-  std::vector<int64_t> some = varies_[i] && !pad ? std::vector<int64_t>{1} : divisors(extent_[i]);
-  const int64_t most = std::max<int64_t>(at_most, 1);
-  some.erase(std::upper_bound(some.begin(), some.end(), most), some.end());
-  if (!pad) return some;
+  if (!may_pad(sp, i)) return values(sp, i, at_most);
   // Of the padded spreads only the widest that fits, in the fewest steps: drawing every chunk
   // size (about 2·sqrt(extent) of them) spread the search thin, three quarters of its trees padded.
-  const int64_t steps = (extent_[i] + most - 1) / most;
-  const int64_t widest = (extent_[i] + steps - 1) / steps;
+  std::vector<int64_t> some = up_to(divisors(extent_[i]), at_most);
+  const int64_t widest = widest_chunk(extent_[i], at_most);
   if (widest > some.back()) some.push_back(widest);
   return some;
 }
 
 int64_t SpatialRoom::largest(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const {
-  return values(sp, i, at_most).back();
+  return may_pad(sp, i) ? widest_chunk(extent_[i], at_most) : values(sp, i, at_most).back();
 }
 
 bool SpatialRoom::allows(const std::vector<int64_t>& sp) const {
-  for (size_t i = 0; i < sp.size(); ++i) {
-    const std::vector<int64_t> ok = values(sp, i, sp[i]);
-    if (ok.back() != sp[i]) return false;
-  }
+  for (size_t i = 0; i < sp.size(); ++i)
+    if (largest(sp, i, sp[i]) != sp[i]) return false;
   return true;
 }
 

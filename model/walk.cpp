@@ -217,10 +217,11 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
                           std::to_string(extent) + " here");
     return {};
   }
-  const auto [chunk, trips, last] = cut(extent, loop.factor);
+  const Cut steps = cut(extent, loop.factor);
+  const auto [chunk, trips, last] = steps;
   auto at = [&, chunk = chunk](int64_t i) { return step_boxes(node, loop.dim, chunk, i, boxes); };
   if (loop.spatial) {
-    if (!spatial_split_ok(node, li, extent, chunk, last)) return {};
+    if (!spatial_split_ok(node, li, extent, steps)) return {};
     return spatial(node, li, weight, trips, last != chunk, at);
   }
   // Temporal: first iteration, then the identical middle ones once with a weight, then a
@@ -278,8 +279,9 @@ bool Walker::innermost(int node, size_t li) const {
   return true;
 }
 
-bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last) {
+bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps) {
   const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
+  const auto [chunk, trips, last] = steps;
   const bool even = last == chunk;
   auto [it, fresh] = spatial_splits_.insert({{node, li}, SpatialSplit{extent, chunk, even, {}}});
   SpatialSplit& split = it->second;
@@ -290,7 +292,6 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk
                           "steps may differ only in how many instances run, each taking the same chunk");
     return false;
   }
-  const int64_t trips = (extent + chunk - 1) / chunk;
   auto at = std::lower_bound(split.counts.begin(), split.counts.end(), trips);
   if (at == split.counts.end() || *at != trips) split.counts.insert(at, trips);
   const bool alike = even && split.counts.size() == 1;
@@ -358,13 +359,12 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   if (runs.size == 1) return run(0);
   // The first run (in every step the one that does most), then the others beside it: their
   // walks must not move the pipeline's first loads or last store either.
-  passes_ = Passes{spatial_stack_.size(), 0, {}};
+  passes_ = Passes{spatial_stack_.size(), {}};
   Time t = run(0);
   const bool computed = computed_;
   const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
                after_last_load = after_last_load_;
   for (int pass = 1; pass < static_cast<int>(runs.size); ++pass) {
-    passes_->pass = pass;
     run(pass);
     computed_ = computed, first_loads_ = first_loads, last_store_ = last_store, last_store_port_ = last_store_port,
     after_last_load_ = after_last_load;

@@ -164,14 +164,15 @@ int64_t Walker::sent_over_passes(int node, int tensor, int id, const MultiSlice&
     for (const auto& [axis, step, count] : s.spreads) sent.spread(axis, step, count);
   auto earlier = std::find_if(passes_->sent.begin(), passes_->sent.end(),
                               [&](const Passes::Sent& e) { return e.node == node && e.tensor == tensor; });
-  const int64_t n = earlier == passes_->sent.end() ? sent.size() : sent.size_outside(earlier->region);
-  if (earlier == passes_->sent.end()) {
+  if (earlier == passes_->sent.end()) {  // the first pass to activate this buffer
+    const int64_t n = sent.size();
     passes_->sent.push_back({node, tensor, {id}, std::move(sent)});
-  } else {
-    s.twins = earlier->streams;
-    earlier->streams.push_back(id);
-    earlier->region.unite(sent);
+    return n;
   }
+  const int64_t n = sent.size_outside(earlier->region);
+  s.twins = earlier->streams;
+  earlier->streams.push_back(id);
+  earlier->region.unite(sent);
   return n;
 }
 

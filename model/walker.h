@@ -44,14 +44,14 @@ struct Stream {
 
 class Walker {
  public:
-  // With `phases`, the root's children that are phases of their own are looked up there, or
-  // walked and kept (see cached_phase).
   // A spatial loop's instance counts, per (node, loop index), ascending: where a loop runs
   // different numbers of instances in different steps (a partial tile above it), its instances
   // are walked in classes (see Passes). scan_classes() finds them before the walk; `classes`
   // gives them instead.
   using InstanceCounts = std::map<std::pair<int, size_t>, std::vector<int64_t>>;
 
+  // With `phases`, the root's children that are phases of their own are looked up there, or
+  // walked and kept (see cached_phase).
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr)
       : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), instructions_(a, w, f) {
@@ -64,8 +64,8 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
-    if (instructions_.decoupled()) note_later_readers();
-    alike_steps_ = steps_alike();  // only instruction-timed archs defer loads
+    if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
+    alike_steps_ = steps_alike();
   }
 
   WalkResult run();
@@ -107,7 +107,6 @@ class Walker {
   // they did not (one multicast for all).
   struct Passes {
     size_t level = 0;  // the loop's index in spatial_stack_
-    int pass = 0;      // the pass being walked
     struct Sent {
       int node = 0, tensor = 0;
       std::vector<int> streams;  // each earlier pass's stream of this buffer
@@ -270,7 +269,7 @@ class Walker {
   // Instances are hardware: a spatial loop splits its extent into the same chunk every time it
   // runs, and only the number of instances may differ between steps (a partial tile above it).
   // One whose instances are not all alike must be the innermost loop, with nothing below stepping.
-  bool spatial_split_ok(int node, size_t li, int64_t extent, int64_t chunk, int64_t last);
+  bool spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps);
   bool innermost(int node, size_t li) const;
 
   template <class At>
