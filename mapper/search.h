@@ -56,8 +56,11 @@ struct SearchOptions {
   bool rule_out = true;
   // After the search, walk the best point's neighbourhood one tiling decision at a time until no
   // single change improves it (Outcome::polished), on up to a tenth of `evaluations` more (at
-  // least 1,000) and within `seconds`.
+  // least 1,000, or two sweeps of its neighbourhood) and within `seconds`.
   bool polish = false;
+  // Then the same for each named baseline's best point, on as much again each: the comparison
+  // is only as fair as the baselines are tuned (`dfx explore --polish` asks for both).
+  bool polish_baselines = false;
   std::function<void(const Progress&)> on_progress;  // called now and then
   const std::atomic<bool>* stop = nullptr;           // set it to end early, keeping the best
 };
@@ -88,6 +91,8 @@ struct Outcome {
   // With SearchOptions::polish, the best point of the template is polished: no change of one
   // tiling decision (Space::tiling_options) makes it better. False when its budget ended first.
   bool polished = false;
+  // With SearchOptions::polish_baselines: every named baseline's point is polished likewise.
+  bool baselines_polished = false;
 };
 
 double cost_of(const model::Report& r, Objective o);

@@ -72,7 +72,7 @@ mapper::SearchOptions search_options(const ExploreOptions& o) {
   s.top = o.top;
   s.jobs = o.jobs;
   s.exhaustive = o.exhaustive;
-  s.polish = o.polish && !o.exhaustive;
+  s.polish = s.polish_baselines = o.polish && !o.exhaustive;
   s.pareto = o.pareto;
   s.mcts = o.mcts;
   for (const auto& p : o.prims) {
@@ -178,6 +178,8 @@ int run_explore(const ExploreOptions& o) {
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
   if (s.polish && !out.polished)
     std::printf("(--polish: its budget ended first; some single change of the best's tiling may still improve it)\n\n");
+  if (s.polish_baselines && !out.baselines_polished)
+    std::printf("(--polish: a baseline's budget ended first; some single change of its tiling may still improve it)\n\n");
   if (out.not_lowered > 0)
     std::printf("(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
                 static_cast<long long>(out.not_lowered));

@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   x->add_flag("--quiet", ex.quiet, "No progress line on stderr");
   x->add_flag("--exhaustive", ex.exhaustive, "Analyse every point of the space (small spaces; --evals bounds it)");
   x->add_flag("--polish", ex.polish,
-              "Then change the best's tiling one decision at a time until no single change improves it (up to a tenth of --evals more)");
+              "Then change the best's tiling, and each baseline's, one decision at a time until no single change improves it "
+              "(up to a tenth of --evals more each)");
   x->add_flag("--pareto", ex.pareto, "Also report the cycles/energy Pareto front of everything analysed");
   x->add_flag("--mcts", ex.mcts, "Tile the baselines by Monte-Carlo tree search instead of random search and hill-climbing");
   x->add_option("--prims", ex.prims, "Primitives fused groups may use (default: Seq Shar Pipe)")->delimiter(',');
