@@ -394,10 +394,13 @@ class Searcher {
   // --polish, then: each named baseline's best point. A baseline's share of the budget can end
   // on a poor local optimum (attention G2 / edge, seed 1: Uni-pipe left four of its six stages
   // on one vector lane, 0.23x of Layerwise, where 100,000 evaluations reach 1.91x).
+  // A baseline may end faster than the best so far: it joins the population `best` is taken from.
   void polish_baselines() {
     out_.baselines_polished = true;
     for (size_t b = 0; b < named_.size(); ++b)  // evaluate() keeps what a sweep finds in named_best_
       if (named_best_[b].valid) out_.baselines_polished &= sweep_tiling(named_best_[b]).second;
+    for (const Entry& e : named_best_)
+      if (e.valid) population_.push_back(e);
   }
 
   // Changes `at` one tiling decision at a time (Space::tiling_options), keeping the best option
