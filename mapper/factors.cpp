@@ -44,24 +44,6 @@ std::vector<int64_t> trip_counts(int64_t n) {
   return out;
 }
 
-int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng) {
-  std::vector<int64_t> ok;
-  for (int64_t d : divisors(n))
-    if (d <= at_most) ok.push_back(d);
-  return ok.empty() ? 1 : pick(ok, rng);
-}
-
-int64_t largest_divisor(int64_t n, int64_t at_most) {
-  int64_t best = 1;
-  for (int64_t d : divisors(n))
-    if (d <= at_most) best = d;
-  return best;
-}
-
-int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng) {
-  return neighbour(divisors(n), d, at_most, rng);
-}
-
 int64_t pick_trips(int64_t n, std::mt19937_64& rng) {
   const std::vector<int64_t> ds = divisors(n);
   if (ds.size() > 4 || std::bernoulli_distribution(0.5)(rng)) return pick(ds, rng);
@@ -69,7 +51,7 @@ int64_t pick_trips(int64_t n, std::mt19937_64& rng) {
 }
 
 int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng) {
-  if (n % f == 0 && std::uniform_int_distribution<int>(0, 3)(rng) > 0) return adjacent_divisor(n, f, n, rng);
+  if (n % f == 0 && std::uniform_int_distribution<int>(0, 3)(rng) > 0) return neighbour(divisors(n), f, n, rng);
   return neighbour(trip_counts(n), f, n, rng);
 }
 

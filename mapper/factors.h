@@ -28,13 +28,6 @@ int64_t trips_of(int64_t n, int64_t factor);
 // when it has none that way (or is not in the list).
 int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, std::mt19937_64& rng);
 
-// A divisor of n, at most `at_most`, drawn uniformly (1 when none).
-int64_t pick_divisor(int64_t n, int64_t at_most, std::mt19937_64& rng);
-int64_t largest_divisor(int64_t n, int64_t at_most);
-// The next larger or smaller divisor of n after d (at most `at_most`), or d: small steps let a
-// climb walk a factor towards its best value instead of jumping at random.
-int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64& rng);
-
 // A temporal factor over n drawn at random: a divisor (they keep spatial loops below possible and
 // tiles alike), or, half the time where n has four divisors or fewer, any trip count. Drawing
 // them everywhere spread the search thin: attention G3 / cloud ended 14–49% higher on two of
@@ -42,6 +35,7 @@ int64_t adjacent_divisor(int64_t n, int64_t d, int64_t at_most, std::mt19937_64&
 int64_t pick_trips(int64_t n, std::mt19937_64& rng);
 // A local step: to the next larger or smaller divisor, or (a quarter of the time, and always when
 // `f` is not a divisor) to the next trip count — where a climb refines a tile to fill a buffer.
+// Small steps let a climb walk a factor towards its best value instead of jumping at random.
 int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng);
 
 }  // namespace dfx::mapper

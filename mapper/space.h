@@ -180,9 +180,6 @@ class Space {
   // Where an op of group `members` may spread: its unit's axes on one core, or its part of
   // them in a Pipe (or Para) group, where the ops on one unit share it.
   PeAxes op_axes(const Choice& c, const std::vector<int>& members, int op) const;
-  // How many of an op's dims may be spatial: rows and cols of a PE array (lanes of a vector
-  // unit), plus one over the sub-cores where a core has several.
-  int spatial_ways(size_t op) const { return unit_axes(op).ways(); }
   static std::vector<std::vector<int64_t>> spatial_options(const SpatialRoom& room, const PeAxes& axes);
   void pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
   // Shrinks an op's spatial factors (the widest first, each to a smaller value it may take)
