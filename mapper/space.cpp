@@ -6,14 +6,19 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "model/walk.h"
 
 namespace dfx::mapper {
-bool Choice::operator==(const Choice& o) const {
-  return group_of == o.group_of && prim == o.prim && outer == o.outer && core_dim == o.core_dim &&
-         spatial == o.spatial && order == o.order && may_tile == o.may_tile && may_spread == o.may_spread;
+namespace {
+auto fields(const Choice& c) {
+  return std::tie(c.group_of, c.prim, c.outer, c.core_dim, c.spatial, c.order, c.may_tile, c.may_spread);
 }
+}  // namespace
+
+bool Choice::operator==(const Choice& o) const { return fields(*this) == fields(o); }
+bool Choice::operator<(const Choice& o) const { return fields(*this) < fields(o); }
 
 Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::Prim> prims)
     : a_(a), w_(w), prims_(std::move(prims)) {
@@ -391,7 +396,6 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     for (size_t i = 0; i < dims.size(); ++i)
       if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
     const model::OpBoxes boxes = group_tile(c, static_cast<int>(g));
-    std::optional<model::OpBoxes> last;  // the group's last tile, when an op needs it
     const int buffer_tile = add(add(root, outer), tile(levels_.group, c.prim[g]));
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
@@ -416,17 +420,10 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
         const int64_t steps = (ext[i] + sp[i] - 1) / sp[i];  // a padded spread's last step runs fewer
         if (steps > 1) (stage && !reduction ? staged : op_tile).loops.push_back(loop(op.dims[i], steps, false));
       }
-      // An irregular spread (padded, or over an extent the group's last tile changes) idles
-      // instances in some steps: its loop goes innermost (mapper/spatial_room.h). Only an op
-      // with several spatial loops has a choice.
-      int irregular = -1;
-      if (std::count_if(sp.begin(), sp.end(), [](int64_t factor) { return factor > 1; }) > 1) {
-        if (!last) last = group_tile(c, static_cast<int>(g), true);
-        irregular = spatial_room(boxes, *last, static_cast<size_t>(o)).irregular(sp);
-      }
+      // After the temporal loops: a spread that idles instances in some steps (padded, or over
+      // an extent the group's last tile changes) may only have spatial loops after it.
       for (size_t i = 0; i < op.dims.size(); ++i)
-        if (sp[i] > 1 && static_cast<int>(i) != irregular) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
-      if (irregular >= 0) op_tile.loops.push_back(loop(op.dims[static_cast<size_t>(irregular)], sp[static_cast<size_t>(irregular)], true));
+        if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
       int parent = buffer_tile;
       if (matrix && levels_.matrix_staging >= 0) parent = add(parent, staged);
       parent = add(parent, op_tile);

@@ -37,6 +37,7 @@ struct Choice {
   std::vector<std::vector<char>> may_tile;
   std::vector<char> may_spread;
   bool operator==(const Choice& o) const;
+  bool operator<(const Choice& o) const;  // any strict order, for sets of choices
 };
 
 // A named dataflow family: fixed groups, primitives and tiling restrictions; its tiling is searched.

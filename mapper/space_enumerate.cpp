@@ -1,6 +1,7 @@
 // Every point of the template space, for exhaustive search of small spaces.
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "mapper/space.h"
 
@@ -17,7 +18,7 @@ std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room
     out.push_back(sp);
     if (left == 0) return;
     for (size_t i = from; i < n; ++i) {
-      for (int64_t d : room.values(sp, i, axes.room(sp, i))) {
+      for (int64_t d : room.drawn(i, axes.room(sp, i))) {
         if (d == 1) continue;
         sp[i] = d;
         rec(i + 1, left - 1);
@@ -116,9 +117,10 @@ Choice Space::tiling_start(const Choice& structure) const {
 // The options with the parts fixed by hand kept: a fixed decision has one option.
 std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) const {
   std::vector<Choice> out;
+  std::set<Choice> seen;  // pinning may turn different options into one
   for (Choice c : unpinned_options(partial, step)) {
     pin_all(c);
-    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
+    if (seen.insert(c).second) out.push_back(std::move(c));
   }
   return out;
 }
@@ -158,6 +160,9 @@ std::vector<Choice> Space::unpinned_options(const Choice& partial, size_t step) 
       c.spatial[o] = sp;
       out.push_back(c);
     }
+    // A local step may have padded a dim narrower than the widest chunk (SpatialRoom::drawn):
+    // the point itself is one of its options all the same.
+    out.push_back(partial);
     return out;
   }
   for (int r = 0; r < loop_orders(o); ++r) {  // loop order

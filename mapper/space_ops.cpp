@@ -49,7 +49,7 @@ void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const Pe
   std::shuffle(dims.begin(), dims.end(), rng);
   for (int k = 0; k < axes.ways() && k < static_cast<int>(dims.size()); ++k) {
     const size_t i = dims[static_cast<size_t>(k)];
-    const std::vector<int64_t> ok = room.drawn(sp, i, axes.room(sp, i));
+    const std::vector<int64_t> ok = room.drawn(i, axes.room(sp, i));
     // Half the time the widest spread that fits: a big array is rarely best left idle.
     sp[i] = std::bernoulli_distribution(0.5)(rng) ? ok.back() : pick(ok, rng);
   }
@@ -58,7 +58,7 @@ void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const Pe
 void Space::fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const PeAxes& axes) {
   while (!axes.fits(sp)) {
     const size_t widest = static_cast<size_t>(std::max_element(sp.begin(), sp.end()) - sp.begin());
-    sp[widest] = room.largest(sp, widest, sp[widest] - 1);
+    sp[widest] = room.largest(widest, sp[widest] - 1);
   }
 }
 
@@ -73,19 +73,19 @@ void Space::nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const P
   if (on.empty() || (move == 2 && on.size() < ways)) {
     if (off.empty()) return;
     const size_t j = pick(off, rng);
-    sp[j] = pick(room.drawn(sp, j, axes.room(sp, j)), rng);
+    sp[j] = pick(room.drawn(j, axes.room(sp, j)), rng);
     return;
   }
   const size_t i = pick(on, rng);
   if (move == 0 || off.empty()) {
     const int64_t at_most = axes.room(sp, i);
-    sp[i] = neighbour(room.values(sp, i, at_most), sp[i], at_most, rng);
+    sp[i] = neighbour(room.values(i, at_most), sp[i], at_most, rng);
     return;
   }
   // Trade dimension i for j: j takes the axis i leaves (or a larger one that is free).
   const size_t j = pick(off, rng);
   sp[i] = 1;
-  sp[j] = room.largest(sp, j, axes.room(sp, j));
+  sp[j] = room.largest(j, axes.room(sp, j));
 }
 
 namespace {

@@ -10,13 +10,6 @@ namespace dfx::mapper {
 SpatialRoom::SpatialRoom(std::vector<int64_t> extent, std::vector<char> varies, bool padding)
     : extent_(std::move(extent)), varies_(std::move(varies)), padding_(padding) {}
 
-bool SpatialRoom::may_pad(const std::vector<int64_t>& sp, size_t i) const {
-  if (!padding_) return false;
-  for (size_t j = 0; j < sp.size(); ++j)
-    if (j != i && !regular(j, sp[j])) return false;
-  return true;
-}
-
 namespace {
 
 std::vector<int64_t> up_to(std::vector<int64_t> ascending, int64_t at_most) {
@@ -32,37 +25,33 @@ int64_t widest_chunk(int64_t n, int64_t at_most) {
 
 }  // namespace
 
-std::vector<int64_t> SpatialRoom::values(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const {
+std::vector<int64_t> SpatialRoom::values(size_t i, int64_t at_most) const {
   // Padded, a factor is a chunk size of the extent: each step spreads one chunk (73 rows on 64
   // PEs: 37, as 64 would run anyway), the divisors among them.
-  if (may_pad(sp, i)) return up_to(trip_counts(extent_[i]), at_most);
+  if (padding_) return up_to(trip_counts(extent_[i]), at_most);
   return varies_[i] ? std::vector<int64_t>{1} : up_to(divisors(extent_[i]), at_most);
 }
 
-std::vector<int64_t> SpatialRoom::drawn(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const {
-  if (!may_pad(sp, i)) return values(sp, i, at_most);
+std::vector<int64_t> SpatialRoom::drawn(size_t i, int64_t at_most) const {
+  if (!padding_) return values(i, at_most);
   // Of the padded spreads only the widest that fits, in the fewest steps: drawing every chunk
-  // size (about 2·sqrt(extent) of them) spread the search thin, three quarters of its trees padded.
+  // size (about 2·sqrt(extent) of them) spread the search thin, three quarters of its trees
+  // padded; and with several dims padded at once, the polish's sweeps over every combination
+  // took four times as long on conv chains.
   std::vector<int64_t> some = up_to(divisors(extent_[i]), at_most);
   const int64_t widest = widest_chunk(extent_[i], at_most);
   if (widest > some.back()) some.push_back(widest);
   return some;
 }
 
-int64_t SpatialRoom::largest(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const {
-  return may_pad(sp, i) ? widest_chunk(extent_[i], at_most) : values(sp, i, at_most).back();
+int64_t SpatialRoom::largest(size_t i, int64_t at_most) const {
+  return padding_ ? widest_chunk(extent_[i], at_most) : values(i, at_most).back();
 }
 
 bool SpatialRoom::allows(const std::vector<int64_t>& sp) const {
   for (size_t i = 0; i < sp.size(); ++i)
-    if (largest(sp, i, sp[i]) != sp[i]) return false;
+    if (largest(i, sp[i]) != sp[i]) return false;
   return true;
-}
-
-int SpatialRoom::irregular(const std::vector<int64_t>& sp) const {
-  for (size_t i = 0; i < sp.size(); ++i)
-    if (!regular(i, sp[i])) return static_cast<int>(i);
-  return -1;
 }
 
 }  // namespace dfx::mapper

@@ -4,8 +4,9 @@
 // instances in every step. On a unit the tree schedules (PeAxes::geometric) a dimension may also
 // be padded: 73 rows as two steps of 37 instances on a 64-wide axis (36 run in the second), or
 // spread although the group's partial last tile leaves less of it. Instances then idle in some
-// steps, which the model allows for one spatial loop of a tile, its innermost
-// (docs/semantics.md): one such factor per op, a chunk size of its extent.
+// steps, which the model allows for spatial loops that only spatial loops follow in their tile,
+// with no loops below (docs/semantics.md): the template's op tiles. A padded factor is a chunk
+// size of its extent, on any number of an op's dims.
 // A unit that takes whole instructions blocks its tile onto the array itself, padding included,
 // so its factors stay divisors.
 #include <cstddef>
@@ -21,20 +22,17 @@ class SpatialRoom {
 
   size_t size() const { return extent_.size(); }
   int64_t extent(size_t i) const { return extent_[i]; }
-  // The factors dim i may take, at most `at_most`, ascending (1 first), given the others' in `sp`:
-  // only regular ones when another dim has the op's irregular factor.
-  std::vector<int64_t> values(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const;
-  // The ones a random draw takes: the regular ones and the widest padded one.
-  std::vector<int64_t> drawn(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const;
-  int64_t largest(const std::vector<int64_t>& sp, size_t i, int64_t at_most) const;
-  // Each factor one that values() allows with the others kept: at most one irregular.
+  // The factors dim i may take, at most `at_most`, ascending (1 first): the divisors, and with
+  // padding every chunk size. Local steps move among them.
+  std::vector<int64_t> values(size_t i, int64_t at_most) const;
+  // The ones random draws and the lists of every option (exhaustive search, polish sweeps)
+  // take: the divisors and the widest padded chunk.
+  std::vector<int64_t> drawn(size_t i, int64_t at_most) const;
+  int64_t largest(size_t i, int64_t at_most) const;
+  // Each factor a divisor or, with padding, a chunk size of its extent.
   bool allows(const std::vector<int64_t>& sp) const;
-  // The dim with an irregular factor (its loop goes innermost), or -1.
-  int irregular(const std::vector<int64_t>& sp) const;
 
  private:
-  bool may_pad(const std::vector<int64_t>& sp, size_t i) const;  // padding on, no other dim irregular
-  bool regular(size_t i, int64_t f) const { return f == 1 || (!varies_[i] && extent_[i] % f == 0); }
   std::vector<int64_t> extent_;
   std::vector<char> varies_;
   bool padding_ = false;

@@ -272,8 +272,10 @@ Walker::Cut Walker::cut(int64_t extent, int64_t factor) {
   return {chunk, trips, extent - (trips - 1) * chunk};
 }
 
-bool Walker::innermost(int node, size_t li) const {
-  if (li + 1 != f_.nodes[static_cast<size_t>(node)].loops.size()) return false;
+bool Walker::nothing_steps_below(int node, size_t li) const {
+  const std::vector<Loop>& own = f_.nodes[static_cast<size_t>(node)].loops;
+  for (size_t k = li + 1; k < own.size(); ++k)
+    if (!own[k].spatial) return false;
   for (int x = node + 1; x < subtree_end_[static_cast<size_t>(node)]; ++x)
     if (!f_.nodes[static_cast<size_t>(x)].loops.empty()) return false;
   return true;
@@ -295,12 +297,12 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& st
   auto at = std::lower_bound(split.counts.begin(), split.counts.end(), trips);
   if (at == split.counts.end() || *at != trips) split.counts.insert(at, trips);
   const bool alike = even && split.counts.size() == 1;
-  if (!alike && !innermost(node, li)) {
+  if (!alike && !nothing_steps_below(node, li)) {
     problem(loop.loc, where() + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
                                             std::to_string(split.counts.back()) + " in another"
                                       : " splits extent " + std::to_string(extent) + " unevenly") +
-                          " above other loops; a spatial loop whose instances are not all alike must be the "
-                          "innermost loop, with no loops below it");
+                          " above a temporal loop or loops below; a spatial loop whose instances are not all alike may have "
+                          "only spatial loops after it in its tile, and no loops below it");
     return false;
   }
   if (static_cast<int64_t>(split.counts.size()) >= kMaxPasses) {
@@ -352,14 +354,25 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   auto run = [&](int pass) {
     const auto [first, count] = runs.run[static_cast<size_t>(pass)];
     BoxPool::Lease b = at(first);
-    if (count == 1) return instances(node, li, weight, 1, key + pass, *b, nullptr);
+    if (count == 1) {
+      // An uneven loop's last instance is a partial tile: a spatial loop after it may find
+      // less than its factor there.
+      const bool partial = uneven && first == trips - 1;
+      partial_ += partial;
+      const Time t = instances(node, li, weight, 1, key + pass, *b, nullptr);
+      partial_ -= partial;
+      return t;
+    }
     BoxPool::Lease b1 = at(first + 1);
     return instances(node, li, weight, count, key + pass, *b, &*b1);
   };
   if (runs.size == 1) return run(0);
   // The first run (in every step the one that does most), then the others beside it: their
-  // walks must not move the pipeline's first loads or last store either.
-  passes_ = Passes{spatial_stack_.size(), {}};
+  // walks must not move the pipeline's first loads or last store either. A second such loop
+  // later in the tile walks its runs inside each of this one's: one activation per buffer
+  // below for every pair of runs, all kept in the outer loop's Passes.
+  const bool outermost = !passes_;
+  if (outermost) passes_ = Passes{spatial_stack_.size(), {}};
   Time t = run(0);
   const bool computed = computed_;
   const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
@@ -369,7 +382,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
     computed_ = computed, first_loads_ = first_loads, last_store_ = last_store, last_store_port_ = last_store_port,
     after_last_load_ = after_last_load;
   }
-  passes_.reset();
+  if (outermost) passes_.reset();
   return t;
 }
 

@@ -101,7 +101,7 @@ class Walker {
   // alike instances: a last instance with less to do (73 rows over 8 instances: seven of 10,
   // one of 3), or instances that a partial tile above leaves idle (16 instances of one row, and
   // 9 in the last step: the first 9 run in every step, the other 7 in full steps only; each run
-  // keeps its own buffers). The loop is the innermost of its tile with no loops below
+  // keeps its own buffers). Only spatial loops may follow it in its tile, and no loops below
   // (spatial_split_ok), so each buffer below is activated once per pass, in the same order: what
   // the earlier passes' sources sent then is kept, and a later pass's source sends only what
   // they did not (one multicast for all).
@@ -268,9 +268,10 @@ class Walker {
 
   // Instances are hardware: a spatial loop splits its extent into the same chunk every time it
   // runs, and only the number of instances may differ between steps (a partial tile above it).
-  // One whose instances are not all alike must be the innermost loop, with nothing below stepping.
+  // One whose instances are not all alike may have only spatial loops after it, and nothing
+  // below stepping.
   bool spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps);
-  bool innermost(int node, size_t li) const;
+  bool nothing_steps_below(int node, size_t li) const;
 
   template <class At>
   Time spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at);

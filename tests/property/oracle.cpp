@@ -66,8 +66,11 @@ class Brute {
   std::map<std::vector<int64_t>, std::set<int64_t>> sent_;     // (buffer group, step) → elements
   std::map<std::vector<int64_t>, std::set<int64_t>> written_;  // buffer group → elements ever written
 
-  bool innermost(int node, size_t li) const {
-    if (li + 1 != f_.nodes[static_cast<size_t>(node)].loops.size()) return false;
+  // Only spatial loops after loop li in its tile, and no loops below the tile.
+  bool nothing_steps_below(int node, size_t li) const {
+    const auto& own = f_.nodes[static_cast<size_t>(node)].loops;
+    for (size_t k = li + 1; k < own.size(); ++k)
+      if (!own[k].spatial) return false;
     for (size_t x = 0; x < f_.nodes.size(); ++x)
       if (static_cast<int>(x) != node && inside(static_cast<int>(x), node) && !f_.nodes[x].loops.empty()) return false;
     return true;
@@ -286,9 +289,9 @@ class Brute {
       }
       if (it->second.first != extent) varying_.insert({node, li});
       // Instances that are not all alike (73 rows over 8: seven of 10, one of 3; or fewer
-      // instances in a partial tile) only where nothing below steps: the innermost loop of its
-      // tile, and no loops below it.
-      if ((!even || varying_.count({node, li})) && !innermost(node, li)) {
+      // instances in a partial tile) only where nothing below steps: only spatial loops after
+      // it in its tile, and no loops below it.
+      if ((!even || varying_.count({node, li})) && !nothing_steps_below(node, li)) {
         r_.problems.push_back({l.loc, "spatial instances not alike above other loops"});
         return;
       }

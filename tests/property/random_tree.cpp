@@ -93,21 +93,29 @@ class TreeGen {
       int factor = pick(rng_, 1, std::max(1, sizes_.at(d)));
       os << (i ? ", " : "") << '"' << d << ':' << factor << (chance(rng_, 0.25) ? ":sp" : "") << '"';
     }
-    // Now and then a spatial loop innermost over leaves, the only place one whose instances are
-    // not all alike may go: a factor that does not divide its extent (the last instance has
-    // less to do), or a partial step of a loop above (fewer instances run).
+    // Now and then one or two spatial loops last, over leaves, the only place one whose
+    // instances are not all alike may go: a factor that does not divide its extent (the last
+    // instance has less to do), or a partial step of a loop above (fewer instances run).
     size_t n = last - first + 1;
     const bool over_leaves = n <= 3 && chance(rng_, 0.3);
     if (over_leaves) {
-      const std::string& d = dv[static_cast<size_t>(pick(rng_, 0, static_cast<int>(dv.size()) - 1))];
-      const int size = sizes_.at(d);
-      if (size >= 3 && chance(rng_, 0.5)) {
-        // Padding: t steps of ceil(size/t) instances, fewer in the partial last step.
-        const int steps = pick(rng_, 2, size - 1), chunk = (size + steps - 1) / steps;
-        os << (nloops ? ", " : "") << '"' << d << ':' << steps << "\", \"" << d << ':' << chunk << ":sp\"";
-      } else {
-        os << (nloops ? ", " : "") << '"' << d << ':' << pick(rng_, 2, std::max(2, size)) << ":sp\"";
+      std::vector<std::string> temporal, spatial;
+      const int spreads = chance(rng_, 0.4) ? 2 : 1;
+      for (int k = 0; k < spreads; ++k) {
+        const std::string& d = dv[static_cast<size_t>(pick(rng_, 0, static_cast<int>(dv.size()) - 1))];
+        const int size = sizes_.at(d);
+        if (size >= 3 && chance(rng_, 0.5)) {
+          // Padding: t steps of ceil(size/t) instances, fewer in the partial last step.
+          const int steps = pick(rng_, 2, size - 1), chunk = (size + steps - 1) / steps;
+          temporal.push_back(d + ':' + std::to_string(steps));
+          spatial.push_back(d + ':' + std::to_string(chunk) + ":sp");
+        } else {
+          spatial.push_back(d + ':' + std::to_string(pick(rng_, 2, std::max(2, size))) + ":sp");
+        }
       }
+      bool comma = nloops > 0;
+      for (const auto* part : {&temporal, &spatial})
+        for (const std::string& l : *part) os << (comma ? ", " : "") << '"' << l << '"', comma = true;
     }
     os << "]\n";
     const char* prims[] = {"Seq", "Shar", "Para", "Pipe"};
