@@ -7,26 +7,32 @@
 
 namespace dfx::mapper {
 
-// Spatial choices of one op: nothing, or factors on up to `ways` dims that fit the axes.
+// Spatial choices of one op: nothing, or factors on up to `ways` dims that fit the axes. Each
+// dim takes the divisors and the widest padded chunk (SpatialRoom::drawn), and one dim of each
+// choice may take any chunk size (SpatialRoom::values): a Pipe balances its stages' lanes with
+// narrower chunks (attention G8 / edge: 9, 12, 12, 8 and 11 of 64 lanes for its vector stages),
+// while every chunk size on every dim at once made conv chains' polish four times slower.
 std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room, const PeAxes& axes) {
   const size_t n = room.size();
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> sp(n, 1);
   // Every subset of a choice that fits fits too, so bounding each factor by the room the
   // factors before it leave lists each fitting choice once.
-  std::function<void(size_t, int)> rec = [&](size_t from, int left) {
+  std::function<void(size_t, int, bool)> rec = [&](size_t from, int left, bool narrowed) {
     out.push_back(sp);
     if (left == 0) return;
     for (size_t i = from; i < n; ++i) {
-      for (int64_t d : room.drawn(i, axes.room(sp, i))) {
+      const int64_t at_most = axes.room(sp, i);
+      const std::vector<int64_t> wide = room.drawn(i, at_most);
+      for (int64_t d : narrowed ? wide : room.values(i, at_most)) {
         if (d == 1) continue;
         sp[i] = d;
-        rec(i + 1, left - 1);
+        rec(i + 1, left - 1, narrowed || !std::binary_search(wide.begin(), wide.end(), d));
         sp[i] = 1;
       }
     }
   };
-  rec(0, axes.ways());
+  rec(0, axes.ways(), false);
   return out;
 }
 
