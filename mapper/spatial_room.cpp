@@ -36,8 +36,7 @@ std::vector<int64_t> SpatialRoom::drawn(size_t i, int64_t at_most) const {
   if (!padding_) return values(i, at_most);
   // Of the padded spreads only the widest that fits, in the fewest steps: drawing every chunk
   // size (about 2·sqrt(extent) of them) spread the search thin, three quarters of its trees
-  // padded; and with several dims padded at once, the polish's sweeps over every combination
-  // took four times as long on conv chains.
+  // padded (and see Space::spatial_options for the lists of every option).
   std::vector<int64_t> some = up_to(divisors(extent_[i]), at_most);
   const int64_t widest = widest_chunk(extent_[i], at_most);
   if (widest > some.back()) some.push_back(widest);

@@ -25,8 +25,8 @@ class SpatialRoom {
   // The factors dim i may take, at most `at_most`, ascending (1 first): the divisors, and with
   // padding every chunk size. Local steps move among them.
   std::vector<int64_t> values(size_t i, int64_t at_most) const;
-  // The ones random draws and the lists of every option (exhaustive search, polish sweeps)
-  // take: the divisors and the widest padded chunk.
+  // The ones random draws take, and the lists of every option (exhaustive search, polish
+  // sweeps) on all but one dim (Space::spatial_options): the divisors and the widest padded chunk.
   std::vector<int64_t> drawn(size_t i, int64_t at_most) const;
   int64_t largest(size_t i, int64_t at_most) const;
   // Each factor a divisor or, with padding, a chunk size of its extent.
