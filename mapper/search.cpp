@@ -6,6 +6,8 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <atomic>
+#include <functional>
 
 #include "mapper/analysis_cache.h"
 #include "mapper/chain_solver.h"
@@ -99,6 +101,7 @@ class Searcher {
     double cost = INFINITY;
     bool valid = false;
     bool ruled_out = false;  // not analysed: it could not have been used (TreeScorer::score())
+    uint64_t follows = 0;    // the named baselines whose structure it follows, a bit each
   };
 
   const arch::Arch& a_;
@@ -120,7 +123,8 @@ class Searcher {
   int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)
   static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least
   static constexpr int64_t kPolishLeast = 1000;
-  static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
+  static constexpr int64_t kBatch = 16;
+  static constexpr uint64_t kSlotSeedStride = 0x9e3779b97f4a7c15ull;  // spreads the slots' seeds apart  // candidates drawn before any is scored: fixed, so --jobs never changes results
   static constexpr int64_t kStaleBatches = 8;  // batches without improvement before a climb restarts
   // Open search: the share of steps that change a structure, and the tiling search each new
   // structure gets (measured on G1 attention / edge: with 0.25 and 96, eight seeds of 20,000
@@ -139,28 +143,50 @@ class Searcher {
     return o_.stop && o_.stop->load();
   }
 
-  // Analyses a batch on `jobs` threads. A tree analysed before is answered from the cache, and a
-  // tree drawn twice in one batch is analysed once, for its first position: the cache and the
-  // thread count change how many analyses run, never a result. `bars[i]`: see TreeScorer::score().
-  std::vector<Entry> analyse(const std::vector<Choice>& batch, std::vector<double> bars) {
-    std::vector<model::Dataflow> trees(batch.size());
-    std::vector<TreeKey> keys(batch.size());
-    std::vector<Scored> scored(batch.size());
-    std::vector<size_t> from(batch.size());  // the position whose result each one takes
-    std::vector<size_t> work;                // positions to analyse
-    // Trees are built on every thread too (a tenth of the work): each is a pure function of its choice.
-    std::atomic<size_t> next_tree{0};
-    auto build = [&]() {
-      for (size_t i = next_tree++; i < batch.size(); i = next_tree++) {
+  // Draws a candidate of a batch from its own generator (Searcher::evaluate_drawn).
+  using Draw = std::function<Choice(std::mt19937_64&)>;
+
+  // Analyses a batch on `jobs` threads: position i is `fixed[i]`, or else `draw`n. Everything a
+  // position needs that depends on it alone — its draw, its bar, its tree, its key, its look-up
+  // in the cache (not written during a batch) — is done on the threads; then a tree drawn twice
+  // in the batch is analysed once, for its first position, with the higher of their bars. The
+  // cache and the thread count change how many analyses run, never a result. `bar`: see
+  // bar_for().
+  std::vector<Entry> analyse(size_t n, const std::vector<Choice>& fixed, const Draw& draw, double bar) {
+    std::vector<Choice> batch(n);
+    std::vector<double> bars(n);
+    std::vector<uint64_t> follows(n);  // per position: the named baselines whose structure it follows
+    std::vector<model::Dataflow> trees(n);
+    std::vector<TreeKey> keys(n);
+    std::vector<const Scored*> hits(n);
+    // Each drawn position has its own generator, seeded from the search's: the draws do not
+    // depend on which thread makes them, or in which order.
+    const uint64_t seed = fixed.empty() ? rng_() : 0;
+    std::atomic<size_t> next_slot{0};
+    auto prepare = [&]() {
+      for (size_t i = next_slot++; i < n; i = next_slot++) {
+        if (fixed.empty()) {
+          std::mt19937_64 slot_rng(seed + kSlotSeedStride * (i + 1));
+          batch[i] = draw(slot_rng);
+        } else {
+          batch[i] = fixed[i];
+        }
+        for (size_t b = 0; b < named_.size(); ++b)
+          if (space_.follows(named_[b].structure, batch[i])) follows[i] |= uint64_t{1} << b;
+        bars[i] = bar_for(follows[i], bar);
         trees[i] = space_.build(batch[i], "candidate");
         keys[i] = tree_key(trees[i]);
+        hits[i] = cache_.find(keys[i]);
       }
     };
-    pool_.run_on_all(build);
-    for (size_t i = 0; i < batch.size(); ++i) {
+    pool_.run_on_all(prepare);
+    std::vector<Scored> scored(n);
+    std::vector<size_t> from(n);  // the position whose result each one takes
+    std::vector<size_t> work;     // positions to analyse
+    for (size_t i = 0; i < n; ++i) {
       from[i] = i;
-      if (const Scored* hit = cache_.find(keys[i])) {
-        scored[i] = *hit;
+      if (hits[i]) {
+        scored[i] = *hits[i];
         continue;
       }
       auto twin = std::find_if(work.begin(), work.end(), [&](size_t j) { return keys[j] == keys[i]; });
@@ -177,10 +203,11 @@ class Searcher {
       out_.analyses += scored[i].analysed;
       if (!scored[i].ruled_out) cache_.insert(std::move(keys[i]), scored[i]);  // a later bar may be higher
     }
-    std::vector<Entry> out(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) {
+    std::vector<Entry> out(n);
+    for (size_t i = 0; i < n; ++i) {
       const Scored& s = scored[from[i]];
-      out[i].choice = batch[i];
+      out[i].choice = std::move(batch[i]);
+      out[i].follows = follows[i];
       out[i].report = s.report;
       out[i].valid = s.valid;
       out[i].cost = s.valid ? s.cost : INFINITY;
@@ -190,22 +217,27 @@ class Searcher {
   }
 
   // The cost below which a candidate's result would be used, given `bar`, the caller's: also
-  // below the best of a named baseline whose structure it follows. Infinite (analyse everything)
-  // unless the objective is cycles, for which model::cycles_floor bounds the cost, and no front
-  // is kept (any point may join it).
-  double bar_for(const Choice& c, double bar) const {
+  // below the best of a named baseline whose structure it follows (`follows`, a mask). Infinite
+  // (analyse everything) unless the objective is cycles, for which model::cycles_floor bounds
+  // the cost, and no front is kept (any point may join it).
+  double bar_for(uint64_t follows, double bar) const {
     if (!o_.rule_out || o_.objective != Objective::Cycles || o_.pareto) return INFINITY;
     for (size_t b = 0; b < named_.size() && bar < INFINITY; ++b)
-      if (named_best_[b].cost > bar && space_.follows(named_[b].structure, c)) bar = named_best_[b].cost;
+      if (named_best_[b].cost > bar && (follows >> b & 1)) bar = named_best_[b].cost;
     return bar;
   }
 
   // Counts a batch's results in order, so the outcome never depends on the thread count. `bar`:
   // results at or above it are of no use to the caller (it only looks for better ones).
   std::vector<Entry> evaluate(const std::vector<Choice>& batch, double bar = INFINITY) {
-    std::vector<double> bars;
-    for (const Choice& c : batch) bars.push_back(bar_for(c, bar));
-    std::vector<Entry> done = analyse(batch, std::move(bars));
+    return count(analyse(batch.size(), batch, nullptr, bar));
+  }
+  // The same for `n` candidates drawn by `draw`, each from a generator of its own.
+  std::vector<Entry> evaluate_drawn(size_t n, const Draw& draw, double bar = INFINITY) {
+    return count(analyse(n, {}, draw, bar));
+  }
+
+  std::vector<Entry> count(std::vector<Entry> done) {
     for (Entry& e : done) {
       ++out_.evaluations;
       out_.ruled_out += e.ruled_out;
@@ -217,7 +249,7 @@ class Searcher {
       ++out_.valid;
       if (o_.pareto) add_to_front(e);
       for (size_t b = 0; b < named_.size(); ++b)
-        if (e.cost < named_best_[b].cost && space_.follows(named_[b].structure, e.choice)) named_best_[b] = e;
+        if (e.cost < named_best_[b].cost && (e.follows >> b & 1)) named_best_[b] = e;
       if (e.cost < best_) {
         best_ = e.cost;
         out_.convergence.push_back({out_.evaluations, best_});
@@ -256,15 +288,15 @@ class Searcher {
     Entry climb = best;
     int64_t used = 1, stale = 0;
     while (used < budget && !out_of_budget()) {
-      std::vector<Choice> batch;
       const bool restart = stale >= kStaleBatches;
       const bool explore = used < budget / 4 || !climb.valid || restart;
-      for (size_t i = 0; i < batch_size(std::min(budget - used, budget_ - out_.evaluations)); ++i)
-        batch.push_back(!explore ? step_from(climb.choice) : draw(structure, best));
-      used += static_cast<int64_t>(batch.size());
+      const size_t n = batch_size(std::min(budget - used, budget_ - out_.evaluations));
+      used += static_cast<int64_t>(n);
+      const Choice from = climb.choice;
+      auto next = [&](std::mt19937_64& rng) { return explore ? draw(structure, best, rng) : step_from(from, rng); };
       if (restart) climb = Entry{};
       bool improved = false;
-      for (Entry& e : evaluate(batch, std::max(best.cost, climb.cost))) {
+      for (Entry& e : evaluate_drawn(n, next, std::max(best.cost, climb.cost))) {
         if (e.cost < best.cost) best = e;
         if (e.cost < climb.cost) climb = std::move(e), improved = true;
         else if (!explore && e.valid && e.cost == climb.cost) climb = std::move(e);
@@ -278,16 +310,16 @@ class Searcher {
   // the cost is a sum over groups: half the draws retile one group of the best point, keeping the
   // others (with seven groups, a whole retile rarely draws all seven well at once); the other
   // half retile everything (with two groups of which one costs most, that samples it twice as often).
-  Choice draw(const Choice& structure, const Entry& best) {
-    if (best.valid && space_.groups(structure) > 1 && std::bernoulli_distribution(0.5)(rng_)) return space_.retile_group(best.choice, rng_);
-    return space_.retile(structure, rng_);
+  Choice draw(const Choice& structure, const Entry& best, std::mt19937_64& rng) const {
+    if (best.valid && space_.groups(structure) > 1 && std::bernoulli_distribution(0.5)(rng)) return space_.retile_group(best.choice, rng);
+    return space_.retile(structure, rng);
   }
 
   // A climb's step: one tiling gene, or now and then two at once — some improvements need two
   // genes to move together (the loop over the cores and the spatial choice it frees).
-  Choice step_from(const Choice& c) {
-    Choice next = space_.mutate(c, rng_, false);
-    if (std::bernoulli_distribution(kPairedSteps)(rng_)) next = space_.mutate(next, rng_, false);
+  Choice step_from(const Choice& c, std::mt19937_64& rng) const {
+    Choice next = space_.mutate(c, rng, false);
+    if (std::bernoulli_distribution(kPairedSteps)(rng)) next = space_.mutate(next, rng, false);
     return next;
   }
 
@@ -444,14 +476,12 @@ class Searcher {
   void evolve() {
     const size_t size = 24;
     while (population_.size() < size && !out_of_budget()) {
-      std::vector<Choice> batch;
-      for (size_t i = 0; i < batch_size(budget_ - out_.evaluations) && population_.size() + i < size; ++i)
-        batch.push_back(space_.random(rng_));
-      for (Entry& e : evaluate(batch)) population_.push_back(std::move(e));
+      const size_t n = std::min(batch_size(budget_ - out_.evaluations), size - population_.size());
+      for (Entry& e : evaluate_drawn(n, [&](std::mt19937_64& rng) { return space_.random(rng); })) population_.push_back(std::move(e));
     }
-    auto pick = [&]() -> const Entry& {
-      const Entry& x = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng_)];
-      const Entry& y = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng_)];
+    auto pick = [&](std::mt19937_64& rng) -> const Entry& {
+      const Entry& x = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng)];
+      const Entry& y = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng)];
       return x.cost <= y.cost ? x : y;
     };
     auto worst = [&] {
@@ -465,18 +495,17 @@ class Searcher {
       if (std::bernoulli_distribution(kRestructureRate)(rng_)) {
         // A new structure is judged after a short tiling search of its own: with one random
         // tiling it would lose to every tuned member and never survive.
-        const Choice child = space_.restructure(pick().choice, rng_);
+        const Choice child = space_.restructure(pick(rng_).choice, rng_);
         replace_worst(tile_search(child, kRestructureBudget));
         continue;
       }
-      std::vector<Choice> batch;
-      for (size_t i = 0; i < batch_size(budget_ - out_.evaluations); ++i) {
-        // Genetic: a third of the children cross two winners (then mutate), the rest mutate one.
-        Choice child = pick().choice;
-        if (std::bernoulli_distribution(1.0 / 3)(rng_)) child = space_.crossover(child, pick().choice, rng_);
-        batch.push_back(space_.mutate(child, rng_, false));
-      }
-      for (Entry& child : evaluate(batch, worst()->cost)) replace_worst(std::move(child));
+      // Genetic: a third of the children cross two winners (then mutate), the rest mutate one.
+      auto breed = [&](std::mt19937_64& rng) {
+        Choice child = pick(rng).choice;
+        if (std::bernoulli_distribution(1.0 / 3)(rng)) child = space_.crossover(child, pick(rng).choice, rng);
+        return space_.mutate(child, rng, false);
+      };
+      for (Entry& child : evaluate_drawn(batch_size(budget_ - out_.evaluations), breed, worst()->cost)) replace_worst(std::move(child));
     }
   }
 
