@@ -101,7 +101,7 @@ class Searcher {
     double cost = INFINITY;
     bool valid = false;
     bool ruled_out = false;  // not analysed: it could not have been used (TreeScorer::score())
-    uint64_t follows = 0;    // the named baselines whose structure it follows, a bit each
+    uint64_t follows = 0;    // the named baselines (a handful) whose structure it follows, a bit each
   };
 
   const arch::Arch& a_;
@@ -123,8 +123,8 @@ class Searcher {
   int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)
   static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least
   static constexpr int64_t kPolishLeast = 1000;
-  static constexpr int64_t kBatch = 16;
-  static constexpr uint64_t kSlotSeedStride = 0x9e3779b97f4a7c15ull;  // spreads the slots' seeds apart  // candidates drawn before any is scored: fixed, so --jobs never changes results
+  static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
+  static constexpr uint64_t kSlotSeedStride = 0x9e3779b97f4a7c15ull;  // spreads the slots' seeds apart
   static constexpr int64_t kStaleBatches = 8;  // batches without improvement before a climb restarts
   // Open search: the share of steps that change a structure, and the tiling search each new
   // structure gets (measured on G1 attention / edge: with 0.25 and 96, eight seeds of 20,000
@@ -161,11 +161,11 @@ class Searcher {
     std::vector<const Scored*> hits(n);
     // Each drawn position has its own generator, seeded from the search's: the draws do not
     // depend on which thread makes them, or in which order.
-    const uint64_t seed = fixed.empty() ? rng_() : 0;
+    const uint64_t seed = draw ? rng_() : 0;
     std::atomic<size_t> next_slot{0};
     auto prepare = [&]() {
       for (size_t i = next_slot++; i < n; i = next_slot++) {
-        if (fixed.empty()) {
+        if (draw) {
           std::mt19937_64 slot_rng(seed + kSlotSeedStride * (i + 1));
           batch[i] = draw(slot_rng);
         } else {
