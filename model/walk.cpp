@@ -389,18 +389,19 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
 Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, OpBoxes& first,
                        const OpBoxes* next) {
   const int64_t saved_weight = instance_weight_;
-  SpatialLevel level{count, first};
+  SpatialLevel& level = spatial_stack_.push();
+  level.count = count;
+  level.delta = first;  // the shape; reuses the level's storage
   level.delta.fill({0, 0});
   if (next)
     for (size_t o = 0; o < next->size(); ++o)
       for (size_t d = 0; d < next->dims(); ++d) level.delta[o][d].first = (*next)[o][d].first - first[o][d].first;
-  spatial_stack_.push_back(std::move(level));
   const int saved_inst = inst_ctx_;
   inst_ctx_ = contexts_.enter(inst_ctx_, ctx_key);
   instance_weight_ = saved_weight * count;
   Time latency = loops(node, li + 1, first, weight * count);
   inst_ctx_ = saved_inst;
-  spatial_stack_.pop_back();
+  spatial_stack_.pop();
   instance_weight_ = saved_weight;
   return latency;
 }

@@ -14,7 +14,8 @@ bool Walker::spreads_for(int node, int tensor, const OpBoxes& boxes, const Multi
   for (size_t k = prefix; k < spatial_stack_.size(); ++k) {
     const SpatialLevel& sl = spatial_stack_[k];
     if (sl.count <= 1) continue;
-    OpBoxes moved = boxes;
+    BoxPool::Lease lease(pool_, boxes);
+    OpBoxes& moved = *lease;
     for (size_t o = 0; o < moved.size(); ++o)
       for (size_t d = 0; d < moved.dims(); ++d) {
         moved[o][d].first += sl.delta[o][d].first;

@@ -96,7 +96,23 @@ class Walker {
     int64_t count = 1;
     OpBoxes delta;
   };
-  std::vector<SpatialLevel> spatial_stack_;
+  // A stack whose levels keep their boxes' storage when popped: instances() pushes one per visit
+  // of a spatial loop, thousands per analysis.
+  class SpatialStack {
+   public:
+    size_t size() const { return depth_; }
+    const SpatialLevel& operator[](size_t k) const { return levels_[k]; }
+    SpatialLevel& push() {
+      if (depth_ == levels_.size()) levels_.emplace_back();
+      return levels_[depth_++];
+    }
+    void pop() { --depth_; }
+
+   private:
+    std::vector<SpatialLevel> levels_;
+    size_t depth_ = 0;
+  };
+  SpatialStack spatial_stack_;
   // A spatial loop whose instances are not all alike is walked in passes, each over a run of
   // alike instances: a last instance with less to do (73 rows over 8 instances: seven of 10,
   // one of 3), or instances that a partial tile above leaves idle (16 instances of one row, and
