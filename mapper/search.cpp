@@ -3,19 +3,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
-#include <atomic>
-#include <functional>
 
-#include "mapper/analysis_cache.h"
+#include "mapper/batch_scorer.h"
 #include "mapper/chain_solver.h"
 #include "mapper/lower.h"
 #include "mapper/mcts.h"
 #include "mapper/space.h"
 #include "mapper/tree_scorer.h"
-#include "mapper/worker_pool.h"
 #include "model/analyze.h"
 #include "model/dataflow.h"
 
@@ -117,8 +115,7 @@ class Searcher {
   std::vector<Baseline> named_;      // the named baselines that apply
   std::vector<Entry> named_best_;    // per named baseline: the best point of its structure seen
   std::optional<Candidate> extra_;  // a baseline from outside the template (the chain solver)
-  AnalysisCache cache_;
-  WorkerPool pool_{std::max(1, o_.jobs)};
+  BatchScorer batches_{space_, scorer_, o_.jobs};
   double best_ = INFINITY;
   int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)
   static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least
@@ -146,67 +143,28 @@ class Searcher {
   // Draws a candidate of a batch from its own generator (Searcher::evaluate_drawn).
   using Draw = std::function<Choice(std::mt19937_64&)>;
 
-  // Analyses a batch on `jobs` threads: position i is `fixed[i]`, or else `draw`n. Everything a
-  // position needs that depends on it alone — its draw, its bar, its tree, its key, its look-up
-  // in the cache (not written during a batch) — is done on the threads; then a tree drawn twice
-  // in the batch is analysed once, for its first position, with the higher of their bars. The
-  // cache and the thread count change how many analyses run, never a result. `bar`: see
-  // bar_for().
+  // Scores a batch on the threads (BatchScorer): position i is `fixed[i]`, or else `draw`n. Each
+  // drawn position has its own generator, seeded from the search's: a draw does not depend on
+  // which thread makes it, or in which order. `bar`: see bar_for().
   std::vector<Entry> analyse(size_t n, const std::vector<Choice>& fixed, const Draw& draw, double bar) {
-    std::vector<Choice> batch(n);
-    std::vector<double> bars(n);
-    std::vector<uint64_t> follows(n);  // per position: the named baselines whose structure it follows
-    std::vector<model::Dataflow> trees(n);
-    std::vector<TreeKey> keys(n);
-    std::vector<const Scored*> hits(n);
-    // Each drawn position has its own generator, seeded from the search's: the draws do not
-    // depend on which thread makes them, or in which order.
     const uint64_t seed = draw ? rng_() : 0;
-    std::atomic<size_t> next_slot{0};
-    auto prepare = [&]() {
-      for (size_t i = next_slot++; i < n; i = next_slot++) {
-        if (draw) {
-          std::mt19937_64 slot_rng(seed + kSlotSeedStride * (i + 1));
-          batch[i] = draw(slot_rng);
-        } else {
-          batch[i] = fixed[i];
-        }
-        for (size_t b = 0; b < named_.size(); ++b)
-          if (space_.follows(named_[b].structure, batch[i])) follows[i] |= uint64_t{1} << b;
-        bars[i] = bar_for(follows[i], bar);
-        trees[i] = space_.build(batch[i], "candidate");
-        keys[i] = tree_key(trees[i]);
-        hits[i] = cache_.find(keys[i]);
-      }
+    auto choose = [&](size_t i) {
+      if (!draw) return fixed[i];
+      std::mt19937_64 slot_rng(seed + kSlotSeedStride * (i + 1));
+      return draw(slot_rng);
     };
-    pool_.run_on_all(prepare);
-    std::vector<Scored> scored(n);
-    std::vector<size_t> from(n);  // the position whose result each one takes
-    std::vector<size_t> work;     // positions to analyse
-    for (size_t i = 0; i < n; ++i) {
-      from[i] = i;
-      if (hits[i]) {
-        scored[i] = *hits[i];
-        continue;
-      }
-      auto twin = std::find_if(work.begin(), work.end(), [&](size_t j) { return keys[j] == keys[i]; });
-      if (twin != work.end()) from[i] = *twin, bars[*twin] = std::max(bars[*twin], bars[i]);
-      else work.push_back(i);
-    }
-    std::atomic<size_t> next{0};  // candidates differ in cost: hand them out one at a time
-    auto run = [&]() {
-      for (size_t k = next++; k < work.size(); k = next++) scored[work[k]] = scorer_.score(trees[work[k]], bars[work[k]]);
+    std::vector<uint64_t> follows(n, 0);  // per position: the named baselines whose structure it follows
+    auto bar_of = [&](size_t i, const Choice& c) {
+      for (size_t b = 0; b < named_.size(); ++b)
+        if (space_.follows(named_[b].structure, c)) follows[i] |= uint64_t{1} << b;
+      return bar_for(follows[i], bar);
     };
-    if (work.size() > 1) pool_.run_on_all(run);
-    else run();
-    for (size_t i : work) {
-      out_.analyses += scored[i].analysed;
-      if (!scored[i].ruled_out) cache_.insert(std::move(keys[i]), scored[i]);  // a later bar may be higher
-    }
+    ScoredBatch batch = batches_.score(n, choose, bar_of);
+    out_.analyses += batch.analyses;
     std::vector<Entry> out(n);
     for (size_t i = 0; i < n; ++i) {
-      const Scored& s = scored[from[i]];
-      out[i].choice = std::move(batch[i]);
+      const Scored& s = batch.scored[i];
+      out[i].choice = std::move(batch.chosen[i]);
       out[i].follows = follows[i];
       out[i].report = s.report;
       out[i].valid = s.valid;

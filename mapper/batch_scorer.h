@@ -1,0 +1,41 @@
+#pragma once
+// A search's batches of candidates, scored on its threads (mapper/search.cpp). Everything a
+// position needs that depends on it alone — its candidate, its bar, its tree, its key, its
+// look-up in the cache (which no thread writes during a batch) — is done on the threads; then a
+// tree chosen twice in the batch is analysed once, for its first position, with the higher of
+// their bars, and the analyses run on the threads too. The cache and the thread count change how
+// many analyses run, never a result.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "mapper/analysis_cache.h"
+#include "mapper/space.h"
+#include "mapper/tree_scorer.h"
+#include "mapper/worker_pool.h"
+
+namespace dfx::mapper {
+
+struct ScoredBatch {
+  std::vector<Choice> chosen;  // per position: its candidate
+  std::vector<Scored> scored;  // per position: its result
+  int64_t analyses = 0;        // analyses run for it (the rest were repeats or rejected early)
+};
+
+class BatchScorer {
+ public:
+  BatchScorer(const Space& space, const TreeScorer& scorer, int jobs);
+
+  // Position i takes the candidate `choose(i)` and the bar `bar_of(i, candidate)` (see
+  // TreeScorer::score()). Both are called on the threads, side by side for different positions.
+  ScoredBatch score(size_t n, const std::function<Choice(size_t)>& choose,
+                    const std::function<double(size_t, const Choice&)>& bar_of);
+
+ private:
+  const Space& space_;
+  const TreeScorer& scorer_;
+  AnalysisCache cache_;
+  WorkerPool pool_;
+};
+
+}  // namespace dfx::mapper
