@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/config.h"
 #include "arch/errors.h"
 
 namespace dfx::arch {
@@ -85,6 +86,8 @@ struct Arch {
 
 // Contract: returns a complete, checked Arch or throws InputError listing every problem.
 Arch load_arch(const std::string& path);
+// The same with changes made to the document first (ConfigNode::with: `dfx … --set`).
+Arch load_arch(const std::string& path, const std::vector<Override>& changes);
 Arch load_arch_from_string(const std::string& text, const std::string& name);
 
 }  // namespace dfx::arch

@@ -13,6 +13,18 @@
 
 namespace dfx {
 
+// One change to a document, given on the command line: the value at a key path, "levels.L1.capacity"
+// = "2 MB". A path's steps are mapping keys, or for a sequence an element's index or the `name`
+// of the element mapping ("levels.L1" or "levels.1").
+struct Override {
+  std::string path, value;
+  std::string origin;   // where it was given, for messages: "--set"
+  bool may_add = true;  // the last key may be new (an optional key the document left out)
+};
+
+// "KEY.PATH=VALUE" as an Override from `option` ("--set"); InputError located there otherwise.
+Override parse_override(const std::string& text, const std::string& option);
+
 class ConfigNode {
  public:
   // Contract: a syntax error throws InputError with its line and column; never returns a bad tree.
@@ -32,6 +44,13 @@ class ConfigNode {
   std::vector<ConfigNode> items() const;                              // sequence elements
   std::vector<std::pair<std::string, ConfigNode>> entries() const;    // mapping entries, in order
   std::string scalar() const;  // raw text of a scalar ("" otherwise)
+
+  // The whole document (this node must be its root) with `change` made: the value a scalar, or a
+  // flow mapping or sequence when it starts with '{' or '['. Contract: throws InputError located
+  // at the change's origin and key path when the path leads nowhere; never changes this node.
+  ConfigNode with(const Override& change) const;
+  // Each change in turn.
+  ConfigNode with(const std::vector<Override>& changes) const;
 
  private:
   struct Impl;

@@ -22,11 +22,14 @@ nlohmann::json summary(const Candidate& c) {
 
 }  // namespace
 
-std::string to_json(const Outcome& out, const std::string& arch, const std::string& workload, const SearchOptions& o) {
+std::string to_json(const Outcome& out, const std::string& arch, const std::string& workload, const SearchOptions& o,
+                    const model::InputChanges& changes) {
   nlohmann::json j;
   j["schema"] = "dfx.explore/1";
   j["arch"] = arch;
   j["workload"] = workload;
+  j["set"] = changes.set;
+  j["dims"] = changes.dims;
   j["objective"] = o.objective == Objective::Cycles ? "cycles" : o.objective == Objective::Energy ? "energy" : "edp";
   j["seed"] = o.seed;
   j["evaluations"] = out.evaluations;

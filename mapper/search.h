@@ -14,6 +14,7 @@
 #include "mapper/space.h"
 #include "model/dataflow.h"
 #include "model/report.h"
+#include "model/report_io.h"
 #include "model/workload.h"
 
 namespace dfx::mapper {
@@ -98,7 +99,8 @@ struct Outcome {
 double cost_of(const model::Report& r, Objective o);
 
 // The outcome as JSON (schema dfx.explore/1, docs/mapper.md).
-std::string to_json(const Outcome& out, const std::string& arch, const std::string& workload, const SearchOptions& o);
+std::string to_json(const Outcome& out, const std::string& arch, const std::string& workload, const SearchOptions& o,
+                    const model::InputChanges& changes = {});
 
 // Contract: throws InputError when the arch or workload does not fit the search template, when
 // no valid dataflow was found within the budget, or when an exhaustive search's space is larger

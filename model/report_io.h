@@ -1,13 +1,20 @@
 #pragma once
 // Reports as JSON (schema in docs/report-json.md) and as a readable table.
 #include <string>
+#include <vector>
 
 #include "model/report.h"
 
 namespace dfx::model {
 
+// Changes made to the inputs after loading (`dfx … --set KEY=VALUE --dim NAME=SIZE`), as typed:
+// reports list them next to the files, so that the run can be repeated.
+struct InputChanges {
+  std::vector<std::string> set, dims;
+};
+
 std::string to_json(const Report& r, const std::string& arch, const std::string& workload,
-                    const std::string& dataflow);
+                    const std::string& dataflow, const InputChanges& changes = {});
 std::string to_table(const Report& r);
 // 1234567 → "1.23M": numbers as a reader scans them in tables.
 std::string human(double v);

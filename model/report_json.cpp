@@ -13,11 +13,13 @@ nlohmann::json traffic_json(const Traffic& t) {
 }  // namespace
 
 std::string to_json(const Report& r, const std::string& arch, const std::string& workload,
-                    const std::string& dataflow) {
+                    const std::string& dataflow, const InputChanges& changes) {
   nlohmann::json j;
   j["schema"] = "dfx.report/1";
   j["arch"] = arch;
   j["workload"] = workload;
+  j["set"] = changes.set;
+  j["dims"] = changes.dims;
   j["dataflow"] = dataflow;
   j["valid"] = r.valid;
   j["reason"] = r.reason;

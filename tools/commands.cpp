@@ -12,16 +12,49 @@
 
 namespace dfx::cli {
 
+namespace {
+
+std::vector<Override> changes(const std::vector<std::string>& typed, const std::string& option, const std::string& under) {
+  std::vector<Override> out;
+  for (const auto& t : typed) {
+    Override c = parse_override(t, option);
+    if (!under.empty()) c.path = under + "." + c.path, c.may_add = false;  // --dim names a dim there is
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+arch::Arch load_arch(const std::string& path, const std::vector<std::string>& sets) {
+  return arch::load_arch(path, changes(sets, "--set", ""));
+}
+
+arch::Arch load_arch(const Inputs& in) { return load_arch(in.arch, in.sets); }
+
+model::Workload load_workload(const Inputs& in) { return model::load_workload(in.workload, changes(in.dims, "--dim", "dims")); }
+
+std::string change_words(const Inputs& in) {
+  // Quoted where a shell would split or expand them ("0.6 TB/s"), so the words can be run again.
+  auto word = [](const std::string& t) {
+    return t.find_first_of(" \t'\"$*?[]{}();&|<>\\") == std::string::npos ? t : "'" + t + "'";
+  };
+  std::string s;
+  for (const auto& t : in.sets) s += " --set " + word(t);
+  for (const auto& t : in.dims) s += " --dim " + word(t);
+  return s;
+}
+
 int run_eval(const EvalOptions& o) {
-  arch::Arch a = arch::load_arch(o.arch);
-  model::Workload w = model::load_workload(o.workload);
-  model::Dataflow f = model::load_dataflow(o.flow, a, w);
+  arch::Arch a = load_arch(o.in);
+  model::Workload w = load_workload(o.in);
+  model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
   if (o.explain) std::cout << model::explain(f, a, w) << '\n';
   model::Report r = model::analyze(a, w, f);
-  std::cout << "dfx eval: " << f.name << " of " << w.name << " on " << a.name << "\n\n";
+  std::cout << "dfx eval: " << f.name << " of " << w.name << " on " << a.name << change_words(o.in) << "\n\n";
   std::cout << model::to_table(r);
   if (!o.json.empty()) {
-    std::string text = model::to_json(r, o.arch, o.workload, o.flow);
+    std::string text = model::to_json(r, o.in.arch, o.in.workload, o.in.flow, {o.in.sets, o.in.dims});
     if (o.json == "-") {
       std::cout << text;
     } else {

@@ -12,8 +12,22 @@
 
 namespace dfx::cli {
 
+// The ARCH WORKLOAD [FLOW] of a command, and the changes typed after them: `--set KEY=VALUE` to
+// the arch (a key path, ConfigNode::with) and `--dim NAME=SIZE` to the workload's dims.
+struct Inputs {
+  std::string arch, workload, flow;
+  std::vector<std::string> sets, dims;
+};
+// The arch and workload with the changes made. Contract: InputError for a bad change.
+arch::Arch load_arch(const std::string& path, const std::vector<std::string>& sets);
+arch::Arch load_arch(const Inputs& in);
+model::Workload load_workload(const Inputs& in);
+// The changes as typed (" --set levels.L1.capacity=2MB --dim l=1024"; empty without any).
+std::string change_words(const Inputs& in);
+
 struct EvalOptions {
-  std::string arch, workload, flow, json;
+  Inputs in;
+  std::string json;
   bool explain = false;
 };
 
@@ -28,7 +42,8 @@ int run_list();
 namespace dfx::cli {
 
 struct ExploreOptions {
-  std::string arch, workload, out, json, html, objective = "cycles";
+  Inputs in;
+  std::string out, json, html, objective = "cycles";
   uint64_t seed = 1;
   int64_t evals = 10000;
   double seconds = 0;
@@ -54,6 +69,7 @@ namespace dfx::cli {
 
 struct SimulateOptions {
   std::string arch, inputs, outputs, json, trace;
+  std::vector<std::string> sets;  // --set changes to the arch (Inputs)
   std::vector<std::string> programs;  // one per core
   uint64_t seed = 1;
   int64_t jitter = 0;
@@ -75,7 +91,8 @@ int run_cosim(const CosimOptions& o);
 namespace dfx::cli {
 
 struct EmitOptions {
-  std::string arch, workload, flow, out, dtype = "auto";
+  Inputs in;
+  std::string out, dtype = "auto";
 };
 
 int run_emit(const EmitOptions& o);
@@ -83,16 +100,14 @@ int run_emit(const EmitOptions& o);
 arch::DType parse_dtype(const std::string& name, const model::Workload& w);
 std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const std::string& dtype,
                                       const std::string& out, const std::string& source);
-// Lowers a dataflow and writes one program per core (PATH, then PATH.core1…); returns the paths.
-std::vector<std::string> emit_programs(const std::string& arch, const std::string& workload, const std::string& flow,
-                                       const std::string& dtype, const std::string& out);
 
 }  // namespace dfx::cli
 
 namespace dfx::cli {
 
 struct CompareOptions {
-  std::string arch, workload, flow, dtype = "auto";
+  Inputs in;
+  std::string dtype = "auto";
   uint64_t seed = 1;
   int64_t jitter = 0;
 };

@@ -161,8 +161,8 @@ bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outc
 }  // namespace
 
 int run_explore(const ExploreOptions& o) {
-  arch::Arch a = arch::load_arch(o.arch);
-  model::Workload w = model::load_workload(o.workload);
+  arch::Arch a = load_arch(o.in);
+  model::Workload w = load_workload(o.in);
   mapper::SearchOptions s = search_options(o);
   if (!o.emit.empty()) s.lowering = parse_dtype(o.dtype, w);  // the best must become a program
   s.stop = &g_stop;
@@ -171,9 +171,9 @@ int run_explore(const ExploreOptions& o) {
   attach_progress(o, s, tty);
   mapper::Outcome out = mapper::explore(a, w, s);
   if (tty) std::fprintf(stderr, "\n");
-  std::printf("dfx explore: %s on %s — %lld evaluations (%lld analysed, %lld valid; %lld ruled out by their compute floor, "
+  std::printf("dfx explore: %s on %s%s — %lld evaluations (%lld analysed, %lld valid; %lld ruled out by their compute floor, "
               "the rest repeats) in %.1f s, %.0f per second\n\n",
-              w.name.c_str(), a.name.c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.analyses),
+              w.name.c_str(), a.name.c_str(), change_words(o.in).c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.analyses),
               static_cast<long long>(out.valid), static_cast<long long>(out.ruled_out), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
   if (s.polish && !out.polished)
@@ -188,12 +188,13 @@ int run_explore(const ExploreOptions& o) {
   std::printf("\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
   bool ok = true;
   if (!o.out.empty()) {
-    ok &= write_file(o.out, "# found by: dfx explore " + o.arch + " " + o.workload + search_words(o) + "\n" + best.flow_yaml);
+    ok &= write_file(o.out, "# found by: dfx explore " + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
+                               best.flow_yaml);
     for (size_t i = 1; i < out.best.size(); ++i) ok &= write_file(o.out + "." + std::to_string(i + 1) + ".yaml", out.best[i].flow_yaml);
   }
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o);
-  if (!o.json.empty()) ok &= write_file(o.json, mapper::to_json(out, o.arch, o.workload, s));
-  if (!o.html.empty()) ok &= write_file(o.html, html_report(a, w, out));
+  if (!o.json.empty()) ok &= write_file(o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}));
+  if (!o.html.empty()) ok &= write_file(o.html, html_report(a, w, out, change_words(o.in)));
   return ok ? 0 : 2;
 }
 

@@ -144,7 +144,7 @@ std::string convergence_svg(const mapper::Outcome& out) {
 
 }  // namespace
 
-std::string html_report(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out) {
+std::string html_report(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const std::string& changes) {
   std::ostringstream os;
   const mapper::Candidate& best = out.best.front();
   os << "<!doctype html><html><head><meta charset='utf-8'><title>dfx explore: " << esc(w.name) << " on " << esc(a.name)
@@ -159,7 +159,9 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
         ".kids.row{display:flex;flex-wrap:wrap}.leaf{border:1px solid #aaa;border-radius:4px;margin:3px;padding:3px 6px;font-size:12px}"
         ".leaf.mat{background:#e8f0fa}.leaf.vec{background:#fdf0e3}.note{color:#777;font-size:12px}"
         "</style></head><body>";
-  os << "<h1>dfx explore: " << esc(w.name) << " on " << esc(a.name) << "</h1><p>" << out.evaluations
+  os << "<h1>dfx explore: " << esc(w.name) << " on " << esc(a.name) << "</h1>";
+  if (!changes.empty()) os << "<p class='note'>with<code>" << esc(changes) << "</code></p>";
+  os << "<p>" << out.evaluations
      << " evaluations (" << out.valid << " valid) in " << fmt("%.1f", out.seconds) << " s. Best: <b>" << num(best.report.cycles)
      << " cycles</b>, " << num(best.report.energy_pj) << " pJ, utilisation " << fmt("%.1f", 100 * best.report.utilization)
      << "%, bottleneck " << esc(best.report.bottleneck) << ".</p>";

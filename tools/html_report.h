@@ -9,6 +9,7 @@
 
 namespace dfx::cli {
 
-std::string html_report(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out);
+// `changes`: what was changed in the inputs, as typed (" --set levels.L1.capacity=2MB"), or empty.
+std::string html_report(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const std::string& changes = "");
 
 }  // namespace dfx::cli

@@ -7,6 +7,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev libboost-graph-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libmimalloc-dev
   libsystemc-dev verilator
+  python3
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -6,11 +6,24 @@
 
 namespace {
 
-// The ARCH WORKLOAD [FLOW] inputs several subcommands take.
-void add_inputs(CLI::App* c, std::string& arch, std::string& workload, std::string* flow) {
-  c->add_option("arch", arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
-  c->add_option("workload", workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
-  if (flow) c->add_option("flow", *flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
+// --set KEY=VALUE, once per change: one value each, so that positionals may follow.
+void add_sets(CLI::App* c, std::vector<std::string>& sets) {
+  c->add_option("--set", sets,
+                "KEY.PATH=VALUE: change the arch after loading it, e.g. levels.L1.capacity=2MB, compute.matrix.rows=64 "
+                "(a sequence's element by index or by name); once per change")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// The ARCH WORKLOAD [FLOW] inputs several subcommands take, with changes to the first two.
+void add_inputs(CLI::App* c, dfx::cli::Inputs& in, bool flow) {
+  c->add_option("arch", in.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
+  c->add_option("workload", in.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
+  if (flow) c->add_option("flow", in.flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
+  add_sets(c, in.sets);
+  c->add_option("--dim", in.dims, "NAME=SIZE: change a dimension of the workload, e.g. l=1024; once per change")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 void add_dtype(CLI::App* c, std::string& dtype, const std::string& what) {
@@ -43,7 +56,7 @@ int main(int argc, char** argv) {
 
   dfx::cli::EvalOptions eval;
   auto* e = app.add_subcommand("eval", "Analyse one dataflow: traffic per level, footprint, cycles, energy");
-  add_inputs(e, eval.arch, eval.workload, &eval.flow);
+  add_inputs(e, eval.in, true);
   e->add_option("--json", eval.json, "Also write the report as JSON to this file ('-' for stdout)");
   e->add_flag("--explain", eval.explain, "Print the tree in the paper's notation, implicit factors explicit");
 
@@ -65,7 +78,7 @@ int main(int argc, char** argv) {
 
   dfx::cli::ExploreOptions ex;
   auto* x = app.add_subcommand("explore", "Search order × resource × tiling for the best dataflows; compare with baselines");
-  add_inputs(x, ex.arch, ex.workload, nullptr);
+  add_inputs(x, ex.in, false);
   x->add_option("--objective", ex.objective, "What to minimise")->check(CLI::IsMember({"cycles", "energy", "edp"}));
   x->add_option("--seed", ex.seed, "Random seed; the same seed gives the same result");
   x->add_option("--evals", ex.evals, "Budget of analyses, baselines included (default 10000)")->check(CLI::Range(int64_t{10}, int64_t{100000000}));
@@ -97,13 +110,13 @@ int main(int argc, char** argv) {
 
   dfx::cli::EmitOptions em;
   auto* emc = app.add_subcommand("emit", "Lower a dataflow to one program per core for the arch (docs/lowering.md)");
-  add_inputs(emc, em.arch, em.workload, &em.flow);
+  add_inputs(emc, em.in, true);
   emc->add_option("-o,--out", em.out, "Program to write (text; binary if it ends in .bin); other cores get PATH.coreN")->required();
   add_dtype(emc, em.dtype, "Element type");
 
   dfx::cli::CompareOptions cmp;
   auto* cm = app.add_subcommand("compare", "Model vs simulator on one dataflow: cycles, traffic, outputs against a reference");
-  add_inputs(cm, cmp.arch, cmp.workload, &cmp.flow);
+  add_inputs(cm, cmp.in, true);
   add_dtype(cm, cmp.dtype, "Element type");
   cm->add_option("--seed", cmp.seed, "Seed of the random inputs");
   add_jitter(cm, cmp.jitter);
@@ -111,6 +124,7 @@ int main(int argc, char** argv) {
   dfx::cli::SimulateOptions sim;
   auto* sm = app.add_subcommand("simulate", "Run a program on the cycle-level SystemC model with real data");
   add_programs(sm, sim.arch, sim.programs, sim.inputs, sim.seed, "Accelerator description (arch.yaml)");
+  add_sets(sm, sim.sets);
   sm->add_option("--outputs", sim.outputs, "Directory to write every tensor (inputs as used, outputs) as NAME.npy");
   sm->add_option("--json", sim.json, "Write cycles, per-pipe activity and traffic as JSON ('-' for stdout)");
   sm->add_option("--trace", sim.trace, "Write a Chrome/Perfetto trace-event JSON (ui.perfetto.dev)");

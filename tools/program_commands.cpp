@@ -65,28 +65,24 @@ std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload
   return paths;
 }
 
-std::vector<std::string> emit_programs(const std::string& arch_path, const std::string& workload_path, const std::string& flow_path,
-                                       const std::string& dtype, const std::string& out) {
-  const arch::Arch a = arch::load_arch(arch_path);
-  const model::Workload w = model::load_workload(workload_path);
-  const model::Dataflow f = model::load_dataflow(flow_path, a, w);
-  return emit_lowered(a, w, f, dtype, out, flow_path);
-}
-
 int run_emit(const EmitOptions& o) {
-  const std::vector<std::string> paths = emit_programs(o.arch, o.workload, o.flow, o.dtype, o.out);
+  const arch::Arch a = load_arch(o.in);
+  const model::Workload w = load_workload(o.in);
+  const model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
+  const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.out, o.in.flow + change_words(o.in));
   std::cout << "wrote " << paths.size() << " program(s):";
   for (const auto& p : paths) std::cout << ' ' << p;
-  std::cout << "\nrun them with: dfx simulate " << o.arch;
+  std::cout << "\nrun them with: dfx simulate " << o.in.arch;
+  for (const auto& t : o.in.sets) std::cout << " --set " << t;
   for (const auto& p : paths) std::cout << ' ' << p;
   std::cout << '\n';
   return 0;
 }
 
 int run_compare(const CompareOptions& o) {
-  const arch::Arch a = arch::load_arch(o.arch);
-  const model::Workload w = model::load_workload(o.workload);
-  const model::Dataflow f = model::load_dataflow(o.flow, a, w);
+  const arch::Arch a = load_arch(o.in);
+  const model::Workload w = load_workload(o.in);
+  const model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
   const verify::Comparison c = verify::compare(a, w, f, parse_dtype(o.dtype, w), o.seed, o.jitter);
   std::cout << "dfx compare: " << f.name << " of " << w.name << " on " << a.name << ", " << c.sim.cores.size()
             << " core(s)\n\n"

@@ -101,7 +101,7 @@ void print_summary(const arch::Arch& a, const sim::SimResult& r, std::ostream& o
 }  // namespace
 
 int run_simulate(const SimulateOptions& o) {
-  const arch::Arch a = arch::load_arch(o.arch);
+  const arch::Arch a = load_arch(o.arch, o.sets);
   std::vector<arch::Program> programs;
   for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
   sim::SimOptions so;

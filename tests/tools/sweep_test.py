@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""tools/sweep.py runs dfx explore at every point of its grid with the point's changes: each row
+must equal what `dfx explore --set … --dim …` gives on its own, and the table must list every point.
+
+  sweep_test.py DFX PROJECT_DIR
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    dfx, root = sys.argv[1], sys.argv[2]
+    arch = f"{root}/configs/arch/edge.yaml"
+    workload = f"{root}/configs/workloads/gemm_chain_g1.yaml"
+    common = ["--evals", "300", "--seed", "3", "--jobs", "1"]
+    with tempfile.TemporaryDirectory() as tmp:
+        table = subprocess.run(
+            [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, workload,
+             "--vary", "levels.L1.read_bw", "0.3 TB/s", "1.2 TB/s", "--vary-dim", "n", "32", "64",
+             "--csv", f"{tmp}/rows.csv"] + common,
+            check=True, capture_output=True, text=True).stdout
+        with open(f"{tmp}/rows.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == 4, rows
+        assert [(r["levels.L1.read_bw"], r["n"]) for r in rows] == [
+            ("0.3 TB/s", "32"), ("0.3 TB/s", "64"), ("1.2 TB/s", "32"), ("1.2 TB/s", "64")], rows
+        for r in rows:
+            subprocess.run([dfx, "explore", arch, workload, "--set", f"levels.L1.read_bw={r['levels.L1.read_bw']}",
+                            "--dim", f"n={r['n']}", "--quiet", "--json", f"{tmp}/one.json"] + common,
+                           check=True, stdout=subprocess.DEVNULL)
+            with open(f"{tmp}/one.json") as f:
+                one = json.load(f)
+            assert one["set"] == [f"levels.L1.read_bw={r['levels.L1.read_bw']}"] and one["dims"] == [f"n={r['n']}"], one
+            assert float(r["cycles"]) == one["best"][0]["cycles"], (r, one["best"][0]["cycles"])
+            assert float(r["DRAM bytes"]) == one["best"][0]["dram_bytes"], r
+        # Halving n halves the second GEMM's work: the sizes reached the workload.
+        by = {(r["levels.L1.read_bw"], r["n"]): float(r["cycles"]) for r in rows}
+        assert by[("1.2 TB/s", "32")] < by[("1.2 TB/s", "64")], by
+        lines = [l for l in table.splitlines() if l.startswith("| 0.3 TB/s") or l.startswith("| 1.2 TB/s")]
+        assert len(lines) == 4, table
+    print("sweep: 4 points agree with dfx explore")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""A design-space sweep: `dfx explore` on every point of a grid of arch changes and workload sizes.
+
+Each --vary KEY V1 V2 ... is one axis of the grid over the arch (a key path of arch.yaml, as
+`dfx explore --set` takes it: levels.L1.capacity, compute.matrix.rows, levels.DRAM.read_bw...);
+each --vary-dim NAME S1 S2 ... one axis over a dimension of the workloads (`--dim`). Every
+workload is searched at every point, with the same seed and budget. The output is a Markdown table
+per workload (best cycles, its speed-up over Layerwise at the same point, DRAM bytes, energy,
+utilisation, bottleneck, on-chip peak) and, with several workloads, the geometric mean of the best
+cycles per point relative to the first point.
+
+  python3 tools/sweep.py --dfx build/tools/dfx configs/arch/edge.yaml configs/workloads/attention_g1.yaml \\
+      --vary levels.L1.capacity 256KB 1MB 4MB --vary levels.DRAM.read_bw "30 GB/s" "60 GB/s" [--evals 10000]
+      [--seed 1] [--seeds 1] [--jobs 2] [--polish] [--csv FILE] [--outdir DIR]
+
+--outdir keeps each point's JSON and best flow.yaml (WORKLOAD.POINT.json, .yaml; with --seeds,
+those of the seed that did best), whose first line is the command that reproduces it.
+"""
+import argparse
+import csv
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+COLUMNS = ["cycles", "speed-up", "DRAM bytes", "energy pJ", "util", "bottleneck", "on-chip peak B"]
+
+
+def human(v):
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "K")):
+        if abs(v) >= div:
+            return f"{v / div:.2f}{suffix}"
+    return f"{v:.0f}"
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def explore(args, workload, changes, json_path, flow_path):
+    """The best of --seeds searches at one point (the others' files are left out)."""
+    best = None
+    for seed in range(args.seed, args.seed + args.seeds):
+        result = explore_once(args, workload, changes, seed, json_path + ".try", flow_path + ".try")
+        if best is None or result["best"][0]["cycles"] < best["best"][0]["cycles"]:
+            best = result
+            os.replace(json_path + ".try", json_path)
+            os.replace(flow_path + ".try", flow_path)
+    for leftover in (json_path + ".try", flow_path + ".try"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
+    return best
+
+
+def explore_once(args, workload, changes, seed, json_path, flow_path):
+    cmd = [args.dfx, "explore", args.arch, workload, "--seed", str(seed), "--evals", str(args.evals),
+           "--jobs", str(args.jobs), "--quiet", "--json", json_path, "--out", flow_path]
+    if args.polish:
+        cmd.append("--polish")
+    for flag, value in changes:
+        cmd += [flag, value]
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.exit(f"sweep: {' '.join(cmd)} failed (exit {done.returncode}):\n{done.stderr.strip()}")
+    with open(json_path) as f:
+        return json.load(f)
+
+
+def row_of(result):
+    best = result["best"][0]
+    layerwise = next((b for b in result["baselines"] if b["name"] == "Layerwise"), None)
+    return {
+        "cycles": best["cycles"],
+        "speed-up": layerwise["cycles"] / best["cycles"] if layerwise else None,
+        "DRAM bytes": best["dram_bytes"],
+        "energy pJ": best["energy_pj"],
+        "util": best["utilization"],
+        "bottleneck": best["bottleneck"],
+        "on-chip peak B": best["peak_onchip_bytes"],
+    }
+
+
+def shown(column, value):
+    if value is None:
+        return "—"
+    if column == "speed-up":
+        return f"{value:.2f}x"
+    if column == "util":
+        return f"{100 * value:.1f}%"
+    if column == "bottleneck":
+        return value
+    return human(value)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dfx", required=True, help="the dfx binary")
+    p.add_argument("arch")
+    p.add_argument("workloads", nargs="+")
+    p.add_argument("--vary", nargs="+", action="append", default=[], metavar=("KEY", "VALUE"),
+                   help="an arch key path and its values (dfx --set)")
+    p.add_argument("--vary-dim", nargs="+", action="append", default=[], metavar=("NAME", "SIZE"),
+                   help="a workload dimension and its sizes (dfx --dim)")
+    p.add_argument("--evals", type=int, default=10000)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seeds", type=int, default=1,
+                   help="search each point with seeds SEED, SEED+1, ... and keep the best (a tight arch can "
+                        "leave one search far from the best; docs/mapper.md, 'Sweeps')")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--polish", action="store_true", help="pass --polish (tuned baselines; slower)")
+    p.add_argument("--csv", help="also write every row as CSV")
+    p.add_argument("--outdir", help="keep each run's JSON and best flow.yaml here")
+    args = p.parse_args()
+
+    axes = [("--set", v[0], v[1:]) for v in args.vary] + [("--dim", v[0], v[1:]) for v in args.vary_dim]
+    for flag, key, values in axes:
+        if not values:
+            p.error(f"{'--vary' if flag == '--set' else '--vary-dim'} {key}: give at least one value")
+    names = [key for _, key, _ in axes]
+    points = list(itertools.product(*[[(flag, f"{key}={v}", v) for v in values] for flag, key, values in axes]))
+    if args.outdir:
+        os.makedirs(args.outdir, exist_ok=True)
+
+    rows = []  # (workload, point index, point values, row)
+    with tempfile.TemporaryDirectory() as tmp:
+        where = args.outdir or tmp
+        for w in args.workloads:
+            stem = os.path.splitext(os.path.basename(w))[0]
+            for i, point in enumerate(points):
+                base = os.path.join(where, f"{stem}.{i}")
+                result = explore(args, w, [(flag, change) for flag, change, _ in point], base + ".json", base + ".yaml")
+                rows.append((stem, i, [value for _, _, value in point], row_of(result)))
+                print(f"  {stem} point {i + 1}/{len(points)}: {human(rows[-1][3]['cycles'])} cycles "
+                      f"in {result['seconds']:.1f} s", file=sys.stderr)
+
+    seeds = f"seed {args.seed}" if args.seeds == 1 else f"best of seeds {args.seed}–{args.seed + args.seeds - 1}"
+    print(f"Sweep of {args.arch}: {args.evals} evaluations per search, {seeds}"
+          + (", --polish" if args.polish else "") + ".\n")
+    for w in args.workloads:
+        stem = os.path.splitext(os.path.basename(w))[0]
+        print(f"### {stem}\n")
+        print("| " + " | ".join(names + COLUMNS) + " |")
+        print("|" + "---|" * (len(names) + len(COLUMNS)))
+        for s, _, values, row in rows:
+            if s == stem:
+                print("| " + " | ".join(values + [shown(c, row[c]) for c in COLUMNS]) + " |")
+        print()
+    if len(args.workloads) > 1 and len(points) > 1:
+        print("### all workloads\n")
+        print("| " + " | ".join(names + ["best cycles vs the first point (geomean)"]) + " |")
+        print("|" + "---|" * (len(names) + 1))
+        first = {s: row["cycles"] for s, i, _, row in rows if i == 0}
+        for i, point in enumerate(points):
+            ratio = geomean([row["cycles"] / first[s] for s, j, _, row in rows if j == i])
+            print("| " + " | ".join([value for _, _, value in point] + [f"{ratio:.3f}"]) + " |")
+        print()
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["workload"] + names + COLUMNS)
+            for s, _, values, row in rows:
+                out.writerow([s] + values + [row[c] for c in COLUMNS])
+
+
+if __name__ == "__main__":
+    main()
