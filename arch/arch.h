@@ -86,7 +86,7 @@ struct Arch {
 
 // Contract: returns a complete, checked Arch or throws InputError listing every problem.
 Arch load_arch(const std::string& path);
-// The same with changes made to the document first (ConfigNode::with: `dfx … --set`).
+// The same with changes made to the document first (ConfigNode::load_file: `dfx … --set`).
 Arch load_arch(const std::string& path, const std::vector<Override>& changes);
 Arch load_arch_from_string(const std::string& text, const std::string& name);
 

@@ -214,7 +214,7 @@ Arch build(const ConfigNode& root) {
 Arch load_arch(const std::string& path) { return build(ConfigNode::load_file(path)); }
 
 Arch load_arch(const std::string& path, const std::vector<Override>& changes) {
-  return build(ConfigNode::load_file(path).with(changes));
+  return build(ConfigNode::load_file(path, changes));
 }
 
 Arch load_arch_from_string(const std::string& text, const std::string& name) {

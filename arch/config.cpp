@@ -94,24 +94,30 @@ static SourceLoc loc_of(const YAML::Node& n, const std::string& file, const std:
 ConfigNode::ConfigNode(std::shared_ptr<const Impl> impl, SourceLoc loc)
     : impl_(std::move(impl)), loc_(std::move(loc)) {}
 
-ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name) {
+namespace {
+void apply(YAML::Node root, const Override& change);
+}
+
+ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name, const std::vector<Override>& changes) {
+  auto impl = std::make_shared<Impl>();
   try {
-    auto impl = std::make_shared<Impl>();
     impl->node = YAML::Load(text);
-    return ConfigNode(impl, loc_of(impl->node, name, ""));
   } catch (const YAML::Exception& e) {
     SourceLoc loc{name, e.mark.line >= 0 ? e.mark.line + 1 : 0,
                   e.mark.column >= 0 ? e.mark.column + 1 : 0, ""};
     throw InputError(loc, "YAML syntax error: " + e.msg);
   }
+  // In place, on a document nobody else holds: the nodes not changed keep their positions.
+  for (const Override& c : changes) apply(impl->node, c);
+  return ConfigNode(impl, loc_of(impl->node, name, ""));
 }
 
-ConfigNode ConfigNode::load_file(const std::string& path) {
+ConfigNode ConfigNode::load_file(const std::string& path, const std::vector<Override>& changes) {
   std::ifstream in(path);
   if (!in) throw InputError(SourceLoc{path, 0, 0, ""}, "cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return load_string(ss.str(), path);
+  return load_string(ss.str(), path, changes);
 }
 
 bool ConfigNode::valid() const { return impl_ && impl_->present && impl_->node.IsDefined(); }
@@ -243,19 +249,16 @@ YAML::Node override_value(const std::string& value, const SourceLoc& where) {
   }
 }
 
-}  // namespace
-
-ConfigNode ConfigNode::with(const std::vector<Override>& changes) const {
-  ConfigNode out = *this;
-  for (const Override& c : changes) out = out.with(c);
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
   return out;
 }
 
-ConfigNode ConfigNode::with(const Override& change) const {
+// Makes `change` in the document `root` (a handle: assigning through it changes the document).
+void apply(YAML::Node root, const Override& change) {
   const std::vector<std::string> steps = path_steps(change.path);
-  auto impl = std::make_shared<Impl>();
-  impl->node = YAML::Clone(impl_->node);
-  YAML::Node at = impl->node;  // a handle: assigning through at[key] changes the clone
+  YAML::Node at = root;
   std::string walked;
   for (size_t i = 0; i < steps.size(); ++i) {
     const std::string& step = steps[i];
@@ -264,12 +267,9 @@ ConfigNode ConfigNode::with(const Override& change) const {
     if (at.IsSequence()) {
       std::vector<std::string> names;
       const std::optional<size_t> k = element(at, step, names);
-      if (!k) {
-        std::string known;
-        for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      if (!k)
         throw InputError(where, "'" + (walked.empty() ? std::string("the document") : walked) + "' has no element '" + step +
-                                    "' (" + std::to_string(at.size()) + " elements" + (known.empty() ? "" : ": " + known) + ")");
-      }
+                                    "' (" + std::to_string(at.size()) + " elements" + (names.empty() ? "" : ": " + joined(names)) + ")");
       if (last) at[*k] = override_value(change.value, where);
       else at.reset(at[*k]);
     } else if (at.IsMap()) {
@@ -283,10 +283,8 @@ ConfigNode ConfigNode::with(const Override& change) const {
       if (!found && !(last && change.may_add)) {
         // A typo of a long key gets a suggestion; a short one (a dim's name) the keys there are.
         const std::string hint = step.size() >= 3 ? closest_match(step, keys) : "";
-        std::string known;
-        for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k;
         throw InputError(where, "no key '" + step + "'" + (walked.empty() ? "" : " in '" + walked + "'") +
-                                    (!hint.empty() ? " (did you mean '" + hint + "'?)" : " (keys: " + known + ")"));
+                                    (!hint.empty() ? " (did you mean '" + hint + "'?)" : " (keys: " + joined(keys) + ")"));
       }
       if (last) at[step] = override_value(change.value, where);
       else at.reset(at[step]);
@@ -295,8 +293,9 @@ ConfigNode ConfigNode::with(const Override& change) const {
     }
     walked = child_path(walked, step);
   }
-  return ConfigNode(impl, loc_);
 }
+
+}  // namespace
 
 // ---- scalar parsing -------------------------------------------------------------------------
 

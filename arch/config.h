@@ -28,8 +28,11 @@ Override parse_override(const std::string& text, const std::string& option);
 class ConfigNode {
  public:
   // Contract: a syntax error throws InputError with its line and column; never returns a bad tree.
-  static ConfigNode load_file(const std::string& path);
-  static ConfigNode load_string(const std::string& text, const std::string& name);
+  // `changes` are made to the document once read (a scalar value, or a flow mapping or sequence
+  // when it starts with '{' or '['); a path that leads nowhere throws InputError located at the
+  // change's origin and key path.
+  static ConfigNode load_file(const std::string& path, const std::vector<Override>& changes = {});
+  static ConfigNode load_string(const std::string& text, const std::string& name, const std::vector<Override>& changes = {});
 
   bool valid() const;  // false for a missing key
   bool is_map() const;
@@ -44,13 +47,6 @@ class ConfigNode {
   std::vector<ConfigNode> items() const;                              // sequence elements
   std::vector<std::pair<std::string, ConfigNode>> entries() const;    // mapping entries, in order
   std::string scalar() const;  // raw text of a scalar ("" otherwise)
-
-  // The whole document (this node must be its root) with `change` made: the value a scalar, or a
-  // flow mapping or sequence when it starts with '{' or '['. Contract: throws InputError located
-  // at the change's origin and key path when the path leads nowhere; never changes this node.
-  ConfigNode with(const Override& change) const;
-  // Each change in turn.
-  ConfigNode with(const std::vector<Override>& changes) const;
 
  private:
   struct Impl;

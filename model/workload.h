@@ -84,7 +84,7 @@ bool parse_statement(const std::string& text, const SourceLoc& where, Workload& 
 // Contract: returns a checked workload (shapes inferred, DAG acyclic, ops topologically sorted)
 // or throws InputError listing every problem.
 Workload load_workload(const std::string& path);
-// The same with changes made to the document first (ConfigNode::with: `dfx … --dim l=1024`).
+// The same with changes made to the document first (ConfigNode::load_file: `dfx … --dim l=1024`).
 Workload load_workload(const std::string& path, const std::vector<Override>& changes);
 Workload load_workload_from_string(const std::string& text, const std::string& name);
 

@@ -182,7 +182,7 @@ Workload build(const ConfigNode& root) {
 Workload load_workload(const std::string& path) { return build(ConfigNode::load_file(path)); }
 
 Workload load_workload(const std::string& path, const std::vector<Override>& changes) {
-  return build(ConfigNode::load_file(path).with(changes));
+  return build(ConfigNode::load_file(path, changes));
 }
 
 Workload load_workload_from_string(const std::string& text, const std::string& name) {

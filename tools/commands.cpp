@@ -34,14 +34,14 @@ arch::Arch load_arch(const Inputs& in) { return load_arch(in.arch, in.sets); }
 
 model::Workload load_workload(const Inputs& in) { return model::load_workload(in.workload, changes(in.dims, "--dim", "dims")); }
 
-std::string change_words(const Inputs& in) {
+std::string change_words(const std::vector<std::string>& sets, const std::vector<std::string>& dims) {
   // Quoted where a shell would split or expand them ("0.6 TB/s"), so the words can be run again.
   auto word = [](const std::string& t) {
     return t.find_first_of(" \t'\"$*?[]{}();&|<>\\") == std::string::npos ? t : "'" + t + "'";
   };
   std::string s;
-  for (const auto& t : in.sets) s += " --set " + word(t);
-  for (const auto& t : in.dims) s += " --dim " + word(t);
+  for (const auto& t : sets) s += " --set " + word(t);
+  for (const auto& t : dims) s += " --dim " + word(t);
   return s;
 }
 

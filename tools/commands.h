@@ -13,7 +13,7 @@
 namespace dfx::cli {
 
 // The ARCH WORKLOAD [FLOW] of a command, and the changes typed after them: `--set KEY=VALUE` to
-// the arch (a key path, ConfigNode::with) and `--dim NAME=SIZE` to the workload's dims.
+// the arch (a key path, ConfigNode::load_file) and `--dim NAME=SIZE` to the workload's dims.
 struct Inputs {
   std::string arch, workload, flow;
   std::vector<std::string> sets, dims;
@@ -22,8 +22,10 @@ struct Inputs {
 arch::Arch load_arch(const std::string& path, const std::vector<std::string>& sets);
 arch::Arch load_arch(const Inputs& in);
 model::Workload load_workload(const Inputs& in);
-// The changes as typed (" --set levels.L1.capacity=2MB --dim l=1024"; empty without any).
-std::string change_words(const Inputs& in);
+// The changes as words for a shell (" --set levels.L1.capacity=2MB --dim l=1024", a value with a
+// space quoted; empty without any).
+std::string change_words(const std::vector<std::string>& sets, const std::vector<std::string>& dims);
+inline std::string change_words(const Inputs& in) { return change_words(in.sets, in.dims); }
 
 struct EvalOptions {
   Inputs in;

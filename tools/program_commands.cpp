@@ -72,8 +72,7 @@ int run_emit(const EmitOptions& o) {
   const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.out, o.in.flow + change_words(o.in));
   std::cout << "wrote " << paths.size() << " program(s):";
   for (const auto& p : paths) std::cout << ' ' << p;
-  std::cout << "\nrun them with: dfx simulate " << o.in.arch;
-  for (const auto& t : o.in.sets) std::cout << " --set " << t;
+  std::cout << "\nrun them with: dfx simulate " << o.in.arch << change_words(o.in.sets, {});
   for (const auto& p : paths) std::cout << ' ' << p;
   std::cout << '\n';
   return 0;
