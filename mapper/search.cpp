@@ -129,6 +129,7 @@ class Searcher {
   static constexpr double kRestructureRate = 0.25;
   static constexpr int64_t kRestructureBudget = 96;
   static constexpr double kPairedSteps = 0.3;  // climb steps that change two genes
+  static constexpr double kAimedSteps = 0.2;   // climb steps that widen a group's slowest ops
 
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -274,8 +275,11 @@ class Searcher {
   }
 
   // A climb's step: one tiling gene, or now and then two at once — some improvements need two
-  // genes to move together (the loop over the cores and the spatial choice it frees).
+  // genes to move together (the loop over the cores and the spatial choice it frees). Some steps
+  // are aimed: a fused group's slowest ops spread wider, all of them at once where they tie.
   Choice step_from(const Choice& c, std::mt19937_64& rng) const {
+    if (std::bernoulli_distribution(kAimedSteps)(rng))
+      if (Choice wider = space_.widen_slowest(c, rng); !(wider == c)) return wider;
     Choice next = space_.mutate(c, rng, false);
     if (std::bernoulli_distribution(kPairedSteps)(rng)) next = space_.mutate(next, rng, false);
     return next;

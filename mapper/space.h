@@ -74,6 +74,10 @@ class Space {
   // loop spread over cores, a spatial choice or a loop order.
   Choice mutate(const Choice& c, std::mt19937_64& rng, bool structure = true) const;
   static constexpr int kMutationTries = 8;  // draws before mutate() gives up and returns `c` itself
+  // The climb's aimed step (mapper/space_stages.cpp): in one fused group, every op whose compute
+  // takes (within 1%) as long as the slowest one's spreads wider on its unit; `c` itself when no
+  // group fuses ops or none of them can.
+  Choice widen_slowest(const Choice& c, std::mt19937_64& rng) const;
   // A grouping boundary or a primitive changed, the tiling drawn anew.
   Choice restructure(const Choice& c, std::mt19937_64& rng) const;
   // A child taking each group's genes (primitive, outer tiling, its ops' spatial choices and
@@ -187,6 +191,11 @@ class Space {
   // until they fit `axes`.
   static void fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const PeAxes& axes);
   void nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
+  // One of the op's spatial factors to a larger value it may take (or a dim spread anew, when
+  // the unit has a way left); nothing when none may grow.
+  void widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
+  // The cycles the op's compute takes in one tile of its group with spatial factors `sp`.
+  double compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
   // What an op's spatial loops may take in its group's tiles (first and last).

@@ -1,0 +1,60 @@
+// The climb's aimed step (mapper/space.h, Space::widen_slowest): a fused group's slowest ops get
+// more of their unit. A Pipe (or Para) group costs its slowest stage, and stages tiled to the
+// same time make a plateau that no single random step leaves: speeding up one of three equally
+// slow stages changes nothing. Attention G1 / edge with L1 at 256 KB showed it: Fused (Pipe) kept
+// qk, sum and div at 2,048 cycles a tile, 1.7x its best, after its share of the search.
+#include <algorithm>
+
+#include "mapper/space.h"
+
+namespace dfx::mapper {
+
+double Space::compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const {
+  // One tile of the group on the op's instances: the leaf's steps times its work per point, the
+  // latency the model gives an op's compute (transfers and instruction costs left out).
+  const std::vector<int64_t> extent = op_extents(tile, op);
+  double steps = 1;
+  for (size_t i = 0; i < extent.size(); ++i) steps *= static_cast<double>((extent[i] + sp[i] - 1) / sp[i]);
+  return steps * static_cast<double>(w_.ops[op].ops_per_point);
+}
+
+Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
+  const auto members = group_members(in);
+  std::vector<size_t> fused;
+  for (size_t g = 0; g < members.size(); ++g)
+    if (members[g].size() > 1) fused.push_back(g);
+  if (fused.empty()) return in;
+  const size_t g = pick(fused, rng);
+  Choice c = in;
+  const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
+  std::vector<double> time;
+  for (int o : members[g]) time.push_back(compute_estimate(first, static_cast<size_t>(o), c.spatial[static_cast<size_t>(o)]));
+  const double slowest = *std::max_element(time.begin(), time.end());
+  // Every op within a hair of the slowest moves: the plateau is left in one step.
+  constexpr double kTie = 0.01;
+  for (size_t k = 0; k < time.size(); ++k) {
+    if (time[k] < slowest * (1 - kTie)) continue;
+    const auto o = static_cast<size_t>(members[g][k]);
+    widen_spatial(c, o, spatial_room(first, last, o), op_axes(c, members[g], static_cast<int>(o)), rng);
+  }
+  pin_ops(c);
+  return c;
+}
+
+void Space::widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const {
+  std::vector<int64_t>& sp = c.spatial[op];
+  // Per dim, the values above its factor that fit beside the others (none once the unit has no
+  // way left for a dim not yet spread).
+  std::vector<std::pair<size_t, std::vector<int64_t>>> wider;
+  for (size_t i = 0; i < sp.size(); ++i) {
+    const std::vector<int64_t> values = room.values(i, axes.room(sp, i));
+    const auto above = std::upper_bound(values.begin(), values.end(), sp[i]);
+    if (above != values.end()) wider.push_back({i, std::vector<int64_t>(above, values.end())});
+  }
+  if (wider.empty()) return;
+  const auto& [i, values] = pick(wider, rng);
+  // Half the time the next value up (a climb's small step), else any larger one.
+  sp[i] = std::bernoulli_distribution(0.5)(rng) ? values.front() : pick(values, rng);
+}
+
+}  // namespace dfx::mapper

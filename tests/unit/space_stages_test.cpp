@@ -1,0 +1,80 @@
+// Space::widen_slowest, the climb's aimed step: in a fused group, the ops whose compute takes as
+// long as the slowest one's spread wider, all at once; nothing else changes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "mapper/space.h"
+#include "model/analyze.h"
+#include "tests/unit/test_util.h"
+
+namespace dfx::mapper {
+namespace {
+
+// Per op, how many steps its tile takes to compute one tile of its group, read off the built tree
+// (its own temporal loops, from the leaf up to the tile under the Pipe), times its work per point.
+std::vector<double> stage_steps(const model::Workload& w, const model::Dataflow& f) {
+  std::vector<double> out(w.ops.size(), 0);
+  for (const model::TreeNode& leaf : f.nodes) {
+    if (!leaf.is_leaf) continue;
+    double steps = static_cast<double>(w.ops[static_cast<size_t>(leaf.op)].ops_per_point);
+    for (int n = leaf.parent; n >= 0 && f.nodes[static_cast<size_t>(n)].prim != model::Prim::Pipe; n = f.nodes[static_cast<size_t>(n)].parent)
+      for (const model::Loop& l : f.nodes[static_cast<size_t>(n)].loops)
+        if (!l.spatial) steps *= static_cast<double>(l.factor);
+    out[static_cast<size_t>(leaf.op)] = steps;
+  }
+  return out;
+}
+
+TEST(SpaceStages, TheSlowestStagesSpreadWiderTogether) {
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  Space space(a, w);
+  space.fix_groups(std::vector<int>(w.ops.size(), 0));
+  space.pin({"qk+max+sub+exp+sum+div+av:prim=Pipe"});
+  std::mt19937_64 rng(8);
+  int moved = 0, ties_moved = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Choice c = space.random(rng);
+    const Choice x = space.widen_slowest(c, rng);
+    ASSERT_EQ(x.group_of, c.group_of);
+    ASSERT_EQ(x.prim, c.prim);
+    ASSERT_EQ(x.outer, c.outer);
+    ASSERT_EQ(x.core_dim, c.core_dim);
+    ASSERT_EQ(x.order, c.order);
+    const std::vector<double> before = stage_steps(w, space.build(c, "c")), after = stage_steps(w, space.build(x, "x"));
+    const double slowest = *std::max_element(before.begin(), before.end());
+    int faster = 0;
+    for (size_t o = 0; o < w.ops.size(); ++o) {
+      if (before[o] < slowest * 0.99) {
+        EXPECT_EQ(x.spatial[o], c.spatial[o]) << "op " << w.ops[o].name << " is not among the slowest\n" << space.flow_yaml(c, "c");
+        continue;
+      }
+      EXPECT_LE(after[o], before[o]) << w.ops[o].name << "\n" << space.flow_yaml(x, "x");
+      faster += after[o] < before[o];
+    }
+    moved += faster > 0;
+    ties_moved += faster > 1;
+    const model::Report r = model::analyze(a, w, space.build(x, "x"));
+    EXPECT_EQ(r.reason.find("PEs but the arch has"), std::string::npos) << r.reason << "\n" << space.flow_yaml(x, "x");
+  }
+  EXPECT_GT(moved, 250);  // most random points have a slowest stage with room to spread
+  EXPECT_GT(ties_moved, 30);  // and equally slow stages move in one step
+}
+
+TEST(SpaceStages, NothingToWidenWithoutAFusedGroup) {
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  Space space(a, w);
+  std::vector<int> lone(w.ops.size());
+  for (size_t o = 0; o < lone.size(); ++o) lone[o] = static_cast<int>(o);
+  space.fix_groups(lone);
+  std::mt19937_64 rng(2);
+  for (int i = 0; i < 20; ++i) {
+    const Choice c = space.random(rng);
+    EXPECT_EQ(space.widen_slowest(c, rng), c);
+  }
+}
+
+}  // namespace
+}  // namespace dfx::mapper
