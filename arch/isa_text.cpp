@@ -1,5 +1,6 @@
 // The text assembly: one instruction per line, '#' starts a comment (docs/isa.md).
 #include <cctype>
+#include <stdexcept>
 #include <sstream>
 
 #include "arch/isa.h"
@@ -44,7 +45,13 @@ class LineParser {
     if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
     while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
     if (b == pos_ || (s_[b] == '-' && pos_ == b + 1)) fail("expected an integer");
-    return std::stoll(s_.substr(b, pos_ - b));
+    try {
+      return std::stoll(s_.substr(b, pos_ - b));
+    } catch (const std::out_of_range&) {
+      const std::string digits = s_.substr(b, pos_ - b);
+      pos_ = b;  // the message points at the number's start
+      fail("integer '" + digits + "' out of range");
+    }
   }
   // LEVEL[base +step*iJ ... : s0xs1 / st0,st1]
   MemRef mem(int loop_depth) {
