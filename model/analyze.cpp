@@ -56,6 +56,23 @@ void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Repo
   }
 }
 
+// Per op: its work from the walk, and its spatial instances from the tree.
+void summarise_ops(const Workload& w, const Dataflow& f, const WalkResult& walk, Report& r) {
+  r.ops.resize(w.ops.size());
+  for (const TreeNode& leaf : f.nodes) {
+    if (!leaf.is_leaf) continue;
+    const auto o = static_cast<size_t>(leaf.op);
+    OpReport& op = r.ops[o];
+    op.name = w.ops[o].name;
+    op.unit = w.ops[o].unit == arch::UnitKind::Matrix ? "matrix" : "vector";
+    op.work = walk.op_work[o];
+    for (int n = leaf.parent; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
+      for (const Loop& l : f.nodes[static_cast<size_t>(n)].loops)
+        if (l.spatial) op.instances *= l.factor;
+    op.compute_cycles = static_cast<double>(op.work) / static_cast<double>(op.instances);
+  }
+}
+
 void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, Report& r) {
   r.macs = walk.macs;
   r.vector_ops = walk.vector_ops;
@@ -137,6 +154,7 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseC
     WalkResult walk = walk_tree(a, w, f, p, phases);
     for (auto& pr : walk.problems) r.problems.push_back(pr);
     summarise(a, w, walk, r);
+    summarise_ops(w, f, walk, r);
   } catch (const InputError& e) {
     for (const auto& pr : e.problems()) r.problems.push_back(pr);
   } catch (const SetTooLarge& e) {

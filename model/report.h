@@ -35,6 +35,17 @@ struct LevelReport {
   std::vector<TensorLevelReport> tensors;
 };
 
+// One operator: its work and how widely it is spread. Its compute alone, every instance busy
+// and nothing else in the way, takes compute_cycles; in a Pipe or Para the slowest of its stages
+// by this measure paces the group unless transfers do.
+struct OpReport {
+  std::string name;
+  std::string unit;           // "matrix" or "vector"
+  int64_t work = 0;           // MACs or vector operations, recomputed halos included
+  int64_t instances = 1;      // the spatial factors above its leaf multiplied (cores included)
+  double compute_cycles = 0;  // work / instances
+};
+
 struct Report {
   bool valid = true;
   std::string reason;            // first problem, one line
@@ -50,6 +61,7 @@ struct Report {
   int64_t vector_lanes_used = 0;
   int64_t dram_bytes = 0;        // bytes read from and written to the outermost level
   std::vector<LevelReport> levels;
+  std::vector<OpReport> ops;     // in the workload's order
 };
 
 }  // namespace dfx::model

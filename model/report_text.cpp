@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -58,6 +59,17 @@ std::string to_table(const Report& r) {
                     human(static_cast<double>(t.traffic.update)).c_str(), (human(static_cast<double>(t.peak_elems)) + " el").c_str());
       os << line;
     }
+  }
+  os << '\n';
+  std::snprintf(line, sizeof line, "%-10s %-7s %12s %10s %15s\n", "op", "unit", "work", "instances", "compute cycles");
+  os << line;
+  double slowest = 0;
+  for (const auto& o : r.ops) slowest = std::max(slowest, o.compute_cycles);
+  for (const auto& o : r.ops) {
+    std::snprintf(line, sizeof line, "%-10s %-7s %12s %10lld %15s%s\n", o.name.c_str(), o.unit.c_str(),
+                  human(static_cast<double>(o.work)).c_str(), static_cast<long long>(o.instances),
+                  human(o.compute_cycles).c_str(), o.compute_cycles == slowest ? "  (longest)" : "");
+    os << line;
   }
   return os.str();
 }

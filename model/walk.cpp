@@ -37,7 +37,9 @@ Time Walker::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
     const Range& r = boxes[static_cast<size_t>(n.op)][static_cast<size_t>(d)];
     points *= r.second - r.first;
   }
-  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += points * op.ops_per_point * weight;
+  const int64_t work = points * op.ops_per_point * weight;
+  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
+  r_.op_work[static_cast<size_t>(n.op)] += work;
   computed_ = true;
   for (const auto& in : op.inputs) {
     int lv = p_.tensors[static_cast<size_t>(in.tensor)].level[static_cast<size_t>(node)];

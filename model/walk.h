@@ -18,6 +18,7 @@ struct WalkResult {
   std::vector<int64_t> level_peak_elems;          // [level], per instance, all tensors together
   int64_t macs = 0;
   int64_t vector_ops = 0;
+  std::vector<int64_t> op_work;                   // [op]: its MACs or vector operations
   double cycles = 0;
   std::vector<Problem> problems;
 };

@@ -31,13 +31,23 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// The tree as nested boxes: a tile's level, loops and primitive on its header.
-void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workload& w, int id, std::ostringstream& os) {
+// The tree as nested boxes: a tile's level, loops and primitive on its header; an op's box adds
+// its instances and its compute alone (model::OpReport), the longest of them marked.
+void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workload& w, const model::Report& r, int id,
+               std::ostringstream& os) {
   const model::TreeNode& n = f.nodes[static_cast<size_t>(id)];
   if (n.is_leaf) {
     const model::Op& op = w.ops[static_cast<size_t>(n.op)];
     os << "<div class='leaf " << (op.unit == arch::UnitKind::Matrix ? "mat" : "vec") << "'><b>" << esc(op.name)
-       << "</b><br><code>" << esc(op.expr) << "</code></div>";
+       << "</b><br><code>" << esc(op.expr) << "</code>";
+    if (static_cast<size_t>(n.op) < r.ops.size()) {
+      const model::OpReport& o = r.ops[static_cast<size_t>(n.op)];
+      double longest = 0;
+      for (const auto& x : r.ops) longest = std::max(longest, x.compute_cycles);
+      os << "<br><span class='work" << (o.compute_cycles == longest ? " longest" : "") << "'>" << o.instances
+         << (op.unit == arch::UnitKind::Matrix ? " PEs" : " lanes") << " · " << num(o.compute_cycles) << " cycles</span>";
+    }
+    os << "</div>";
     return;
   }
   std::string levels;
@@ -48,7 +58,7 @@ void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workl
        << l.factor << "</span> ";
   if (n.children.size() > 1) os << "<span class='prim'>" << model::prim_name(n.prim) << "</span>";
   os << "</div><div class='kids " << (n.prim == model::Prim::Pipe || n.prim == model::Prim::Para ? "row" : "col") << "'>";
-  for (int c : n.children) tree_html(f, a, w, c, os);
+  for (int c : n.children) tree_html(f, a, w, r, c, os);
   os << "</div></div>";
 }
 
@@ -158,6 +168,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
         ".prim{background:#f9d9b0;border-radius:3px;padding:0 4px;font-weight:bold}"
         ".kids.row{display:flex;flex-wrap:wrap}.leaf{border:1px solid #aaa;border-radius:4px;margin:3px;padding:3px 6px;font-size:12px}"
         ".leaf.mat{background:#e8f0fa}.leaf.vec{background:#fdf0e3}.note{color:#777;font-size:12px}"
+        ".work{color:#555;font-size:11px}.work.longest{color:#b03a2e;font-weight:bold}"
         "</style></head><body>";
   os << "<h1>dfx explore: " << esc(w.name) << " on " << esc(a.name) << "</h1>";
   if (!changes.empty()) os << "<p class='note'>with<code>" << esc(changes) << "</code></p>";
@@ -180,9 +191,10 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
        << fmt("%.1f%%", 100 * c->report.utilization) << "</td><td>" << esc(c->report.bottleneck) << "</td></tr>";
   os << "</table>";
   os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
-        "primitive between children. Pipe and Para children are drawn side by side.</p>";
+        "primitive between children. Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "
+        "it spreads over (cores included) and its compute alone, every one busy; the longest in red.</p>";
   model::Dataflow f = model::load_dataflow_from_string(best.flow_yaml, "best", a, w);
-  tree_html(f, a, w, 0, os);
+  tree_html(f, a, w, best.report, 0, os);
   std::vector<const mapper::Candidate*> pair = {&best};
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") pair.push_back(&b);

@@ -64,6 +64,10 @@ std::map<std::string, std::string> figures() {
       put(l.name + ".update", static_cast<double>(l.traffic.update));
       put(l.name + ".peak_bytes", static_cast<double>(l.peak_bytes));
     }
+    for (const auto& o : r.ops) {
+      put("op." + o.name + ".work", static_cast<double>(o.work));
+      put("op." + o.name + ".instances", static_cast<double>(o.instances));
+    }
     if (std::string(s.arch) == "tileflow_validation") continue;
     // The lowered programs on the simulator: cycles and bytes per path (timing only: the data
     // are random but do not change it).

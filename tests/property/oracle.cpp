@@ -38,6 +38,7 @@ class Brute {
     r_.traffic.assign(a.levels.size(), std::vector<model::Traffic>(w.tensors.size()));
     r_.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
     r_.level_peak_elems.assign(a.levels.size(), 0);
+    r_.op_work.assign(w.ops.size(), 0);
   }
 
   model::WalkResult run() {
@@ -246,6 +247,7 @@ class Brute {
       int64_t points = 0;
       each_point(n.op, boxes, [&](const std::vector<int64_t>&) { ++points; });
       (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += points * op.ops_per_point;
+      r_.op_work[static_cast<size_t>(n.op)] += points * op.ops_per_point;
       for (const auto& in : op.inputs)
         r_.traffic[static_cast<size_t>(p_.tensors[static_cast<size_t>(in.tensor)].level[static_cast<size_t>(node)])]
                   [static_cast<size_t>(in.tensor)].read += points;

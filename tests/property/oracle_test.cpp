@@ -93,6 +93,9 @@ std::string first_difference(const Loaded& l, const model::WalkResult& fast, con
   if (!fast.problems.empty()) return "";
   if (fast.macs != slow.macs) os << "macs " << fast.macs << " vs " << slow.macs << '\n';
   if (fast.vector_ops != slow.vector_ops) os << "vector ops " << fast.vector_ops << " vs " << slow.vector_ops << '\n';
+  for (size_t o = 0; o < l.w.ops.size(); ++o)
+    if (fast.op_work[o] != slow.op_work[o])
+      os << "op " << l.w.ops[o].name << " work " << fast.op_work[o] << " vs " << slow.op_work[o] << '\n';
   for (size_t lv = 0; lv < l.a.levels.size(); ++lv) {
     for (size_t t = 0; t < l.w.tensors.size(); ++t) {
       const auto& x = fast.traffic[lv][t];

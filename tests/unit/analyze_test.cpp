@@ -302,3 +302,33 @@ INSTANTIATE_TEST_SUITE_P(Searched, Roofline,
 
 }  // namespace
 }  // namespace dfx::model
+
+namespace dfx::model {
+namespace {
+
+// Per op: its work from the walk (the oracle checks it on random trees) and its instances from
+// the tree. The shipped fused Pipe for attention G1 / edge balances its stages: qk and av on
+// 4 cores × 32 × 16 PEs, the softmax's five ops on 4 cores × 8 lanes, each 65,536 cycles of compute.
+TEST(Analyze, EachOpsWorkAndInstances) {
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const Workload w = load_workload(test::config("workloads/attention_g1.yaml"));
+  const Report r = analyze(a, w, load_dataflow(test::config("dataflows/attention_g1_edge_fused_pipe.yaml"), a, w));
+  ASSERT_TRUE(r.valid) << r.reason;
+  ASSERT_EQ(r.ops.size(), w.ops.size());
+  int64_t macs = 0, vector_ops = 0;
+  for (size_t o = 0; o < w.ops.size(); ++o) {
+    const OpReport& op = r.ops[o];
+    EXPECT_EQ(op.name, w.ops[o].name);
+    (op.unit == "matrix" ? macs : vector_ops) += op.work;
+    const bool gemm = op.name == "qk" || op.name == "av";
+    EXPECT_EQ(op.unit, gemm ? "matrix" : "vector") << op.name;
+    EXPECT_EQ(op.work, (gemm ? 8 * 512 * 512 * 64 : 8 * 512 * 512) * w.ops[o].ops_per_point) << op.name;
+    EXPECT_EQ(op.instances, gemm ? 4 * 32 * 16 : 4 * 8) << op.name;
+    EXPECT_DOUBLE_EQ(op.compute_cycles, 65536.0 * static_cast<double>(w.ops[o].ops_per_point)) << op.name;
+  }
+  EXPECT_EQ(macs, r.macs);
+  EXPECT_EQ(vector_ops, r.vector_ops);
+}
+
+}  // namespace
+}  // namespace dfx::model

@@ -7,6 +7,7 @@
 #include "tools/html_report.h"
 #include "mapper/space.h"
 #include "model/analyze.h"
+#include "model/report_io.h"
 #include "tests/unit/test_util.h"
 
 namespace dfx::mapper {
@@ -84,6 +85,10 @@ TEST_F(Explore, HtmlReportIsSelfContainedAndComplete) {
     EXPECT_NE(html.find(part), std::string::npos) << part;
   EXPECT_EQ(html.find("http"), std::string::npos) << "the report must open offline";
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  // Each op's box carries its spread and its compute alone, the longest marked.
+  const model::OpReport& gemm1 = out.best.front().report.ops.front();
+  EXPECT_NE(html.find(std::to_string(gemm1.instances) + " PEs · " + model::human(gemm1.compute_cycles) + " cycles"), std::string::npos);
+  EXPECT_NE(html.find("work longest"), std::string::npos);
 }
 
 TEST_F(Explore, ParetoFrontHasNoDominatedPoint) {
