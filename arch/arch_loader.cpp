@@ -86,12 +86,12 @@ void read_level(const ConfigNode& node, const Scope& s, Arch& a, Diagnostics& di
   if (a.level_index(lv.name) >= 0) diag.add(node.loc(), "duplicate level name '" + lv.name + "'");
   auto cap = r.child("capacity");
   if (cap.valid()) lv.capacity_bytes = parse_bytes(cap, diag).value_or(-1);
-  else diag.add(cap.loc(), "missing required key 'capacity' (a size, or 'unlimited')");
+  else if (r.ok()) diag.add(cap.loc(), "missing required key 'capacity' (a size, or 'unlimited')");  // else: not a mapping, said
   lv.word_bytes = static_cast<int>(r.integer_or("word_bytes", 2, 1));
   auto bw = [&](const char* key) {
     auto n = r.child(key);
     if (!n.valid()) {
-      diag.add(n.loc(), std::string("missing required key '") + key + "'");
+      if (r.ok()) diag.add(n.loc(), std::string("missing required key '") + key + "'");
       return 1.0;
     }
     double v = parse_bandwidth(n, a.clock_ghz, diag).value_or(1.0);
@@ -174,8 +174,7 @@ Arch build(const ConfigNode& root) {
   Scope s{a.cores, a.sub_cores, 1, 1};
   ConfigNode compute = r.child("compute");
   if (!compute.valid()) diag.add(compute.loc(), "missing required key 'compute'");
-  MapReader cr(compute, diag);
-  if (cr.ok()) {
+  else if (MapReader cr(compute, diag); cr.ok()) {
     // Units first: 'per: pe' on a memory level needs the matrix size.
     if (auto m = cr.child("matrix"); m.valid()) read_unit(m, UnitKind::Matrix, s, a, diag);
     if (auto v = cr.child("vector"); v.valid()) read_unit(v, UnitKind::Vector, s, a, diag);

@@ -82,11 +82,17 @@ struct ConfigNode::Impl {
   bool present = true;
 };
 
+// A node changed from the command line has no position in the file: its location says so.
+static const std::string kFromCommandLine = " (--set)";
+
 static SourceLoc loc_of(const YAML::Node& n, const std::string& file, const std::string& path) {
   SourceLoc loc{file, 0, 0, path};
   if (n.IsDefined()) {
     YAML::Mark m = n.Mark();
+    const bool marked_already = file.size() >= kFromCommandLine.size() &&
+                                file.compare(file.size() - kFromCommandLine.size(), kFromCommandLine.size(), kFromCommandLine) == 0;
     if (m.line >= 0) loc.line = m.line + 1, loc.col = m.column + 1;
+    else if (!marked_already) loc.file += kFromCommandLine;
   }
   return loc;
 }
@@ -171,7 +177,6 @@ std::vector<ConfigNode> ConfigNode::items() const {
     auto impl = std::make_shared<Impl>();
     impl->node = static_cast<const YAML::Node&>(item);
     out.push_back(ConfigNode(impl, loc_of(impl->node, loc_.file, loc_.path + "[" + std::to_string(i++) + "]")));
-    if (!out.back().loc_.line) out.back().loc_.line = loc_.line, out.back().loc_.col = loc_.col;
   }
   return out;
 }

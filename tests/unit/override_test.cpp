@@ -56,7 +56,22 @@ TEST(Override, AddsALastKeyOnlyWhereAllowed) {
 TEST(Override, AFlowMappingReplacesAWholeNodeWithoutTheFilesPositions) {
   const ConfigNode changed = changed_doc({change("compute.matrix={rows: 8, cols: 16}")});
   EXPECT_EQ(changed["compute"]["matrix"]["cols"].scalar(), "16");
-  EXPECT_EQ(changed["compute"]["matrix"]["rows"].loc().line, 0);  // not a line of toy.yaml
+  // Not a line of toy.yaml: the location says where the value came from, for its children too.
+  EXPECT_EQ(changed["compute"]["matrix"]["rows"].loc().line, 0);
+  EXPECT_EQ(changed["compute"]["matrix"]["rows"].loc().str(), "toy.yaml (--set): compute.matrix.rows");
+  EXPECT_EQ(changed["compute"]["matrix"]["depth"].loc().str(), "toy.yaml (--set): compute.matrix.depth");
+  EXPECT_EQ(changed["compute"]["matrix"].loc().line, 0);
+}
+
+// A value of the wrong kind from the command line gets one message, located at --set, and no
+// follow-on ones about the keys it lacks.
+TEST(Override, AWrongKindOfValueIsOneMessageAtTheSet) {
+  const std::string configs = DFX_CONFIG_DIR;
+  const std::string text =
+      test::input_error([&] { arch::load_arch(configs + "/arch/edge.yaml", {change("levels.Reg=[DRAM]")}); });
+  EXPECT_NE(text.find("edge.yaml (--set): levels[2]: expected a mapping (key: value), found a sequence"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("missing required key"), std::string::npos) << text;
 }
 
 TEST(Override, PathsThatLeadNowhereAreLocatedErrors) {
