@@ -14,13 +14,17 @@ namespace dfx {
 
 std::string SourceLoc::str() const {
   std::ostringstream os;
-  os << (file.empty() ? "<input>" : file);
+  os << file;
   if (line > 0) os << ':' << line << ':' << col;
-  if (!path.empty()) os << ": " << path;
+  if (!path.empty()) os << (os.tellp() > 0 ? ": " : "") << path;
   return os.str();
 }
 
-std::string Problem::str() const { return where.str() + ": " + message; }
+// A problem of the whole run (no valid dataflow in the budget) has no place to point at.
+std::string Problem::str() const {
+  const std::string at = where.str();
+  return at.empty() ? message : at + ": " + message;
+}
 
 static std::string join_problems(const std::vector<Problem>& problems) {
   std::string out;

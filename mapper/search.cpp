@@ -346,9 +346,13 @@ class Searcher {
   void everything() {
     int64_t size = 0;
     space_.enumerate([&](const Choice&) { return ++size <= o_.evaluations; });
-    if (size > o_.evaluations - out_.evaluations)
-      throw InputError(SourceLoc{}, "the space has more than " + std::to_string(o_.evaluations - out_.evaluations) +
-                                        " points left in the budget: raise --evals or drop --exhaustive");
+    const int64_t left = std::max<int64_t>(0, o_.evaluations - out_.evaluations);
+    if (size > left)
+      throw InputError(SourceLoc{"--exhaustive", 0, 0, ""},
+                       (size > o_.evaluations ? "the space has more than " + std::to_string(o_.evaluations) + " points"
+                                              : "the space has " + std::to_string(size) + " points") +
+                           ", and " + std::to_string(left) + " of the " + std::to_string(o_.evaluations) +
+                           " evaluations are left after the baselines: raise --evals or drop --exhaustive");
     std::vector<Choice> batch;
     const size_t kept = static_cast<size_t>(o_.top) + 8;
     auto flush = [&] {

@@ -13,7 +13,15 @@ TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective 
     : a_(a), w_(w), objective_(objective) {
   for (const auto& [level, bytes] : max_footprint) {
     const int l = a.level_index(level);
-    if (l < 0) throw InputError(SourceLoc{}, "--max-footprint: unknown level '" + level + "'");
+    if (l < 0) {
+      std::vector<std::string> names;
+      std::string listed;
+      for (const auto& lv : a.levels) names.push_back(lv.name), listed += (listed.empty() ? "" : ", ") + lv.name;
+      // A typo of a long name gets a suggestion; a short one (L9, X) the names there are.
+      const std::string near = level.size() >= 3 ? closest_match(level, names) : "";
+      throw InputError(SourceLoc{"--max-footprint", 0, 0, ""},
+                       "unknown level '" + level + "'" + (near.empty() ? " (levels: " + listed + ")" : " (did you mean '" + near + "'?)"));
+    }
     limits_.push_back({l, bytes});
   }
   auto r = std::make_shared<model::Report>();

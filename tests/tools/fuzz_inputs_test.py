@@ -3,7 +3,8 @@
 
 Random edits of shipped arch, workload, dataflow and program files (a value replaced, a line
 dropped, doubled, moved or re-indented, stray characters, the file cut short), and random
---set / --dim changes of intact files, go through dfx eval, explore, asm and simulate. Each run must end with exit 0, or exit 2 and a message on
+--set / --dim changes and explore options (--groups, --fix, --max-footprint, --prims, budgets)
+with intact files, go through dfx eval, explore, asm and simulate. Each run must end with exit 0, or exit 2 and a message on
 stderr, within a time limit: never a signal, an abort, another exit code or a hang. A failure
 leaves its files in the output directory and prints the command that reproduces it.
 
@@ -71,6 +72,7 @@ def scenarios(root):
         ("explore", [f"{c}/arch/tpu_like.yaml", f"{c}/workloads/gemm_chain_g1.yaml"]),
         ("set eval", [f"{c}/arch/edge.yaml", f"{c}/workloads/attention_g1.yaml", f"{c}/dataflows/attention_g1_edge_fused_pipe.yaml"]),
         ("set explore", [f"{c}/arch/edge.yaml", f"{c}/workloads/gemm_chain_g1.yaml"]),
+        ("options explore", [f"{c}/arch/edge.yaml", f"{c}/workloads/attention_g1.yaml"]),
         ("asm", [f"{c}/arch/tpu_like.yaml", f"{c}/programs/tpu_like_gemm.s"]),
         ("simulate", [f"{c}/arch/tpu_like.yaml", f"{c}/programs/tpu_like_gemm.s"]),
     ]
@@ -88,6 +90,30 @@ DIMS = ["b", "m", "k", "l", "n", "q"]
 DIM_VALUES = ["0", "-2", "1", "2", "3", "7", "97", "1000003", "99999999999", "x", ""]
 
 
+# explore's options that fix parts of the search, assembled from pieces of real and wrong specs.
+OPS = ["qk", "max", "sub", "exp", "sum", "div", "av", "qk+max", "qk+max+sub+exp+sum+div", "av+qk", "x", ""]
+FIX_KEYS = ["prim=Pipe", "prim=Seq", "prim=Para", "prim=x", "loops=m:16", "loops=m:0", "loops=q:2", "loops=m:4,l:8",
+            "cores=b:8,m:4", "cores=b:3", "cores=m:99", "sp=m:16,l:16", "sp=none", "sp=m:99999999999999999999", "sp=l",
+            "order=n,m,b", "order=m,l,b", "order=m,m,b", "order=", "=", ":", "prim"]
+
+
+def search_options(rng):
+    out = []
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.randrange(5)
+        if kind == 0:
+            out += ["--groups", ",".join(rng.choice(OPS) for _ in range(rng.randint(1, 3)))]
+        elif kind == 1:
+            out += ["--fix", f"{rng.choice(OPS)}:{rng.choice(FIX_KEYS)}"]
+        elif kind == 2:
+            out += ["--max-footprint", f"{rng.choice(['L1', 'Reg', 'DRAM', 'L9', ''])}={rng.choice(SET_VALUES)}"]
+        elif kind == 3:
+            out += ["--prims", rng.choice(["Seq", "Pipe", "Para", "Shar", "Foo", ""])]
+        else:
+            out += [rng.choice(["--objective", "--top", "--time", "--evals"]), rng.choice(TOKENS)]
+    return out
+
+
 def changes(rng):
     out = []
     for _ in range(rng.randint(1, 2)):
@@ -101,6 +127,8 @@ def changes(rng):
 def command(dfx, verb, files, work, rng):
     if verb.startswith("set "):
         return command(dfx, verb[4:], files, work, rng) + changes(rng)
+    if verb.startswith("options "):
+        return command(dfx, verb[8:], files, work, rng) + search_options(rng)
     if verb == "eval":
         return [dfx, "eval", *files]
     if verb == "explore":
@@ -128,7 +156,7 @@ def main():
         verb, files = cases[n % len(cases)]
         files = list(files)
         edited = None
-        if not verb.startswith("set "):
+        if not verb.startswith(("set ", "options ")):
             victim = rng.randrange(len(files))
             with open(files[victim], encoding="utf-8") as f:
                 text = mutate(f.read(), rng)
