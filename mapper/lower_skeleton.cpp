@@ -136,6 +136,15 @@ Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const mod
   if (cores > a.cores)
     throw InputError(f.root().loc, "the root tile's spatial loops need " + std::to_string(cores) + " cores; the arch has " +
                                        std::to_string(a.cores));
+  // Each core's program addresses its own instance of every on-chip level, from address 0:
+  // cores sharing one instance would overwrite one another's data.
+  for (size_t l = 1; cores > 1 && l < a.levels.size(); ++l) {
+    const arch::MemoryLevel& lv = a.levels[l];
+    if (a.addressable(static_cast<int>(l)) && lv.instances < cores)
+      throw InputError(lv.loc, "lowering gives each of the " + std::to_string(cores) + " cores its own '" + lv.name +
+                                   "', but the arch has " + std::to_string(lv.instances) + " for " + std::to_string(a.cores) +
+                                   " cores: make it 'per: core', or keep the root's spatial loops to one core");
+  }
   return s;
 }
 

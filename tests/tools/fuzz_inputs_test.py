@@ -4,9 +4,12 @@
 Random edits of shipped arch, workload, dataflow and program files (a value replaced, a line
 dropped, doubled, moved or re-indented, stray characters, the file cut short), and random
 --set / --dim changes and explore options (--groups, --fix, --max-footprint, --prims, budgets)
-with intact files, go through dfx eval, explore, asm and simulate. Each run must end with exit 0, or exit 2 and a message on
-stderr, within a time limit: never a signal, an abort, another exit code or a hang. A failure
-leaves its files in the output directory and prints the command that reproduces it.
+with intact files, go through dfx eval, explore, emit, compare, asm and simulate. Each run must
+end with exit 0, or exit 2 and a message on stderr, within a time limit: never a signal, an
+abort, another exit code or a hang. For `compare`, whose exit 1 means the simulator's outputs
+differ from the reference, that counts as a failure too: an edited dataflow the tools accept
+must still compute the right numbers. A failure leaves its files in the output directory and
+prints the command that reproduces it.
 
 usage: fuzz_inputs_test.py DFX ROOT [--cases N] [--seed S] [--outdir DIR]
 """
@@ -73,6 +76,9 @@ def scenarios(root):
         ("set eval", [f"{c}/arch/edge.yaml", f"{c}/workloads/attention_g1.yaml", f"{c}/dataflows/attention_g1_edge_fused_pipe.yaml"]),
         ("set explore", [f"{c}/arch/edge.yaml", f"{c}/workloads/gemm_chain_g1.yaml"]),
         ("options explore", [f"{c}/arch/edge.yaml", f"{c}/workloads/attention_g1.yaml"]),
+        ("emit", [f"{c}/arch/tpu_like.yaml", f"{c}/workloads/attention_g1.yaml", f"{c}/dataflows/attention_g1_tpu_like_explored.yaml"]),
+        ("compare", [f"{c}/arch/tpu_like.yaml", f"{c}/workloads/gemm_chain_g1.yaml", f"{c}/dataflows/gemm_chain_g1_tpu_like_explored.yaml"]),
+        ("compare", [f"{c}/arch/tpu_like.yaml", f"{c}/workloads/conv_chain_c1.yaml", f"{c}/dataflows/conv_chain_c1_tpu_like_explored.yaml"]),
         ("asm", [f"{c}/arch/tpu_like.yaml", f"{c}/programs/tpu_like_gemm.s"]),
         ("simulate", [f"{c}/arch/tpu_like.yaml", f"{c}/programs/tpu_like_gemm.s"]),
     ]
@@ -133,6 +139,10 @@ def command(dfx, verb, files, work, rng):
         return [dfx, "eval", *files]
     if verb == "explore":
         return [dfx, "explore", *files, "--evals", "40", "--jobs", "1", "--quiet"]
+    if verb == "emit":
+        return [dfx, "emit", *files, "-o", os.path.join(work, "program.txt")]
+    if verb == "compare":
+        return [dfx, "compare", *files]
     if verb == "asm":
         return [dfx, "asm", *files, "-o", os.path.join(work, "out.bin")]
     return [dfx, "simulate", *files, "--seed", "1"]
@@ -151,7 +161,7 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     work = tempfile.mkdtemp(prefix="dfx_fuzz_run_")
     cases = scenarios(a.root)
-    failures, exits = [], {}
+    failures, exits, per_verb = [], {}, {}
     for n in range(a.cases):
         verb, files = cases[n % len(cases)]
         files = list(files)
@@ -171,6 +181,8 @@ def main():
         except subprocess.TimeoutExpired:
             rc, err = "timeout", ""
         exits[rc] = exits.get(rc, 0) + 1
+        per_verb.setdefault(verb, {})
+        per_verb[verb][rc] = per_verb[verb].get(rc, 0) + 1
         crashed = [w for w in CRASH_WORDS if w in err]
         if rc not in (0, 2) or (rc == 2 and not err.strip()) or crashed:
             if edited:
@@ -183,6 +195,8 @@ def main():
             os.remove(edited)
     shutil.rmtree(work, ignore_errors=True)
     print(f"fuzz: {a.cases} runs, exits {dict(sorted(exits.items(), key=str))}")
+    for verb, counts in per_verb.items():
+        print(f"  {verb}: exits {dict(sorted(counts.items(), key=str))}")
     for f in failures:
         print(f)
     if failures:
