@@ -1,4 +1,5 @@
 // flow.yaml → Dataflow: resolve names, then check the tree's structure and report every problem.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -71,10 +72,17 @@ class TreeReader {
       return;
     }
     std::vector<ConfigNode> names = t.is_seq() ? t.items() : std::vector<ConfigNode>{t};
+    if (names.empty()) diag_.add(t.loc(), "a tile needs a level: 'tile: LEVEL', or a list of them for role-split levels");
     for (const auto& nm : names) {
+      if (!nm.is_scalar()) {
+        diag_.add(nm.loc(), "expected a level name, found a " + nm.kind_name());
+        continue;
+      }
       int l = a_.level_index(nm.scalar());
       if (l < 0)
         diag_.add(nm.loc(), "unknown level '" + nm.scalar() + "'" + hint_for(nm.scalar(), level_names_));
+      else if (std::find(node.levels.begin(), node.levels.end(), l) != node.levels.end())
+        diag_.add(nm.loc(), "level '" + nm.scalar() + "' is listed twice in this tile");
       else
         node.levels.push_back(l);
     }
