@@ -1,6 +1,7 @@
 #pragma once
 // The simulator's memories: real element values per level instance, addressed by element.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "arch/isa.h"
@@ -29,7 +30,11 @@ class Memories {
   std::vector<char> shared_level_;  // char, not bool: read on every access
 };
 
-// Grows the memories of `m` to every address `p` can touch.
-void reserve_for(const arch::Program& p, Memories& m);
+// The most elements the simulator holds for one level (2 GiB of values).
+constexpr int64_t kMaxWords = int64_t{1} << 28;
+
+// Grows the memories of `m` to every address `p` can touch. Contract: throws InputError
+// (located at `name` and the program's line) when that is more than kMaxWords of a level.
+void reserve_for(const arch::Arch& a, const arch::Program& p, const std::string& name, Memories& m);
 
 }  // namespace dfx::sim

@@ -63,7 +63,7 @@ SimResult simulate(const arch::Arch& a, const std::vector<arch::Program>& progra
   for (int c = 0; c < n; ++c) {
     Memories m(&shared, levels);
     for (int l = 0; l < levels; ++l) m.set_shared(l, a.levels[static_cast<size_t>(l)].instances == 1);
-    reserve_for(programs[static_cast<size_t>(c)], m);
+    reserve_for(a, programs[static_cast<size_t>(c)], name, m);
     load_inputs(programs[static_cast<size_t>(c)], inputs, options.seed, m, result.inputs, name);
     cores.push_back(std::make_unique<CoreModel>(*run, c, programs[static_cast<size_t>(c)], std::move(m)));
   }
