@@ -61,6 +61,14 @@ static size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+std::string names_hint(const std::string& word, const std::vector<std::string>& names, const std::string& kind) {
+  const std::string near = word.size() >= 3 ? closest_match(word, names) : "";
+  if (!near.empty()) return " (did you mean '" + near + "'?)";
+  std::string listed;
+  for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
+  return " (" + kind + ": " + listed + ")";
+}
+
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
   size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
@@ -290,10 +298,8 @@ void apply(YAML::Node root, const Override& change) {
         found |= kv.first.Scalar() == step;
       }
       if (!found && !(last && change.may_add)) {
-        // A typo of a long key gets a suggestion; a short one (a dim's name) the keys there are.
-        const std::string hint = step.size() >= 3 ? closest_match(step, keys) : "";
         throw InputError(where, "no key '" + step + "'" + (walked.empty() ? "" : " in '" + walked + "'") +
-                                    (!hint.empty() ? " (did you mean '" + hint + "'?)" : " (keys: " + joined(keys) + ")"));
+                                    names_hint(step, keys, "keys"));
       }
       if (last) at[step] = override_value(change.value, where);
       else at.reset(at[step]);

@@ -48,5 +48,8 @@ class Diagnostics {
 
 // Closest candidate by edit distance, for "did you mean" hints; empty if nothing is close.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+// What to add after "unknown NAME": " (did you mean 'x'?)" for a typo of a word of three letters
+// or more, else every name there is, " (KIND: a, b, c)" — a short word (L9, q) has no close typo.
+std::string names_hint(const std::string& word, const std::vector<std::string>& names, const std::string& kind);
 
 }  // namespace dfx

@@ -15,12 +15,8 @@ TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective 
     const int l = a.level_index(level);
     if (l < 0) {
       std::vector<std::string> names;
-      std::string listed;
-      for (const auto& lv : a.levels) names.push_back(lv.name), listed += (listed.empty() ? "" : ", ") + lv.name;
-      // A typo of a long name gets a suggestion; a short one (L9, X) the names there are.
-      const std::string near = level.size() >= 3 ? closest_match(level, names) : "";
-      throw InputError(SourceLoc{"--max-footprint", 0, 0, ""},
-                       "unknown level '" + level + "'" + (near.empty() ? " (levels: " + listed + ")" : " (did you mean '" + near + "'?)"));
+      for (const auto& lv : a.levels) names.push_back(lv.name);
+      throw InputError(SourceLoc{"--max-footprint", 0, 0, ""}, "unknown level '" + level + "'" + names_hint(level, names, "levels"));
     }
     limits_.push_back({l, bytes});
   }

@@ -1,5 +1,6 @@
 #pragma once
 // What the analysis of one dataflow says: validity, cycles, energy, traffic per level and tensor.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -63,5 +64,12 @@ struct Report {
   std::vector<LevelReport> levels;
   std::vector<OpReport> ops;     // in the workload's order
 };
+
+// The most compute_cycles of any op: the one a Pipe waits for, unless transfers pace it.
+inline double longest_compute_cycles(const Report& r) {
+  double most = 0;
+  for (const auto& o : r.ops) most = std::max(most, o.compute_cycles);
+  return most;
+}
 
 }  // namespace dfx::model

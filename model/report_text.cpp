@@ -63,8 +63,7 @@ std::string to_table(const Report& r) {
   os << '\n';
   std::snprintf(line, sizeof line, "%-10s %-7s %12s %10s %15s\n", "op", "unit", "work", "instances", "compute cycles");
   os << line;
-  double slowest = 0;
-  for (const auto& o : r.ops) slowest = std::max(slowest, o.compute_cycles);
+  const double slowest = longest_compute_cycles(r);
   for (const auto& o : r.ops) {
     std::snprintf(line, sizeof line, "%-10s %-7s %12s %10lld %15s%s\n", o.name.c_str(), o.unit.c_str(),
                   human(static_cast<double>(o.work)).c_str(), static_cast<long long>(o.instances),

@@ -42,9 +42,7 @@ void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workl
        << "</b><br><code>" << esc(op.expr) << "</code>";
     if (static_cast<size_t>(n.op) < r.ops.size()) {
       const model::OpReport& o = r.ops[static_cast<size_t>(n.op)];
-      double longest = 0;
-      for (const auto& x : r.ops) longest = std::max(longest, x.compute_cycles);
-      os << "<br><span class='work" << (o.compute_cycles == longest ? " longest" : "") << "'>" << o.instances
+      os << "<br><span class='work" << (o.compute_cycles == model::longest_compute_cycles(r) ? " longest" : "") << "'>" << o.instances
          << (op.unit == arch::UnitKind::Matrix ? " PEs" : " lanes") << " · " << num(o.compute_cycles) << " cycles</span>";
     }
     os << "</div>";
