@@ -252,7 +252,8 @@ class Searcher {
       const size_t n = batch_size(std::min(budget - used, budget_ - out_.evaluations));
       used += static_cast<int64_t>(n);
       const Choice from = climb.choice;
-      auto next = [&](std::mt19937_64& rng) { return explore ? draw(structure, best, rng) : step_from(from, rng); };
+      const std::shared_ptr<const model::Report> from_report = climb.report;
+      auto next = [&](std::mt19937_64& rng) { return explore ? draw(structure, best, rng) : step_from(from, from_report.get(), rng); };
       if (restart) climb = Entry{};
       bool improved = false;
       for (Entry& e : evaluate_drawn(n, next, std::max(best.cost, climb.cost))) {
@@ -277,9 +278,13 @@ class Searcher {
   // A climb's step: one tiling gene, or now and then two at once — some improvements need two
   // genes to move together (the loop over the cores and the spatial choice it frees). Some steps
   // are aimed: a fused group's slowest ops spread wider, all of them at once where they tie.
-  Choice step_from(const Choice& c, std::mt19937_64& rng) const {
-    if (std::bernoulli_distribution(kAimedSteps)(rng))
+  Choice step_from(const Choice& c, const model::Report* r, std::mt19937_64& rng) const {
+    if (std::bernoulli_distribution(kAimedSteps)(rng)) {
+      // Half the aimed steps go to a stage its transfers slow, when the point's analysis shows one.
+      if (r && std::bernoulli_distribution(0.5)(rng))
+        if (Choice reshaped = space_.reshape_slowest(c, *r, rng); !(reshaped == c)) return reshaped;
       if (Choice wider = space_.widen_slowest(c, rng); !(wider == c)) return wider;
+    }
     Choice next = space_.mutate(c, rng, false);
     if (std::bernoulli_distribution(kPairedSteps)(rng)) next = space_.mutate(next, rng, false);
     return next;

@@ -20,6 +20,7 @@
 #include "mapper/template_levels.h"
 #include "model/dataflow.h"
 #include "model/placement.h"
+#include "model/report.h"
 #include "model/workload.h"
 
 namespace dfx::mapper {
@@ -78,6 +79,11 @@ class Space {
   // takes (within 1%) as long as the slowest one's spreads wider on its unit; `c` itself when no
   // group fuses ops or none of them can.
   Choice widen_slowest(const Choice& c, std::mt19937_64& rng) const;
+  // The other aimed step, from `c`'s analysis `r`: when the op whose own tiles take longest in a
+  // fused group (model::OpReport::own_cycles) spends a share of that moving data, its spatial
+  // choice is drawn again (a neighbour half the time) and half the time its loop order: how a
+  // stage spreads decides what its instances share. `c` itself otherwise.
+  Choice reshape_slowest(const Choice& c, const model::Report& r, std::mt19937_64& rng) const;
   // A grouping boundary or a primitive changed, the tiling drawn anew.
   Choice restructure(const Choice& c, std::mt19937_64& rng) const;
   // A child taking each group's genes (primitive, outer tiling, its ops' spatial choices and

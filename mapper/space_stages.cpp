@@ -41,6 +41,33 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
   return c;
 }
 
+Choice Space::reshape_slowest(const Choice& in, const model::Report& r, std::mt19937_64& rng) const {
+  if (r.ops.size() != w_.ops.size()) return in;
+  const auto members = group_members(in);
+  int slowest = -1, group = -1;
+  for (size_t g = 0; g < members.size(); ++g)
+    for (int o : members[g]) {
+      const auto& own = r.ops[static_cast<size_t>(o)].own_cycles;
+      if (members[g].size() > 1 && own && (slowest < 0 || *own > *r.ops[static_cast<size_t>(slowest)].own_cycles))
+        slowest = o, group = static_cast<int>(g);
+    }
+  // Transfers under a twentieth of the stage are the pipeline's fill, not what paces it.
+  constexpr double kTransferShare = 0.05;
+  if (slowest < 0) return in;
+  const model::OpReport& op = r.ops[static_cast<size_t>(slowest)];
+  if (*op.own_cycles <= op.compute_cycles * (1 + kTransferShare)) return in;
+  Choice c = in;
+  const auto o = static_cast<size_t>(slowest);
+  const model::OpBoxes first = group_tile(c, group), last = group_tile(c, group, true);
+  const SpatialRoom room = spatial_room(first, last, o);
+  const PeAxes axes = op_axes(c, members[static_cast<size_t>(group)], slowest);
+  if (std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, o, room, axes, rng);
+  else pick_spatial(c, o, room, axes, rng);
+  if (std::bernoulli_distribution(0.5)(rng)) c.order[o] = pick_order(o, rng);
+  pin_ops(c);
+  return c;
+}
+
 void Space::widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const {
   std::vector<int64_t>& sp = c.spatial[op];
   // Per dim, the values above its factor that fit beside the others (none once the unit has no

@@ -57,7 +57,10 @@ void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Repo
 }
 
 // Per op: its work from the walk, and its spatial instances from the tree.
-void summarise_ops(const Workload& w, const Dataflow& f, const WalkResult& walk, Report& r) {
+void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, const WalkResult& walk, Report& r) {
+  const bool tree_timed = std::none_of(a.units.begin(), a.units.end(), [](const arch::ComputeUnit& u) {
+    return u.schedule == arch::ComputeUnit::Schedule::Instruction;
+  });
   r.ops.resize(w.ops.size());
   for (const TreeNode& leaf : f.nodes) {
     if (!leaf.is_leaf) continue;
@@ -70,6 +73,7 @@ void summarise_ops(const Workload& w, const Dataflow& f, const WalkResult& walk,
       for (const Loop& l : f.nodes[static_cast<size_t>(n)].loops)
         if (l.spatial) op.instances *= l.factor;
     op.compute_cycles = static_cast<double>(op.work) / static_cast<double>(op.instances);
+    if (tree_timed) op.own_cycles = walk.op_cycles[o];
   }
 }
 
@@ -154,7 +158,7 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseC
     WalkResult walk = walk_tree(a, w, f, p, phases);
     for (auto& pr : walk.problems) r.problems.push_back(pr);
     summarise(a, w, walk, r);
-    summarise_ops(w, f, walk, r);
+    summarise_ops(a, w, f, walk, r);
   } catch (const InputError& e) {
     for (const auto& pr : e.problems()) r.problems.push_back(pr);
   } catch (const SetTooLarge& e) {

@@ -2,6 +2,7 @@
 // What the analysis of one dataflow says: validity, cycles, energy, traffic per level and tensor.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,11 @@ struct OpReport {
   int64_t work = 0;           // MACs or vector operations, recomputed halos included
   int64_t instances = 1;      // the spatial factors above its leaf multiplied (cores included)
   double compute_cycles = 0;  // work / instances
+  // Its own tiles' latency (WalkResult::op_cycles: below the last tile it shares with other ops,
+  // its transfers there and its compute, over all their visits): well above compute_cycles when
+  // its transfers pace it. Not given on archs whose units take whole instructions from queues
+  // (schedule: instruction), whose cycles the tree's latencies do not make.
+  std::optional<double> own_cycles;
 };
 
 struct Report {

@@ -55,9 +55,12 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
     j["levels"].push_back(lj);
   }
   j["ops"] = nlohmann::json::array();
-  for (const auto& o : r.ops)
-    j["ops"].push_back({{"name", o.name}, {"unit", o.unit}, {"work", o.work}, {"instances", o.instances},
-                        {"compute_cycles", o.compute_cycles}});
+  for (const auto& o : r.ops) {
+    nlohmann::json oj = {{"name", o.name}, {"unit", o.unit}, {"work", o.work}, {"instances", o.instances},
+                         {"compute_cycles", o.compute_cycles}};
+    if (o.own_cycles) oj["own_cycles"] = *o.own_cycles;
+    j["ops"].push_back(std::move(oj));
+  }
   return j.dump(2) + "\n";
 }
 

@@ -50,7 +50,33 @@ Time Walker::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
   return Time::on_unit(op.unit, static_cast<double>(points * op.ops_per_point));
 }
 
+void Walker::note_own_ops() {
+  std::vector<int> leaves(f_.nodes.size(), 0);
+  for (size_t i = f_.nodes.size(); i-- > 0;) {
+    const TreeNode& n = f_.nodes[i];
+    leaves[i] = n.is_leaf ? 1 : 0;
+    for (int c : n.children) leaves[i] += leaves[static_cast<size_t>(c)];
+  }
+  own_op_.assign(f_.nodes.size(), -1);
+  for (size_t i = 0; i < f_.nodes.size(); ++i) {
+    const int parent = f_.nodes[i].parent;
+    if (leaves[i] != 1 || (parent >= 0 && leaves[static_cast<size_t>(parent)] == 1)) continue;
+    size_t leaf = i;
+    while (!f_.nodes[leaf].is_leaf) {
+      for (int c : f_.nodes[leaf].children)
+        if (leaves[static_cast<size_t>(c)] == 1) leaf = static_cast<size_t>(c);
+    }
+    own_op_[i] = f_.nodes[leaf].op;
+  }
+}
+
 Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
+  const Time t = visit_node(node, boxes, weight);
+  time_own_op(node, t);
+  return t;
+}
+
+Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   if (n.is_leaf) return visit_leaf(node, boxes, weight);
   double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0, colliding_store_port = 0;
@@ -249,7 +275,10 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
     } else {
       size_t mark = touched_.size(), cover_mark = cover_log_.size();
       ++representing_;
+      const double repeat = repeat_;
+      repeat_ *= static_cast<double>(middle);
       latency.next_iteration(loops(node, li + 1, *b1, weight * middle).times(static_cast<double>(middle)));
+      repeat_ = repeat;
       --representing_;
       // One step's move, in the starts of b2 (the walk below reads boxes, never writes them).
       for (size_t o = 0; o < (*b2).size(); ++o)
@@ -380,7 +409,9 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
                after_last_load = after_last_load_;
   for (int pass = 1; pass < static_cast<int>(runs.size); ++pass) {
+    ++untimed_;
     run(pass);
+    --untimed_;
     computed_ = computed, first_loads_ = first_loads, last_store_ = last_store, last_store_port_ = last_store_port,
     after_last_load_ = after_last_load;
   }

@@ -19,6 +19,10 @@ struct WalkResult {
   int64_t macs = 0;
   int64_t vector_ops = 0;
   std::vector<int64_t> op_work;                   // [op]: its MACs or vector operations
+  // [op]: the latency of the op's own tiles (the subtree below the last tile it shares with
+  // other ops: its transfers there and its compute) summed over all their visits, as the walk
+  // times them. In a Pipe, the time of its stage.
+  std::vector<double> op_cycles;
   double cycles = 0;
   std::vector<Problem> problems;
 };

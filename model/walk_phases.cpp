@@ -13,6 +13,7 @@ WalkResult Walker::empty_result() const {
   r.peak_elems.assign(a_.levels.size(), std::vector<int64_t>(w_.tensors.size(), 0));
   r.level_peak_elems.assign(a_.levels.size(), 0);
   r.op_work.assign(w_.ops.size(), 0);
+  r.op_cycles.assign(w_.ops.size(), 0);
   return r;
 }
 
@@ -42,7 +43,7 @@ void Walker::add_phase(const WalkResult& r) {
     r_.level_peak_elems[l] = std::max(r_.level_peak_elems[l], r.level_peak_elems[l]);
   }
   r_.macs += r.macs, r_.vector_ops += r.vector_ops;
-  for (size_t o = 0; o < r.op_work.size(); ++o) r_.op_work[o] += r.op_work[o];
+  for (size_t o = 0; o < r.op_work.size(); ++o) r_.op_work[o] += r.op_work[o], r_.op_cycles[o] += r.op_cycles[o];
   for (const auto& pr : r.problems) problem(pr.where, pr.message);
 }
 

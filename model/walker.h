@@ -64,6 +64,7 @@ class Walker {
       subtree_end_[i] = static_cast<int>(i) + 1;
       for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
     }
+    note_own_ops();
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
     alike_steps_ = steps_alike();
   }
@@ -167,6 +168,17 @@ class Walker {
   static int occupancy_level(uint64_t key) { return static_cast<int>((key >> 16) & 0xff); }
   int64_t instance_weight_ = 1;
   std::vector<int> subtree_end_;
+  // Per node: the op whose own tiles start there (the topmost node with that op's leaf alone
+  // below it), or -1; see WalkResult::op_cycles.
+  std::vector<int> own_op_;
+  double repeat_ = 1;  // iterations the current visit stands for (a representative's `middle`s)
+  int untimed_ = 0;    // inside a spatial loop's later pass, whose time the first pass's stands for
+  void note_own_ops();
+  // Adds a visit's latency to the op whose own tiles start at `node`, if any.
+  void time_own_op(int node, const Time& t) {
+    const int op = own_op_[static_cast<size_t>(node)];
+    if (op >= 0 && untimed_ == 0) r_.op_cycles[static_cast<size_t>(op)] += t.latency * repeat_;
+  }
   // [node * tensors + tensor]: the child of a loop-less tile that reads the tile's load of the
   // tensor first, when the earlier children need not wait for it (0: they must); see
   // note_later_readers(). Empty on archs not timed by instructions.
@@ -256,7 +268,8 @@ class Walker {
 
   Time visit_leaf(int node, const OpBoxes& boxes, int64_t weight);
 
-  Time visit(int node, const OpBoxes& boxes, int64_t weight);
+  Time visit(int node, const OpBoxes& boxes, int64_t weight);  // visit_node(), timed per op
+  Time visit_node(int node, const OpBoxes& boxes, int64_t weight);
 
   Time children(int node, const OpBoxes& boxes, int64_t weight);
   void note_later_readers();

@@ -43,7 +43,9 @@ void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workl
     if (static_cast<size_t>(n.op) < r.ops.size()) {
       const model::OpReport& o = r.ops[static_cast<size_t>(n.op)];
       os << "<br><span class='work" << (o.compute_cycles == model::longest_compute_cycles(r) ? " longest" : "") << "'>" << o.instances
-         << (op.unit == arch::UnitKind::Matrix ? " PEs" : " lanes") << " · " << num(o.compute_cycles) << " cycles</span>";
+         << (op.unit == arch::UnitKind::Matrix ? " PEs" : " lanes") << " · " << num(o.compute_cycles) << " cycles";
+      if (o.own_cycles) os << " · own " << num(*o.own_cycles);
+      os << "</span>";
     }
     os << "</div>";
     return;

@@ -67,6 +67,7 @@ std::map<std::string, std::string> figures() {
     for (const auto& o : r.ops) {
       put("op." + o.name + ".work", static_cast<double>(o.work));
       put("op." + o.name + ".instances", static_cast<double>(o.instances));
+      if (o.own_cycles) put("op." + o.name + ".own_cycles", *o.own_cycles);
     }
     if (std::string(s.arch) == "tileflow_validation") continue;
     // The lowered programs on the simulator: cycles and bytes per path (timing only: the data

@@ -199,5 +199,26 @@ TEST(CyclesFloorProperty, NeverAboveTheAnalysedCyclesOnRandomCases) {
   std::cout << bounded << " of " << valid << " valid cases have a floor above zero\n";
 }
 
+// An op's own tiles take part in the tree's latency visit for visit (a parent's latency is at
+// least each child's, and sums its iterations), so no op's own cycles exceed the tree's; and its
+// leaf's compute is part of them, so they are at least its compute cycles. Both bounds hold on
+// every tree the random cases draw, transfers or not.
+TEST(OwnCyclesProperty, BetweenTheOpsComputeAndTheTreesCyclesOnRandomCases) {
+  int timed = 0, with_transfers = 0;
+  const int valid = for_valid_random_cases(20261125, 600, [&](const RandomCase& c, const Loaded& l, const model::Report& r) {
+    for (const model::OpReport& op : r.ops) {
+      if (!op.own_cycles) continue;
+      ++timed;
+      const double own = *op.own_cycles, slack = 1e-9 * std::max(1.0, r.cycles);
+      ASSERT_LE(op.compute_cycles, own + slack) << op.name << "\n" << describe(c, l);
+      ASSERT_LE(own, r.cycles + slack) << op.name << "\n" << describe(c, l);
+      with_transfers += own > op.compute_cycles * 1.01;
+    }
+  });
+  EXPECT_GE(valid, 600);
+  EXPECT_GT(with_transfers, 0);  // own cycles equal to compute everywhere would say nothing about transfers
+  std::cout << with_transfers << " of " << timed << " ops timed in " << valid << " valid cases spend over 1% of their own time moving data\n";
+}
+
 }  // namespace
 }  // namespace dfx::oracle

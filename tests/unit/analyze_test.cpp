@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
+#include <tuple>
 
+#include "arch/unit_costs.h"
 #include "model/analyze.h"
 #include "tests/unit/test_util.h"
 
@@ -328,6 +331,62 @@ TEST(Analyze, EachOpsWorkAndInstances) {
   }
   EXPECT_EQ(macs, r.macs);
   EXPECT_EQ(vector_ops, r.vector_ops);
+}
+
+// Own cycles count what an op's own tiles take, transfers included; compute cycles leave them
+// out. Two element-wise ops in turn over four steps of m: x spreads 16 points over 16 lanes
+// (one cycle of compute) but loads them from DRAM first (32 B at 8 B a cycle, and the start-up
+// every transfer into an addressed level takes); y spreads them over 4 lanes (4 cycles) and
+// stores its result to DRAM (as long as x's load). Each step, each stage's latency is the longer
+// of its transfers and its compute.
+TEST(Analyze, OwnCyclesIncludeAStagesTransfers) {
+  const char* wl = R"yaml(name: twice
+dims: {m: 64}
+ops:
+  - {name: x, expr: "X[m] = exp(A[m])"}
+  - {name: y, expr: "Y[m] = exp(X[m])"}
+)yaml";
+  const char* flow = R"(tree:
+  tile: DRAM
+  loops: ["m:4"]
+  keep: {X: L1}
+  children:
+    - {tile: L1, loops: ["m:16:sp"], children: [{op: x}]}
+    - {tile: L1, loops: ["m:4:sp"], children: [{op: y}]}
+)";
+  auto run = [&](const std::string& dram_bw) {
+    std::string arch = kTwoLevels;
+    arch.replace(arch.find("read_bw: 8, write_bw: 8"), 23, "read_bw: " + dram_bw + ", write_bw: " + dram_bw);
+    const arch::Arch a = arch::load_arch_from_string(arch, "arch");
+    const Workload w = load_workload_from_string(wl, "workload");
+    const Report r = analyze(a, w, load_dataflow_from_string(flow, "flow", a, w));
+    EXPECT_TRUE(r.valid) << r.reason;
+    const double startup = static_cast<double>(arch::transfer_startup(a.levels[0], a.levels[1]) + arch::kIssueCycles);
+    return std::make_tuple(r, startup);
+  };
+  const auto [slow, startup] = run("8");
+  ASSERT_EQ(slow.ops.size(), 2u);
+  EXPECT_DOUBLE_EQ(slow.ops[0].compute_cycles, 4);
+  EXPECT_DOUBLE_EQ(slow.ops[1].compute_cycles, 16);
+  ASSERT_TRUE(slow.ops[0].own_cycles && slow.ops[1].own_cycles);
+  const double dram_step = 16 * 2 / 8.0 + startup;  // 16 elements of 2 B
+  EXPECT_DOUBLE_EQ(*slow.ops[0].own_cycles, 4 * std::max(1.0, dram_step));
+  EXPECT_DOUBLE_EQ(*slow.ops[1].own_cycles, 4 * std::max({16 * 2 / 64.0 + startup, 4.0, dram_step}));
+  // Eight times the DRAM bandwidth: x's compute is unchanged, its own time is not.
+  const auto [fast, same_startup] = run("64");
+  EXPECT_DOUBLE_EQ(fast.ops[0].compute_cycles, 4);
+  EXPECT_DOUBLE_EQ(*fast.ops[0].own_cycles, 4 * std::max(1.0, 16 * 2 / 64.0 + same_startup));
+  EXPECT_LT(*fast.ops[0].own_cycles, *slow.ops[0].own_cycles);
+}
+
+// Units that take whole instructions from queues are not timed by the tree's latencies: no own
+// cycles there (the report leaves them out rather than give a figure the cycles do not follow).
+TEST(Analyze, NoOwnCyclesOnInstructionTimedUnits) {
+  const arch::Arch a = arch::load_arch(test::config("arch/ascend_like.yaml"));
+  const Workload w = load_workload(test::config("workloads/attention_g1.yaml"));
+  const Report r = analyze(a, w, load_dataflow(test::config("dataflows/attention_g1_ascend_fused.yaml"), a, w));
+  ASSERT_TRUE(r.valid) << r.reason;
+  for (const OpReport& op : r.ops) EXPECT_FALSE(op.own_cycles) << op.name;
 }
 
 }  // namespace
