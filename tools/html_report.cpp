@@ -32,7 +32,7 @@ std::string fmt(const char* f, double v) {
 }
 
 // The tree as nested boxes: a tile's level, loops and primitive on its header; an op's box adds
-// its instances and its compute alone (model::OpReport), the longest of them marked.
+// its instances, its compute alone (the longest marked) and its own cycles (model::OpReport).
 void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workload& w, const model::Report& r, int id,
                std::ostringstream& os) {
   const model::TreeNode& n = f.nodes[static_cast<size_t>(id)];
@@ -192,7 +192,8 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   os << "</table>";
   os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
         "primitive between children. Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "
-        "it spreads over (cores included) and its compute alone, every one busy; the longest in red.</p>";
+        "it spreads over (cores included), its compute alone, every one busy (the longest in red), and its own "
+        "tiles' time, transfers included ('own').</p>";
   model::Dataflow f = model::load_dataflow_from_string(best.flow_yaml, "best", a, w);
   tree_html(f, a, w, best.report, 0, os);
   std::vector<const mapper::Candidate*> pair = {&best};
