@@ -6,28 +6,34 @@
 namespace dfx::model {
 namespace {
 
-// The level of `node` that can hold every role the tensor plays below it, or -1.
-int holding_level(const arch::Arch& a, const Workload& w, const TreeNode& node, int tensor,
-                  const std::vector<bool>& below) {
-  for (int lv : node.levels) {
-    bool ok = true;
+// The ops that read or write a tensor, each with its role: placement asks about these for every
+// node, and scanning every op there showed in the search's profiles.
+struct Users {
+  std::vector<std::pair<size_t, arch::Role>> ops;
+  Users(const Workload& w, int tensor) {
     for (size_t o = 0; o < w.ops.size(); ++o) {
-      if (!below[o]) continue;
       const Op& op = w.ops[o];
       bool touches = op.out.tensor == tensor;
       for (const auto& in : op.inputs) touches |= in.tensor == tensor;
-      if (touches) ok &= a.levels[static_cast<size_t>(lv)].holds[static_cast<int>(op.role_of(tensor))];
+      if (touches) ops.push_back({o, op.role_of(tensor)});
     }
+  }
+  bool any_below(const std::vector<bool>& below) const {
+    for (const auto& [o, role] : ops)
+      if (below[o]) return true;
+    return false;
+  }
+};
+
+// The level of `node` that can hold every role the tensor plays below it, or -1.
+int holding_level(const arch::Arch& a, const TreeNode& node, const Users& users, const std::vector<bool>& below) {
+  for (int lv : node.levels) {
+    bool ok = true;
+    for (const auto& [o, role] : users.ops)
+      if (below[o]) ok &= a.levels[static_cast<size_t>(lv)].holds[static_cast<int>(role)];
     if (ok) return lv;
   }
   return -1;
-}
-
-bool touches(const Op& op, int tensor) {
-  if (op.out.tensor == tensor) return true;
-  for (const auto& in : op.inputs)
-    if (in.tensor == tensor) return true;
-  return false;
 }
 
 }  // namespace
@@ -36,11 +42,11 @@ namespace {
 
 // An intermediate's region is its fusion tile (the deepest holding producer and consumers);
 // its home is that tile's level, unless the tile keeps it elsewhere.
-void fusion_home(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int t,
+void fusion_home(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int t, const Users& users,
                  TensorPlacement& tp) {
   tp.region = fusion_tile(p.ops_below, w.tensors[static_cast<size_t>(t)]);
   const TreeNode& lca = f.nodes[static_cast<size_t>(tp.region)];
-  int lca_level = holding_level(a, w, lca, t, p.ops_below[static_cast<size_t>(tp.region)]);
+  int lca_level = holding_level(a, lca, users, p.ops_below[static_cast<size_t>(tp.region)]);
   if (lca_level < 0) lca_level = lca.levels.empty() ? 0 : lca.levels[0];
   tp.home = lca_level;
   for (const auto& [kt, kl] : lca.keep)
@@ -52,20 +58,17 @@ void fusion_home(const arch::Arch& a, const Workload& w, const Dataflow& f, cons
 // operand in its own tile.
 class OwnerWalk {
  public:
-  OwnerWalk(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int t, TensorPlacement& tp,
-            Diagnostics& diag)
-      : a_(a), w_(w), f_(f), p_(p), t_(t), tp_(tp), diag_(diag), touch_(f.nodes.size(), false) {
-    for (size_t i = 0; i < f.nodes.size(); ++i)
-      for (size_t o = 0; o < w.ops.size(); ++o)
-        if (p.ops_below[i][o] && touches(w.ops[o], t)) touch_[i] = true;
-  }
+  OwnerWalk(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int t, const Users& users,
+            TensorPlacement& tp, Diagnostics& diag)
+      : a_(a), w_(w), f_(f), p_(p), t_(t), users_(users), tp_(tp), diag_(diag) {}
 
   void walk(int id, int current) {
     const TreeNode& node = f_.nodes[static_cast<size_t>(id)];
-    if (!touch_[static_cast<size_t>(id)]) return;
+    const std::vector<bool>& below = p_.ops_below[static_cast<size_t>(id)];
+    if (!users_.any_below(below)) return;
     int here = current;
     if (!node.is_leaf && id != tp_.region) {
-      int lv = holding_level(a_, w_, node, t_, p_.ops_below[static_cast<size_t>(id)]);
+      int lv = holding_level(a_, node, users_, below);
       bool inside_home = lv >= 0 && lv != tp_.home && a_.encloses(tp_.home, lv);
       bool beside_home = lv >= 0 && !a_.encloses(lv, tp_.home) && !a_.encloses(tp_.home, lv);
       if (inside_home || beside_home) here = lv;
@@ -82,9 +85,9 @@ class OwnerWalk {
   const Dataflow& f_;
   const Placement& p_;
   const int t_;
+  const Users& users_;
   TensorPlacement& tp_;
   Diagnostics& diag_;
-  std::vector<bool> touch_;
 
   void check_leaf(const TreeNode& leaf, int level) {
     const TreeNode& par = f_.nodes[static_cast<size_t>(leaf.parent)];
@@ -117,8 +120,9 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
     tp.writes.assign(n, false);
     for (size_t i = 0; i < n; ++i)
       tp.writes[i] = tensor.producer >= 0 && p.ops_below[i][static_cast<size_t>(tensor.producer)];
-    if (tensor.is_intermediate()) fusion_home(a, w, f, p, static_cast<int>(t), tp);
-    OwnerWalk(a, w, f, p, static_cast<int>(t), tp, diag).walk(tp.region, tp.home);
+    const Users users(w, static_cast<int>(t));
+    if (tensor.is_intermediate()) fusion_home(a, w, f, p, static_cast<int>(t), users, tp);
+    OwnerWalk(a, w, f, p, static_cast<int>(t), users, tp, diag).walk(tp.region, tp.home);
     p.tensors.push_back(std::move(tp));
   }
   diag.throw_if_any();

@@ -98,9 +98,8 @@ Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
     if (m.colliding_wait > 0) colliding_waits[m.store > 0] += m.colliding_wait, ++colliding[m.store > 0];
     if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += m.load, moved_out += m.store;
   }
-  BoxPool::Lease local(pool_, boxes);  // loops() narrows its copy
   deferred_loads_ = std::move(later), deferred_node_ = node;
-  Time inner = loops(node, 0, *local, weight);
+  Time inner = loops(node, 0, boxes, weight);
   if (instructions_.times(node)) {
     const Time blocked = instructions_.time(node, boxes);
     after_last_load_ += blocked.compute;
@@ -229,7 +228,7 @@ Time Walker::phase(int child, const OpBoxes& boxes, int64_t weight) {
   return Time::exclusive(t);
 }
 
-Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
+Time Walker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   if (li == n.loops.size()) return children(node, boxes, weight);
   const Loop& loop = n.loops[li];
@@ -267,7 +266,8 @@ Time Walker::loops(int node, size_t li, OpBoxes& boxes, int64_t weight) {
     BoxPool::Lease b1 = at(1);
     if (middle == 1) {
       latency.next_iteration(loops(node, li + 1, *b1, weight));
-    } else if (BoxPool::Lease b2 = at(2); !evenly_spaced(*b1, *b2, *at(full - 1), full - 2)) {
+    } else if (BoxPool::Lease b2 = at(2);
+               !index_.steps_alike(node, loop.dim, boxes, chunk, full) && !evenly_spaced(*b1, *b2, *at(full - 1), full - 2)) {
       for (int64_t i = 1; i < full; ++i) {
         BoxPool::Lease bi = at(i);
         latency.next_iteration(loops(node, li + 1, *bi, weight));
@@ -419,7 +419,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   return t;
 }
 
-Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, OpBoxes& first,
+Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, const OpBoxes& first,
                        const OpBoxes* next) {
   const int64_t saved_weight = instance_weight_;
   SpatialLevel& level = spatial_stack_.push();

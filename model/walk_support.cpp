@@ -44,6 +44,16 @@ int64_t TileIndex::extent(int node, int dim, const OpBoxes& boxes) const {
   return r.second - r.first;
 }
 
+bool TileIndex::steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chunk, int64_t full) const {
+  const Node& ix = nodes_[static_cast<size_t>(node)];
+  if (!ix.feeds.empty()) return false;  // a fused producer's box follows what its consumers read
+  for (int o : ix.ops_using[static_cast<size_t>(dim)]) {
+    const Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
+    if (r.second - r.first < full * chunk) return false;
+  }
+  return true;
+}
+
 void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
   constexpr size_t kMaxRank = 16;  // the parser allows no more
   const Node& ix = nodes_[static_cast<size_t>(node)];

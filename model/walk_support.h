@@ -34,6 +34,11 @@ class TileIndex {
   void restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const;
   // The extent of `dim` for the ops below `node` (the first op using it), or -1.
   int64_t extent(int node, int dim, const OpBoxes& boxes) const;
+  // True when steps 0 to `full` - 1 of a loop at `node` over `dim` cutting `chunk`s move every
+  // box alike, as evenly_spaced() would find on the built boxes, and that follows from `boxes`
+  // alone: below a tile without fused ops a step only cuts each op's own range, alike while
+  // every range holds `full` chunks. False means only: not known without building the boxes.
+  bool steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chunk, int64_t full) const;
 
  private:
   struct Feed {

@@ -293,7 +293,7 @@ class Walker {
   }
 
   // Iterations of loop `li` and everything inside it. Returns the latency of one pass.
-  Time loops(int node, size_t li, OpBoxes& boxes, int64_t weight);
+  Time loops(int node, size_t li, const OpBoxes& boxes, int64_t weight);
 
   // Instances are hardware: a spatial loop splits its extent into the same chunk every time it
   // runs, and only the number of instances may differ between steps (a partial tile above it).
@@ -313,7 +313,7 @@ class Walker {
   };
   Runs instance_runs(int node, size_t li, int64_t trips, bool uneven) const;
   // `count` alike instances, the first at `first`, the next (if count > 1) at `next`.
-  Time instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, OpBoxes& first,
+  Time instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, const OpBoxes& first,
                  const OpBoxes* next);
 };
 
