@@ -44,23 +44,28 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
 Choice Space::reshape_slowest(const Choice& in, const model::Report& r, std::mt19937_64& rng) const {
   if (r.ops.size() != w_.ops.size()) return in;
   const auto members = group_members(in);
-  int slowest = -1, group = -1;
+  double slowest = 0;
+  for (const auto& group : members)
+    for (int o : group)
+      if (group.size() > 1 && r.ops[static_cast<size_t>(o)].own_cycles) slowest = std::max(slowest, *r.ops[static_cast<size_t>(o)].own_cycles);
+  // Stages within a hair of the slowest tie (a Pipe waits for each of them): one of them moves.
+  // Transfers under a twentieth of its time are the pipeline's fill, not what paces it.
+  constexpr double kTie = 0.01, kTransferShare = 0.05;
+  std::vector<std::pair<int, size_t>> paced;  // (op, its group)
   for (size_t g = 0; g < members.size(); ++g)
     for (int o : members[g]) {
-      const auto& own = r.ops[static_cast<size_t>(o)].own_cycles;
-      if (members[g].size() > 1 && own && (slowest < 0 || *own > *r.ops[static_cast<size_t>(slowest)].own_cycles))
-        slowest = o, group = static_cast<int>(g);
+      const model::OpReport& op = r.ops[static_cast<size_t>(o)];
+      if (members[g].size() > 1 && op.own_cycles && *op.own_cycles >= slowest * (1 - kTie) &&
+          *op.own_cycles > op.compute_cycles * (1 + kTransferShare))
+        paced.push_back({o, g});
     }
-  // Transfers under a twentieth of the stage are the pipeline's fill, not what paces it.
-  constexpr double kTransferShare = 0.05;
-  if (slowest < 0) return in;
-  const model::OpReport& op = r.ops[static_cast<size_t>(slowest)];
-  if (*op.own_cycles <= op.compute_cycles * (1 + kTransferShare)) return in;
+  if (slowest <= 0 || paced.empty()) return in;
+  const auto [slow, g] = pick(paced, rng);
   Choice c = in;
-  const auto o = static_cast<size_t>(slowest);
-  const model::OpBoxes first = group_tile(c, group), last = group_tile(c, group, true);
+  const auto o = static_cast<size_t>(slow);
+  const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
   const SpatialRoom room = spatial_room(first, last, o);
-  const PeAxes axes = op_axes(c, members[static_cast<size_t>(group)], slowest);
+  const PeAxes axes = op_axes(c, members[g], slow);
   if (std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, o, room, axes, rng);
   else pick_spatial(c, o, room, axes, rng);
   if (std::bernoulli_distribution(0.5)(rng)) c.order[o] = pick_order(o, rng);

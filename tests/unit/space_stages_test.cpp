@@ -1,5 +1,7 @@
-// Space::widen_slowest, the climb's aimed step: in a fused group, the ops whose compute takes as
+// The climb's aimed steps. Space::widen_slowest: in a fused group, the ops whose compute takes as
 // long as the slowest one's spread wider, all at once; nothing else changes.
+// Space::reshape_slowest: a stage that its transfers slow (own cycles well above its compute)
+// and that takes as long as the slowest, and only such a stage, spreads anew.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -74,6 +76,50 @@ TEST(SpaceStages, NothingToWidenWithoutAFusedGroup) {
     const Choice c = space.random(rng);
     EXPECT_EQ(space.widen_slowest(c, rng), c);
   }
+}
+
+TEST(SpaceStages, OnlyATransferPacedSlowestStageIsReshaped) {
+  // L1 at a fiftieth of its bandwidth: the stages of random points then often wait for their data.
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  arch::MemoryLevel& l1 = a.levels[static_cast<size_t>(a.level_index("L1"))];
+  l1.read_bw /= 50, l1.write_bw /= 50;
+  const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  Space space(a, w);
+  space.fix_groups(std::vector<int>(w.ops.size(), 0));
+  space.pin({"qk+max+sub+exp+sum+div+av:prim=Pipe"});
+  std::mt19937_64 rng(5);
+  int reshaped = 0, paced_points = 0;
+  for (int i = 0; i < 150; ++i) {
+    const Choice c = space.random(rng);
+    const model::Report r = model::analyze(a, w, space.build(c, "c"));
+    if (!r.valid) continue;
+    double slowest = 0;
+    for (const auto& op : r.ops) slowest = std::max(slowest, *op.own_cycles);
+    std::vector<bool> may_move(w.ops.size());
+    for (size_t o = 0; o < w.ops.size(); ++o)
+      may_move[o] = *r.ops[o].own_cycles >= slowest * 0.99 && *r.ops[o].own_cycles > r.ops[o].compute_cycles * 1.05;
+    const bool paced = std::count(may_move.begin(), may_move.end(), true) > 0;
+    paced_points += paced;
+    const Choice x = space.reshape_slowest(c, r, rng);
+    ASSERT_EQ(x.group_of, c.group_of);
+    ASSERT_EQ(x.prim, c.prim);
+    ASSERT_EQ(x.outer, c.outer);
+    ASSERT_EQ(x.core_dim, c.core_dim);
+    int changed = 0;
+    for (size_t o = 0; o < w.ops.size(); ++o) {
+      const bool moved = x.spatial[o] != c.spatial[o] || x.order[o] != c.order[o];
+      EXPECT_TRUE(!moved || may_move[o]) << "op " << w.ops[o].name << " moved\n" << space.flow_yaml(c, "c");
+      changed += moved;
+    }
+    EXPECT_LE(changed, 1);  // one stage at a time
+    if (!paced) {
+      EXPECT_EQ(x, c);
+    }
+    reshaped += changed;
+  }
+  std::cout << paced_points << " transfer-paced points, " << reshaped << " reshaped\n";
+  EXPECT_GT(paced_points, 20);  // random Pipe points often wait for a stage's transfers
+  EXPECT_GT(reshaped, paced_points / 3);  // and most such steps move (a re-draw may land where it was)
 }
 
 }  // namespace
