@@ -76,8 +76,9 @@ class Space {
   Choice mutate(const Choice& c, std::mt19937_64& rng, bool structure = true) const;
   static constexpr int kMutationTries = 8;  // draws before mutate() gives up and returns `c` itself
   // The climb's aimed step (mapper/space_stages.cpp): in one fused group, every op whose compute
-  // takes (within 1%) as long as the slowest one's spreads wider on its unit; `c` itself when no
-  // group fuses ops or none of them can.
+  // takes (within 1%) as long as the slowest one's spreads wider on its unit, or where no factor
+  // can grow, spreads over other dims that compute faster; `c` itself when no group fuses ops or
+  // none of them can.
   Choice widen_slowest(const Choice& c, std::mt19937_64& rng) const;
   // The other aimed step, from `c`'s analysis `r`: when the op whose own tiles take longest in a
   // fused group (model::OpReport::own_cycles) spends a share of that moving data, its spatial
@@ -202,6 +203,7 @@ class Space {
   void widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
   // The cycles the op's compute takes in one tile of its group with spatial factors `sp`.
   double compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const;
+  double compute_estimate(const std::vector<int64_t>& extent, size_t op, const std::vector<int64_t>& sp) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
   // What an op's spatial loops may take in its group's tiles (first and last).

@@ -10,9 +10,12 @@
 namespace dfx::mapper {
 
 double Space::compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const {
+  return compute_estimate(op_extents(tile, op), op, sp);
+}
+
+double Space::compute_estimate(const std::vector<int64_t>& extent, size_t op, const std::vector<int64_t>& sp) const {
   // One tile of the group on the op's instances: the leaf's steps times its work per point, the
   // latency the model gives an op's compute (transfers and instruction costs left out).
-  const std::vector<int64_t> extent = op_extents(tile, op);
   double steps = 1;
   for (size_t i = 0; i < extent.size(); ++i) steps *= static_cast<double>((extent[i] + sp[i] - 1) / sp[i]);
   return steps * static_cast<double>(w_.ops[op].ops_per_point);
@@ -35,7 +38,22 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
   for (size_t k = 0; k < time.size(); ++k) {
     if (time[k] < slowest * (1 - kTie)) continue;
     const auto o = static_cast<size_t>(members[g][k]);
-    widen_spatial(c, o, spatial_room(first, last, o), op_axes(c, members[g], static_cast<int>(o)), rng);
+    const SpatialRoom room = spatial_room(first, last, o);
+    const PeAxes axes = op_axes(c, members[g], static_cast<int>(o));
+    const std::vector<int64_t> before = c.spatial[o];
+    widen_spatial(c, o, room, axes, rng);
+    if (c.spatial[o] != before) continue;
+    // No factor can grow where it is: another set of spread dims may still compute faster
+    // (attention G8 / edge: qk at m:26 x l:16 has no room on a 512-PE array, l:15 x k:32 does).
+    const std::vector<std::vector<int64_t>> options = spatial_options(room, axes);
+    const std::vector<int64_t> extent = op_extents(first, o);
+    std::vector<std::pair<double, const std::vector<int64_t>*>> faster;
+    for (const auto& sp : options)
+      if (const double t = compute_estimate(extent, o, sp); t < time[k]) faster.push_back({t, &sp});
+    if (faster.empty()) continue;
+    // Half the time the least step down in time (a neighbour), else any faster choice.
+    const auto nearest = std::max_element(faster.begin(), faster.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    c.spatial[o] = *(std::bernoulli_distribution(0.5)(rng) ? nearest->second : pick(faster, rng).second);
   }
   pin_ops(c);
   return c;
