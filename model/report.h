@@ -71,10 +71,14 @@ struct Report {
   std::vector<OpReport> ops;     // in the workload's order
 };
 
-// The most compute_cycles of any op: the one a Pipe waits for, unless transfers pace it.
-inline double longest_compute_cycles(const Report& r) {
+// What an op's stage takes: its own cycles where the report has them (transfers included),
+// else its compute alone.
+inline double stage_cycles(const OpReport& o) { return o.own_cycles.value_or(o.compute_cycles); }
+
+// The most stage_cycles of any op: the one a Pipe waits for.
+inline double longest_stage_cycles(const Report& r) {
   double most = 0;
-  for (const auto& o : r.ops) most = std::max(most, o.compute_cycles);
+  for (const auto& o : r.ops) most = std::max(most, stage_cycles(o));
   return most;
 }
 

@@ -64,12 +64,12 @@ std::string to_table(const Report& r) {
   std::snprintf(line, sizeof line, "%-10s %-7s %12s %10s %15s %12s\n", "op", "unit", "work", "instances", "compute cycles",
                 "own cycles");
   os << line;
-  const double slowest = longest_compute_cycles(r);
+  const double slowest = longest_stage_cycles(r);
   for (const auto& o : r.ops) {
     std::snprintf(line, sizeof line, "%-10s %-7s %12s %10lld %15s %12s%s\n", o.name.c_str(), o.unit.c_str(),
                   human(static_cast<double>(o.work)).c_str(), static_cast<long long>(o.instances),
                   human(o.compute_cycles).c_str(), o.own_cycles ? human(*o.own_cycles).c_str() : "-",
-                  o.compute_cycles == slowest ? "  (longest)" : "");
+                  stage_cycles(o) == slowest ? "  (longest)" : "");
     os << line;
   }
   return os.str();

@@ -32,7 +32,7 @@ std::string fmt(const char* f, double v) {
 }
 
 // The tree as nested boxes: a tile's level, loops and primitive on its header; an op's box adds
-// its instances, its compute alone (the longest marked) and its own cycles (model::OpReport).
+// its instances, its compute alone and its own cycles (model::OpReport), the longest stage marked.
 void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workload& w, const model::Report& r, int id,
                std::ostringstream& os) {
   const model::TreeNode& n = f.nodes[static_cast<size_t>(id)];
@@ -42,7 +42,7 @@ void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workl
        << "</b><br><code>" << esc(op.expr) << "</code>";
     if (static_cast<size_t>(n.op) < r.ops.size()) {
       const model::OpReport& o = r.ops[static_cast<size_t>(n.op)];
-      os << "<br><span class='work" << (o.compute_cycles == model::longest_compute_cycles(r) ? " longest" : "") << "'>" << o.instances
+      os << "<br><span class='work" << (model::stage_cycles(o) == model::longest_stage_cycles(r) ? " longest" : "") << "'>" << o.instances
          << (op.unit == arch::UnitKind::Matrix ? " PEs" : " lanes") << " · " << num(o.compute_cycles) << " cycles";
       if (o.own_cycles) os << " · own " << num(*o.own_cycles);
       os << "</span>";
@@ -192,8 +192,8 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   os << "</table>";
   os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
         "primitive between children. Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "
-        "it spreads over (cores included), its compute alone, every one busy (the longest in red), and its own "
-        "tiles' time, transfers included ('own').</p>";
+        "it spreads over (cores included), its compute alone, every one busy, and its own tiles' time, transfers "
+        "included ('own'); in red the longest, which a Pipe waits for.</p>";
   model::Dataflow f = model::load_dataflow_from_string(best.flow_yaml, "best", a, w);
   tree_html(f, a, w, best.report, 0, os);
   std::vector<const mapper::Candidate*> pair = {&best};
