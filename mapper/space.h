@@ -204,6 +204,9 @@ class Space {
   // The cycles the op's compute takes in one tile of its group with spatial factors `sp`.
   double compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const;
   double compute_estimate(const std::vector<int64_t>& extent, size_t op, const std::vector<int64_t>& sp) const;
+  // Every spatial choice of an op (spatial_options) with its compute estimate in `tile`.
+  using TimedSpread = std::pair<double, std::vector<int64_t>>;
+  std::vector<TimedSpread> timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
   // What an op's spatial loops may take in its group's tiles (first and last).

@@ -1,8 +1,10 @@
-// The climb's aimed step (mapper/space.h, Space::widen_slowest): a fused group's slowest ops get
+// The climb's aimed steps (mapper/space.h). Space::widen_slowest: a fused group's slowest ops get
 // more of their unit. A Pipe (or Para) group costs its slowest stage, and stages tiled to the
 // same time make a plateau that no single random step leaves: speeding up one of three equally
 // slow stages changes nothing. Attention G1 / edge with L1 at 256 KB showed it: Fused (Pipe) kept
 // qk, sum and div at 2,048 cycles a tile, 1.7x its best, after its share of the search.
+// Space::reshape_slowest: a slowest stage its transfers pace spreads anew, from the point's
+// analysis (the ops' own cycles); attention G8 / edge showed it (docs/mapper.md).
 #include <algorithm>
 
 #include "mapper/space.h"
@@ -19,6 +21,17 @@ double Space::compute_estimate(const std::vector<int64_t>& extent, size_t op, co
   double steps = 1;
   for (size_t i = 0; i < extent.size(); ++i) steps *= static_cast<double>((extent[i] + sp[i] - 1) / sp[i]);
   return steps * static_cast<double>(w_.ops[op].ops_per_point);
+}
+
+std::vector<Space::TimedSpread> Space::timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room,
+                                                     const PeAxes& axes) const {
+  const std::vector<int64_t> extent = op_extents(tile, op);
+  std::vector<TimedSpread> out;
+  for (auto& sp : spatial_options(room, axes)) {
+    const double t = compute_estimate(extent, op, sp);
+    out.push_back({t, std::move(sp)});
+  }
+  return out;
 }
 
 Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
@@ -45,15 +58,12 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
     if (c.spatial[o] != before) continue;
     // No factor can grow where it is: another set of spread dims may still compute faster
     // (attention G8 / edge: qk at m:26 x l:16 has no room on a 512-PE array, l:15 x k:32 does).
-    const std::vector<std::vector<int64_t>> options = spatial_options(room, axes);
-    const std::vector<int64_t> extent = op_extents(first, o);
-    std::vector<std::pair<double, const std::vector<int64_t>*>> faster;
-    for (const auto& sp : options)
-      if (const double t = compute_estimate(extent, o, sp); t < time[k]) faster.push_back({t, &sp});
+    std::vector<TimedSpread> faster = timed_spreads(first, o, room, axes);
+    faster.erase(std::remove_if(faster.begin(), faster.end(), [&](const TimedSpread& s) { return s.first >= time[k]; }), faster.end());
     if (faster.empty()) continue;
     // Half the time the least step down in time (a neighbour), else any faster choice.
     const auto nearest = std::max_element(faster.begin(), faster.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    c.spatial[o] = *(std::bernoulli_distribution(0.5)(rng) ? nearest->second : pick(faster, rng).second);
+    c.spatial[o] = std::bernoulli_distribution(0.5)(rng) ? nearest->second : pick(faster, rng).second;
   }
   pin_ops(c);
   return c;
@@ -84,16 +94,15 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, std::mt1
   const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
   const SpatialRoom room = spatial_room(first, last, o);
   const PeAxes axes = op_axes(c, members[g], slow);
-  // Another spread that computes no slower: what it moves is what changes (qk of attention G8 /
-  // edge at l:30 x k:16 waits 2.1 K cycles for its data, at l:15 x k:32 0.9 K).
-  const std::vector<int64_t> extent = op_extents(first, o);
-  const double compute = compute_estimate(extent, o, c.spatial[o]);
-  std::vector<const std::vector<int64_t>*> alike;
-  const std::vector<std::vector<int64_t>> options = spatial_options(room, axes);
-  for (const auto& sp : options)
-    if (sp != c.spatial[o] && compute_estimate(extent, o, sp) <= compute) alike.push_back(&sp);
+  // Half the time another spread that computes no slower, so that only what the stage moves
+  // changes (qk of attention G8 / edge at l:30 x k:16 waits 2.1 K cycles for its data, at
+  // l:15 x k:32 0.9 K); a quarter a neighbour, a quarter any draw.
+  const double compute = compute_estimate(first, o, c.spatial[o]);
+  std::vector<TimedSpread> alike = timed_spreads(first, o, room, axes);
+  alike.erase(std::remove_if(alike.begin(), alike.end(), [&](const TimedSpread& s) { return s.first > compute || s.second == c.spatial[o]; }),
+              alike.end());
   const double draw = std::uniform_real_distribution<double>(0, 1)(rng);
-  if (!alike.empty() && draw < 0.5) c.spatial[o] = *pick(alike, rng);
+  if (!alike.empty() && draw < 0.5) c.spatial[o] = pick(alike, rng).second;
   else if (draw < 0.75) nudge_spatial(c, o, room, axes, rng);
   else pick_spatial(c, o, room, axes, rng);
   if (std::bernoulli_distribution(0.5)(rng)) c.order[o] = pick_order(o, rng);
