@@ -29,12 +29,18 @@ std::vector<double> stage_steps(const model::Workload& w, const model::Dataflow&
   return out;
 }
 
-TEST(SpaceStages, TheSlowestStagesSpreadWiderTogether) {
-  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
-  const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+// The space of attention's seven ops in one Pipe group.
+Space fused_pipe(const arch::Arch& a, const model::Workload& w) {
   Space space(a, w);
   space.fix_groups(std::vector<int>(w.ops.size(), 0));
   space.pin({"qk+max+sub+exp+sum+div+av:prim=Pipe"});
+  return space;
+}
+
+TEST(SpaceStages, TheSlowestStagesSpreadWiderTogether) {
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  const Space space = fused_pipe(a, w);
   std::mt19937_64 rng(8);
   int moved = 0, ties_moved = 0, respread = 0;
   for (int i = 0; i < 300; ++i) {
@@ -89,9 +95,7 @@ TEST(SpaceStages, OnlyATransferPacedSlowestStageIsReshaped) {
   arch::MemoryLevel& l1 = a.levels[static_cast<size_t>(a.level_index("L1"))];
   l1.read_bw /= 50, l1.write_bw /= 50;
   const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
-  Space space(a, w);
-  space.fix_groups(std::vector<int>(w.ops.size(), 0));
-  space.pin({"qk+max+sub+exp+sum+div+av:prim=Pipe"});
+  const Space space = fused_pipe(a, w);
   std::mt19937_64 rng(5);
   int reshaped = 0, paced_points = 0, no_slower = 0;
   for (int i = 0; i < 150; ++i) {
