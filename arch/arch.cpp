@@ -42,6 +42,12 @@ const ComputeUnit* Arch::unit(UnitKind kind) const {
   return nullptr;
 }
 
+bool Arch::instruction_timed() const {
+  for (const auto& u : units)
+    if (u.schedule == ComputeUnit::Schedule::Instruction) return true;
+  return false;
+}
+
 bool Arch::addressable(int level) const {
   const auto& lv = levels[static_cast<size_t>(level)];
   return lv.parent >= 0 && lv.instances <= cores * sub_cores;

@@ -82,6 +82,9 @@ struct Arch {
   // Levels a program can address: on chip, one instance per core (or per chip), not per PE.
   // A tile there is what one instruction or one transfer works on.
   bool addressable(int level) const;
+  // A unit takes whole instructions from a queue (schedule: instruction): the machine is then
+  // timed by its decoupled queues, not by the tree's latencies alone.
+  bool instruction_timed() const;
 };
 
 // Contract: returns a complete, checked Arch or throws InputError listing every problem.

@@ -58,9 +58,7 @@ void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Repo
 
 // Per op: its work from the walk, and its spatial instances from the tree.
 void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, const WalkResult& walk, Report& r) {
-  const bool tree_timed = std::none_of(a.units.begin(), a.units.end(), [](const arch::ComputeUnit& u) {
-    return u.schedule == arch::ComputeUnit::Schedule::Instruction;
-  });
+  const bool tree_timed = !a.instruction_timed();
   r.ops.resize(w.ops.size());
   for (const TreeNode& leaf : f.nodes) {
     if (!leaf.is_leaf) continue;
@@ -138,9 +136,7 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
       (w.tensors[t].producer >= 0 ? outputs : inputs) += static_cast<double>(touched[t].size()) * a.levels[0].word_bytes;
   const double ports = static_cast<double>(a.levels[0].instances);
   const double read_time = inputs / (a.levels[0].read_bw * ports), write_time = outputs / (a.levels[0].write_bw * ports);
-  const bool one_port = std::any_of(a.units.begin(), a.units.end(), [](const arch::ComputeUnit& u) {
-    return u.schedule == arch::ComputeUnit::Schedule::Instruction;
-  });
+  const bool one_port = a.instruction_timed();
   r.roofline_cycles = std::max(compute_time, one_port ? read_time + write_time : std::max(read_time, write_time));
   if (mu && r.cycles > 0) r.utilization = static_cast<double>(walk.macs) / (r.cycles * static_cast<double>(mu->total_pes()));
   else if (vu && r.cycles > 0) r.utilization = static_cast<double>(walk.vector_ops) / (r.cycles * static_cast<double>(vu->total_pes()));

@@ -54,8 +54,7 @@ double subtree_floor(const Workload& w, const Dataflow& f, const std::vector<boo
 }  // namespace
 
 double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f) {
-  for (const auto& u : a.units)
-    if (u.schedule == arch::ComputeUnit::Schedule::Instruction) return 0;
+  if (a.instruction_timed()) return 0;
   std::vector<bool> full(w.ops.size());
   for (size_t o = 0; o < w.ops.size(); ++o) full[o] = computed_in_full(w, o);
   return subtree_floor(w, f, full, 0);

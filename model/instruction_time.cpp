@@ -7,7 +7,7 @@ namespace dfx::model {
 
 InstructionTimes::InstructionTimes(const arch::Arch& a, const Workload& w, const Dataflow& f)
     : a_(a), w_(w), f_(f), ops_(f.nodes.size()), only_(f.nodes.size(), true) {
-  for (const auto& u : a.units) decoupled_ |= u.schedule == arch::ComputeUnit::Schedule::Instruction;
+  decoupled_ = a.instruction_timed();
   for (const TreeNode& leaf : f.nodes) {
     if (!leaf.is_leaf) continue;
     int p = leaf.parent;

@@ -51,22 +51,20 @@ Time Walker::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
 }
 
 void Walker::note_own_ops() {
-  std::vector<int> leaves(f_.nodes.size(), 0);
+  // Children come after their parent: per node, bottom-up, its leaves and the op of its only one.
+  std::vector<int> leaves(f_.nodes.size(), 0), only_op(f_.nodes.size(), -1);
   for (size_t i = f_.nodes.size(); i-- > 0;) {
     const TreeNode& n = f_.nodes[i];
-    leaves[i] = n.is_leaf ? 1 : 0;
-    for (int c : n.children) leaves[i] += leaves[static_cast<size_t>(c)];
+    if (n.is_leaf) leaves[i] = 1, only_op[i] = n.op;
+    for (int c : n.children) {
+      leaves[i] += leaves[static_cast<size_t>(c)];
+      if (leaves[static_cast<size_t>(c)] == 1) only_op[i] = only_op[static_cast<size_t>(c)];
+    }
   }
   own_op_.assign(f_.nodes.size(), -1);
   for (size_t i = 0; i < f_.nodes.size(); ++i) {
     const int parent = f_.nodes[i].parent;
-    if (leaves[i] != 1 || (parent >= 0 && leaves[static_cast<size_t>(parent)] == 1)) continue;
-    size_t leaf = i;
-    while (!f_.nodes[leaf].is_leaf) {
-      for (int c : f_.nodes[leaf].children)
-        if (leaves[static_cast<size_t>(c)] == 1) leaf = static_cast<size_t>(c);
-    }
-    own_op_[i] = f_.nodes[leaf].op;
+    if (leaves[i] == 1 && (parent < 0 || leaves[static_cast<size_t>(parent)] > 1)) own_op_[i] = only_op[i];
   }
 }
 
