@@ -6,40 +6,68 @@
 namespace dfx::model {
 
 // Without windows or strides, the extents a tile sees are what the loops above leave of each
-// dim: if every temporal factor divides that, no step is partial and every spatial loop runs
-// the same number of instances each time. (Were this wrong, the walk would find a changed
-// count and walk_tree() walk again: needs_classes.)
-bool Walker::steps_alike() const {
+// dim, and a step is partial only along the dim of a loop that does not divide what it sees (and
+// along the dims fusion ties to it: a producer's box follows what its consumers read). A spatial
+// loop over a dim no such loop has cut runs the same number of instances in every step, so a
+// subtree holding only those needs no scan. Per node: whether its subtree needs one. (Were this
+// wrong, the walk would find a changed count and walk_tree() walk again: needs_classes.)
+std::vector<char> Walker::subtrees_to_scan() const {
+  std::vector<char> scan(f_.nodes.size(), 1);
   auto plain = [](const TensorAccess& acc) {
     for (const auto& ix : acc.index)
       if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms.front().coef != 1)) return false;
     return true;
   };
+  if (w_.dims.size() > 64) return scan;
   for (const Op& op : w_.ops) {
-    if (!plain(op.out)) return false;
+    if (!plain(op.out)) return scan;
     for (const auto& in : op.inputs)
-      if (!plain(in)) return false;
+      if (!plain(in)) return scan;
   }
-  // Nodes are in pre-order: a parent's extents are known before its children's.
+  // Dims a fused read ties together, position by position: one class each (bit masks).
+  std::vector<uint64_t> tied(w_.dims.size());
+  for (size_t d = 0; d < tied.size(); ++d) tied[d] = uint64_t{1} << d;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Op& op : w_.ops)
+      for (const auto& in : op.inputs) {
+        const int producer = w_.tensors[static_cast<size_t>(in.tensor)].producer;
+        if (producer < 0) continue;
+        const TensorAccess& out = w_.ops[static_cast<size_t>(producer)].out;
+        for (size_t j = 0; j < in.index.size() && j < out.index.size(); ++j) {
+          if (in.index[j].terms.empty() || out.index[j].terms.empty()) continue;
+          auto& a = tied[static_cast<size_t>(in.index[j].terms[0].dim)];
+          auto& b = tied[static_cast<size_t>(out.index[j].terms[0].dim)];
+          if (a != b) a = b = a | b, grew = true;
+        }
+      }
+  }
+  // Nodes are in pre-order: a parent's extents and cut dims are known before its children's.
   std::vector<std::vector<int64_t>> left(f_.nodes.size());
+  std::vector<uint64_t> cut(f_.nodes.size(), 0);  // dims some step above may leave partial
+  std::fill(scan.begin(), scan.end(), 0);
   for (size_t i = 0; i < f_.nodes.size(); ++i) {
     const TreeNode& n = f_.nodes[i];
     if (n.parent < 0) {
       for (const auto& d : w_.dims) left[i].push_back(d.size);
     } else {
-      left[i] = left[static_cast<size_t>(n.parent)];
+      left[i] = left[static_cast<size_t>(n.parent)], cut[i] = cut[static_cast<size_t>(n.parent)];
     }
     for (const Loop& l : n.loops) {
-      int64_t& e = left[i][static_cast<size_t>(l.dim)];
-      if (!l.spatial && e % l.factor != 0) return false;
+      const auto dim = static_cast<size_t>(l.dim);
+      if (l.spatial && (cut[i] >> dim & 1)) scan[i] = 1;
+      int64_t& e = left[i][dim];
+      if (e % l.factor != 0) cut[i] |= tied[dim];
       e = (e + l.factor - 1) / l.factor;
     }
   }
-  return true;
+  for (size_t i = f_.nodes.size(); i-- > 1;)
+    if (scan[i]) scan[static_cast<size_t>(f_.nodes[i].parent)] = 1;
+  return scan;
 }
 
 void Walker::scan_classes(int node, const OpBoxes& boxes) {
-  if (given_classes_ || alike_steps_) return;
+  if (given_classes_ || !to_scan_[static_cast<size_t>(node)]) return;
   BoxPool::Lease b(pool_, boxes);
   scan_loops(node, 0, *b);
   // Loops that run one number of instances need no classes (and no look-up in the walk).

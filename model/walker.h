@@ -66,7 +66,7 @@ class Walker {
     }
     note_own_ops();
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
-    alike_steps_ = steps_alike();
+    to_scan_ = subtrees_to_scan();
   }
 
   WalkResult run();
@@ -145,8 +145,8 @@ class Walker {
   bool given_classes_ = false;
   InstanceCounts scanned_;  // what scan_classes() found
   bool needs_classes_ = false;
-  bool alike_steps_ = false;  // steps_alike(): nothing to scan
-  bool steps_alike() const;
+  std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
+  std::vector<char> subtrees_to_scan() const;
   void scan_classes(int node, const OpBoxes& boxes);
   void scan_loops(int node, size_t li, OpBoxes& boxes);
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
