@@ -12,7 +12,10 @@ namespace {
 struct ChainDims {
   int m = -1, k = -1, l = -1, n = -1;
   std::vector<int> batch;
-  std::vector<int> between;  // element-wise ops between the two GEMMs, in order
+  std::vector<int> between;  // vector ops between the two GEMMs, in order
+  int tiles_kept = 1;        // C and the ops' outputs over (m, l): T_M × T_L each in the buffer
+  int rows_kept = 0;         // the ops' outputs reduced over l (a row's max, sum): T_M each
+  bool rows_whole = false;   // an op reduces over l: it needs all of a row before a later op uses it
 };
 
 // The dims of an access that indexes each tensor dimension by one dim, unscaled and unshifted
@@ -26,41 +29,60 @@ std::vector<int> plain_dims(const model::TensorAccess& acc) {
   return dims;
 }
 
-// The element-wise vector ops that carry C from the first GEMM to the second (ReLU, a scale),
-// each reading only its predecessor's output, element for element, and the only reader of it.
-std::optional<std::vector<int>> ops_between(const model::Workload& w) {
-  const std::vector<int> c_dims = plain_dims(w.ops[0].out);
-  std::vector<int> between;
-  int carried = w.ops[0].out.tensor;
-  for (size_t o = 1; o + 1 < w.ops.size(); ++o) {
-    const model::Op& op = w.ops[o];
-    if (op.unit != arch::UnitKind::Vector || !op.reduction_dims.empty() || op.inputs.size() != 1 ||
-        op.inputs[0].tensor != carried || w.tensors[static_cast<size_t>(carried)].consumers.size() != 1 ||
-        c_dims.empty() || plain_dims(op.inputs[0]) != c_dims || plain_dims(op.out) != c_dims)
-      return std::nullopt;
-    between.push_back(static_cast<int>(o));
-    carried = op.out.tensor;
-  }
-  if (w.tensors[static_cast<size_t>(carried)].consumers.size() != 1) return std::nullopt;
-  return between;
+// C's dims without l: the shape of a row reduced over l.
+std::vector<int> without(std::vector<int> dims, int l) {
+  dims.erase(std::remove(dims.begin(), dims.end(), l), dims.end());
+  return dims;
 }
 
-// Recognises C[..m..l] += A[..m..k]·B[..k..l]; E[..m..n] += C·D[..l..n] by the roles of dims,
-// with any element-wise ops on C in between.
+// The vector ops that carry C from the first GEMM to the second: element-wise ones (ReLU, a
+// scale) and, as in a softmax, reductions of C's rows over l and ops that read such a row
+// beside C's elements. Each reads only what the chain made before it, in C's shape or a row's,
+// and everything it makes is read later in the chain. `l` is the second GEMM's reduction dim.
+bool note_ops_between(const model::Workload& w, int l, ChainDims& d) {
+  const std::vector<int> c_dims = plain_dims(w.ops[0].out);
+  const std::vector<int> row_dims = without(c_dims, l);
+  if (c_dims.empty() || row_dims.size() == c_dims.size()) return false;
+  auto made_in_chain = [&](int tensor, size_t before) {
+    const int producer = w.tensors[static_cast<size_t>(tensor)].producer;
+    return producer >= 0 && static_cast<size_t>(producer) < before;
+  };
+  for (size_t o = 1; o + 1 < w.ops.size(); ++o) {
+    const model::Op& op = w.ops[o];
+    const std::vector<int> out = plain_dims(op.out);
+    const bool reduces = out == row_dims && op.reduction_dims == std::vector<int>{l};
+    if (op.unit != arch::UnitKind::Vector || (out != c_dims && !reduces) || (!reduces && !op.reduction_dims.empty()) ||
+        op.inputs.empty())
+      return false;
+    for (const auto& in : op.inputs) {
+      const std::vector<int> dims = plain_dims(in);
+      if (!made_in_chain(in.tensor, o) || (dims != c_dims && dims != row_dims)) return false;
+    }
+    d.between.push_back(static_cast<int>(o));
+    (reduces ? d.rows_kept : d.tiles_kept) += 1;
+    d.rows_whole = d.rows_whole || reduces;
+  }
+  // Nothing the chain makes leaves it but E: every intermediate has a reader.
+  for (size_t o = 0; o + 1 < w.ops.size(); ++o)
+    if (w.tensors[static_cast<size_t>(w.ops[o].out.tensor)].consumers.empty()) return false;
+  const model::Op& g2 = w.ops.back();
+  return made_in_chain(g2.inputs[0].tensor, w.ops.size() - 1) && plain_dims(g2.inputs[0]) == c_dims &&
+         !made_in_chain(g2.inputs[1].tensor, w.ops.size());
+}
+
+// Recognises C[..m..l] += A[..m..k]·B[..k..l]; E[..m..n] += C'·D[..l..n] by the roles of dims,
+// with vector ops carrying C to C' in between (note_ops_between).
 std::optional<ChainDims> chain_dims(const model::Workload& w) {
   if (w.ops.size() < 2) return std::nullopt;
   const model::Op& g1 = w.ops.front();
   const model::Op& g2 = w.ops.back();
-  auto between = ops_between(w);
-  if (!between) return std::nullopt;
-  const int carried = between->empty() ? g1.out.tensor : w.ops[static_cast<size_t>(between->back())].out.tensor;
   if (g1.unit != arch::UnitKind::Matrix || g2.unit != arch::UnitKind::Matrix || g1.reduction_dims.size() != 1 ||
-      g2.reduction_dims.size() != 1 || g2.inputs.size() != 2 || g2.inputs[0].tensor != carried)
+      g2.reduction_dims.size() != 1 || g2.inputs.size() != 2 || g1.inputs.size() != 2)
     return std::nullopt;
   ChainDims d;
-  d.between = std::move(*between);
   d.k = g1.reduction_dims[0];
   d.l = g2.reduction_dims[0];
+  if (!note_ops_between(w, d.l, d)) return std::nullopt;
   for (int x : g1.dims) {
     if (x == d.k || x == d.l) continue;
     bool in_b = false;  // a dim of A and not of B is m; a dim of both is a batch dim
@@ -132,24 +154,24 @@ std::string chain_tree(const arch::Arch& a, const model::Workload& w, const Chai
   }
   const int64_t m_per_core = dims->m == s.core_dim ? size(dims->m) / a.cores : size(dims->m);
   outer.push_back(loop(dims->m, m_per_core / s.tm));
-  outer.push_back(loop(dims->l, L / s.tl));
+  if (L / s.tl > 1) outer.push_back(loop(dims->l, L / s.tl));  // one trip: above a row's reductions, none
   keep.push_back(w.tensors[static_cast<size_t>(w.ops.front().out.tensor)].name + ": " + buf.name);
   for (int o : dims->between) keep.push_back(w.tensors[static_cast<size_t>(w.ops[static_cast<size_t>(o)].out.tensor)].name + ": " + buf.name);
   std::ostringstream os;
   os << "name: chain_solver\nworkload: " << w.name << "\ntree:\n  tile: " << a.levels[0].name << "\n  loops: ["
      << list(outer) << "]\n  keep: {" << list(keep) << "}\n  children:\n";
-  // An operator's buffer tile over t1 × t2 of (m, out2), spread over up to `across` × `down`,
-  // with `tred` steps of its reduction (none: red < 0); `indent` deep in the tree.
+  // An operator's buffer tile over t1 × t2 of (m, out2) (none: out2 < 0), spread over up to
+  // `across` × `down`, with `tred` steps of its reduction (none: red < 0); `indent` deep.
   auto buffer_tile = [&](const model::Op& op, const std::string& indent, int out2, int64_t t1, int64_t t2,
                          int64_t across, int64_t down, int red, int64_t tred) {
     const int64_t s2 = largest_divisor_at_most(t2, static_cast<double>(down));
     const int64_t s1 = largest_divisor_at_most(t1, static_cast<double>(across) * static_cast<double>(down / s2));
     std::vector<std::string> loops;
     if (t1 / s1 > 1) loops.push_back(loop(dims->m, t1 / s1));
-    if (t2 / s2 > 1) loops.push_back(loop(out2, t2 / s2));
+    if (out2 >= 0 && t2 / s2 > 1) loops.push_back(loop(out2, t2 / s2));
     if (red >= 0 && tred > 1) loops.push_back(loop(red, tred));
     if (s1 > 1) loops.push_back(loop(dims->m, s1, true));
-    if (s2 > 1) loops.push_back(loop(out2, s2, true));
+    if (out2 >= 0 && s2 > 1) loops.push_back(loop(out2, s2, true));
     os << indent << "- tile: " << buf.name << "\n" << indent << "  loops: [" << list(loops) << "]\n" << indent << "  children:\n";
     if (op.unit == arch::UnitKind::Matrix && registers >= 0)
       os << indent << "    - tile: " << a.levels[static_cast<size_t>(registers)].name << "\n" << indent
@@ -164,7 +186,12 @@ std::string chain_tree(const arch::Arch& a, const model::Workload& w, const Chai
     buffer_tile(op, "        ", out2, s.tm, t2, units.rows, units.cols, red, tred);
   };
   gemm_tree(w.ops.front(), dims->l, s.tl, dims->k, s.tk, dims->k, K / s.tk);
-  for (int o : dims->between) buffer_tile(w.ops[static_cast<size_t>(o)], "    ", dims->l, s.tm, s.tl, 1, units.lanes, -1, 1);
+  // Ops between spread C's tile over the lanes; one that reduces a row over l spreads its rows.
+  for (int o : dims->between) {
+    const model::Op& op = w.ops[static_cast<size_t>(o)];
+    if (op.reduction_dims.empty()) buffer_tile(op, "    ", dims->l, s.tm, s.tl, 1, units.lanes, -1, 1);
+    else buffer_tile(op, "    ", -1, s.tm, 1, units.lanes, 1, dims->l, s.tl);
+  }
   gemm_tree(w.ops.back(), dims->n, s.tn, dims->l, s.tl, dims->n, N / s.tn);
   return os.str();
 }
@@ -178,7 +205,10 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
   if (!dims || !mu || (!dims->between.empty() && !vu)) return std::nullopt;
   int buffer = -1, registers = -1;
   for (size_t l = 1; l < a.levels.size(); ++l) {
-    if (a.levels[l].instances <= a.cores * a.sub_cores) buffer = static_cast<int>(l);
+    // The buffer holds every tensor of the chain: a level kept to some roles (ascend_like's
+    // L0A/L0B/L0C, or its UB for the vector unit) cannot.
+    const bool holds_all = std::all_of(std::begin(a.levels[l].holds), std::end(a.levels[l].holds), [](bool h) { return h; });
+    if (a.levels[l].instances <= a.cores * a.sub_cores && holds_all) buffer = static_cast<int>(l);
     if (a.levels[l].instances == mu->total_pes()) registers = static_cast<int>(l);
   }
   if (buffer < 0 || a.levels[static_cast<size_t>(buffer)].unlimited()) return std::nullopt;
@@ -198,27 +228,39 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
   // α: the smallest tile that keeps a core's arrays busy along one side.
   s.tk = largest_divisor_at_most(K, static_cast<double>(units.cols));
   s.tn = largest_divisor_at_most(N, static_cast<double>(units.cols));
-  const double alpha = static_cast<double>(std::max(s.tk, s.tn));
-  // C and each op's output between the GEMMs stay in the buffer, T_M × T_L each: with c of them,
-  // MU = c·T² + 2αT at T_M = T_L = T, T_K = T_N = α, and MU = MC gives T* = (−α + √(α² + c·MC)) / c
-  // (§3's formula for c = 1).
-  const double c = 1 + static_cast<double>(dims->between.size());
-  s.ideal_tile = (-alpha + std::sqrt(alpha * alpha + c * mc)) / c;
-  s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
-  s.tl = largest_divisor_at_most(L, s.ideal_tile);
-  // Rounding down may still overflow when α was rounded too: shrink the larger tile until MU fits.
+  // C and each op's output between the GEMMs stay in the buffer: t of them T_M × T_L each, and r
+  // rows reduced over l, T_M each.
+  const auto t = static_cast<int64_t>(dims->tiles_kept), r = static_cast<int64_t>(dims->rows_kept);
   auto mu_of = [&](int64_t tm, int64_t tl) {
-    const auto kept = static_cast<int64_t>(c) * tm * tl;
-    return static_cast<double>(kept + std::max(tm * s.tk + s.tk * tl, tl * s.tn + tm * s.tn));
+    return static_cast<double>(t * tm * tl + r * tm + std::max(tm * s.tk + s.tk * tl, tl * s.tn + tm * s.tn));
   };
-  while (mu_of(s.tm, s.tl) > mc && (s.tm > 1 || s.tl > 1)) {
-    if (s.tm >= s.tl) s.tm = largest_divisor_at_most(m_per_core, static_cast<double>(s.tm - 1));
-    else s.tl = largest_divisor_at_most(L, static_cast<double>(s.tl - 1));
+  if (dims->rows_whole) {
+    // A row reduced over l (a softmax's max and sum) is read again beside the row's elements, so
+    // the whole row is in the buffer first: T_L = L, and T_M is the one unknown. MU is linear in
+    // it: T_M* = min over the two operand pairs of (MC − α·L) / (t·L + r + α).
+    s.tl = L;
+    const double per_row = static_cast<double>(t * L + r);
+    s.ideal_tile = std::min((mc - static_cast<double>(s.tk * L)) / (per_row + static_cast<double>(s.tk)),
+                            (mc - static_cast<double>(s.tn * L)) / (per_row + static_cast<double>(s.tn)));
+    if (mu_of(1, L) > mc) return std::nullopt;
+    s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
+  } else {
+    // MU = t·T² + 2αT at T_M = T_L = T, T_K = T_N = α (rows reduced: none), and MU = MC gives
+    // T* = (−α + √(α² + t·MC)) / t (§3's formula for t = 1).
+    const double alpha = static_cast<double>(std::max(s.tk, s.tn)), c = static_cast<double>(t);
+    s.ideal_tile = (-alpha + std::sqrt(alpha * alpha + c * mc)) / c;
+    s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
+    s.tl = largest_divisor_at_most(L, s.ideal_tile);
+    // Rounding down may still overflow when α was rounded too: shrink the larger tile until MU fits.
+    while (mu_of(s.tm, s.tl) > mc && (s.tm > 1 || s.tl > 1)) {
+      if (s.tm >= s.tl) s.tm = largest_divisor_at_most(m_per_core, static_cast<double>(s.tm - 1));
+      else s.tl = largest_divisor_at_most(L, static_cast<double>(s.tl - 1));
+    }
+    // A tile held down by its extent (one core's rows, or all of L) leaves room: the other grows
+    // into it, the largest divisor that still fits (DV falls as either tile grows).
+    for (int64_t d : divisors(L))
+      if (d > s.tl && mu_of(s.tm, d) <= mc) s.tl = d;
   }
-  // A tile held down by its extent (one core's rows, or all of L) leaves room: the other grows
-  // into it, the largest divisor that still fits (DV falls as either tile grows).
-  for (int64_t d : divisors(L))
-    if (d > s.tl && mu_of(s.tm, d) <= mc) s.tl = d;
   for (int64_t d : divisors(m_per_core))
     if (d > s.tm && mu_of(d, s.tl) <= mc) s.tm = d;
   s.footprint_elems = mu_of(s.tm, s.tl);

@@ -6,7 +6,9 @@
 // On several cores each takes its share of a batch dim or of m, and the tiles are those of one
 // core's share; a core's arrays (sub-cores) work side by side on its tile. Element-wise vector
 // ops between the two GEMMs (C → ReLU → second GEMM) run on C's tile in the buffer; each keeps
-// one more T_M × T_L tile there, which the tile formula accounts for.
+// one more T_M × T_L tile there, which the tile formula accounts for. Ops that reduce a row of C
+// over l and ops that read such a row beside C (attention's softmax: max, sub, exp, sum, div)
+// need the whole row before a later op reads it: T_L = L, and T_M is the largest that fits.
 #include <optional>
 #include <string>
 
@@ -25,8 +27,9 @@ struct ChainSolution {
   std::string flow_yaml;                   // the tree, order m, l, k, n (C kept in the buffer)
 };
 
-// Contract: nullopt when the workload is not a two-GEMM chain (with only element-wise ops on C
-// between them) or the arch has no buffer, matrix unit or (for ops between) vector unit it can use.
+// Contract: nullopt when the workload is not a two-GEMM chain (with only such vector ops on C
+// between them), the arch has no buffer, matrix unit or (for ops between) vector unit it can
+// use, or whole rows do not fit the buffer.
 std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w);
 
 }  // namespace dfx::mapper

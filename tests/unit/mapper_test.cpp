@@ -664,7 +664,8 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
   };
   for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tileflow_validation", "fused_gemm_validation"},
                         Case{"tpu_like", "gemm_chain_g10"}, Case{"edge", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"},
-                        Case{"edge", "mlp_block"}, Case{"tpu_like", "mlp_block"}}) {
+                        Case{"edge", "mlp_block"}, Case{"tpu_like", "mlp_block"}, Case{"edge", "attention_g1"},
+                        Case{"cloud", "attention_g3"}, Case{"tpu_like", "attention_g10"}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
     arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
     model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
@@ -694,7 +695,8 @@ TEST(ChainSolver, NoOtherTilesThatFitMoveLess) {
   };
   for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tpu_like", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"},
                         Case{"tpu_like", "gemm_chain_g5"}, Case{"edge", "mlp_block"}, Case{"tpu_like", "mlp_block"},
-                        Case{"tpu_like_small", "gemm_chain_g1"}}) {
+                        Case{"tpu_like_small", "gemm_chain_g1"}, Case{"tpu_like_small", "attention_g1"},
+                        Case{"tpu_like", "attention_g4"}, Case{"cloud", "attention_g12"}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
     arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
     model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
@@ -724,13 +726,17 @@ TEST(ChainSolver, NoOtherTilesThatFitMoveLess) {
           d != static_cast<size_t>(g2.reduction_dims[0]))
         batch *= static_cast<double>(w.dims[d].size);
     const double copies = s->core_dim == m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
-    const double kept = static_cast<double>(w.ops.size() - 1);  // C and each op's output between
+    // C and each op's output between in C's shape (T_M × T_L), and the rows reduced over l (T_M),
+    // which need all of L at once.
+    double tiles = 0, rows_kept = 0;
+    for (size_t o = 0; o + 1 < w.ops.size(); ++o) (indexes(w.ops[o].out, g2.reduction_dims[0]) ? tiles : rows_kept) += 1;
     const auto& buf = a.levels[static_cast<size_t>(s->buffer_level)];
     const double mc = buf.capacity_bytes / buf.word_bytes;
     double best = INFINITY;
     for (int64_t tm : divisors(rows))
       for (int64_t tl : divisors(L)) {
-        const double mu = kept * static_cast<double>(tm * tl) +
+        if (rows_kept > 0 && tl != L) continue;
+        const double mu = tiles * static_cast<double>(tm * tl) + rows_kept * static_cast<double>(tm) +
                           static_cast<double>(std::max(tm * s->tk + s->tk * tl, tl * s->tn + tm * s->tn));
         if (mu > mc) continue;
         const double dv = batch * (static_cast<double>(M * K + M * N) * static_cast<double>(L / tl) +
@@ -765,9 +771,28 @@ TEST(ChainSolver, SpreadsASingleBatchChainOverEveryCore) {
 
 TEST(ChainSolver, OnlyForTwoGemmChains) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
-  EXPECT_FALSE(solve_gemm_chain(a, model::load_workload(test::config("workloads/attention_g1.yaml"))).has_value());
   EXPECT_FALSE(solve_gemm_chain(a, model::load_workload(test::config("workloads/conv_chain_c1.yaml"))).has_value());
+  // A softmax between the GEMMs reduces rows over l: whole rows (T_L = L).
+  auto attention = solve_gemm_chain(a, model::load_workload(test::config("workloads/attention_g1.yaml")));
+  ASSERT_TRUE(attention.has_value());
+  EXPECT_EQ(attention->tl, 512);
+  // Ops between that reduce over m (a column's max), or make something no later op reads, are
+  // not the chain's.
+  const std::string gemms = "name: g\ndims: {m: 64, k: 32, l: 64, n: 32}\nops:\n"
+                            "  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n";
+  const std::string g2 = "  - {name: g2, expr: \"E[m,n] += P[m,l] * D[l,n]\"}\n";
+  for (const std::string& between : {std::string("  - {name: mx, expr: \"X[l] max= C[m,l]\"}\n"
+                                                 "  - {name: sub, expr: \"P[m,l] = C[m,l] - X[l]\"}\n"),
+                                     std::string("  - {name: mx, expr: \"X[m] max= C[m,l]\"}\n"
+                                                 "  - {name: ex, expr: \"P[m,l] = exp(C[m,l])\"}\n")}) {
+    SCOPED_TRACE(between);
+    EXPECT_FALSE(solve_gemm_chain(a, model::load_workload_from_string(gemms + between + g2, "chain")).has_value());
+  }
+  // Role-split buffers (ascend_like: L0A/L0B/L0C for the cube, UB for the vector unit) hold no chain whole.
+  arch::Arch ascend = arch::load_arch(test::config("arch/ascend_like.yaml"));
+  EXPECT_FALSE(solve_gemm_chain(ascend, model::load_workload(test::config("workloads/attention_g8.yaml"))).has_value());
 }
+
 
 }  // namespace
 }  // namespace dfx::mapper
