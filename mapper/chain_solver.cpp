@@ -2,21 +2,21 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+#include <utility>
 
+#include "mapper/chain_internal.h"
 #include "mapper/space.h"
 
 namespace dfx::mapper {
-namespace {
 
-struct ChainDims {
-  int m = -1, k = -1, l = -1, n = -1;
-  std::vector<int> batch;
-  std::vector<int> between;  // vector ops between the two GEMMs, in order
-  int tiles_kept = 1;        // C and the ops' outputs over (m, l): T_M × T_L each in the buffer
-  int rows_kept = 0;         // the ops' outputs reduced over l (a row's max, sum): T_M each
-  bool rows_whole = false;   // an op reduces over l: it needs all of a row before a later op uses it
-};
+int64_t largest_divisor_at_most(int64_t n, double at_most) {
+  int64_t best = 1;
+  for (int64_t d : divisors(n))
+    if (static_cast<double>(d) <= at_most) best = d;
+  return best;
+}
+
+namespace {
 
 // The dims of an access that indexes each tensor dimension by one dim, unscaled and unshifted
 // (empty otherwise).
@@ -35,83 +35,102 @@ std::vector<int> without(std::vector<int> dims, int l) {
   return dims;
 }
 
-// The vector ops that carry C from the first GEMM to the second: element-wise ones (ReLU, a
-// scale) and, as in a softmax, reductions of C's rows over l and ops that read such a row
-// beside C's elements. Each reads only what the chain made before it, in C's shape or a row's,
-// and everything it makes is read later in the chain. `l` is the second GEMM's reduction dim.
-bool note_ops_between(const model::Workload& w, int l, ChainDims& d) {
-  const std::vector<int> c_dims = plain_dims(w.ops[0].out);
-  const std::vector<int> row_dims = without(c_dims, l);
+bool made_by_ops_in(const model::Workload& w, int tensor, int first, int end) {
+  const int producer = w.tensors[static_cast<size_t>(tensor)].producer;
+  return producer >= first && producer < end;
+}
+
+// The vector ops that carry a GEMM's output C to the next GEMM (ops first .. end-1):
+// element-wise ones (ReLU, a scale) and, as in a softmax, reductions of C's rows over the stage's
+// l and ops that read such a row beside C's elements. Each reads only what the stage made before
+// it, in C's shape or a row's.
+bool note_ops_between(const model::Workload& w, int first, int end, ChainStage& st) {
+  const std::vector<int> c_dims = plain_dims(w.ops[static_cast<size_t>(st.gemm)].out);
+  const std::vector<int> row_dims = without(c_dims, st.l);
   if (c_dims.empty() || row_dims.size() == c_dims.size()) return false;
-  auto made_in_chain = [&](int tensor, size_t before) {
-    const int producer = w.tensors[static_cast<size_t>(tensor)].producer;
-    return producer >= 0 && static_cast<size_t>(producer) < before;
-  };
-  for (size_t o = 1; o + 1 < w.ops.size(); ++o) {
-    const model::Op& op = w.ops[o];
+  for (int o = first; o < end; ++o) {
+    const model::Op& op = w.ops[static_cast<size_t>(o)];
     const std::vector<int> out = plain_dims(op.out);
-    const bool reduces = out == row_dims && op.reduction_dims == std::vector<int>{l};
+    const bool reduces = out == row_dims && op.reduction_dims == std::vector<int>{st.l};
     if (op.unit != arch::UnitKind::Vector || (out != c_dims && !reduces) || (!reduces && !op.reduction_dims.empty()) ||
         op.inputs.empty())
       return false;
     for (const auto& in : op.inputs) {
       const std::vector<int> dims = plain_dims(in);
-      if (!made_in_chain(in.tensor, o) || (dims != c_dims && dims != row_dims)) return false;
+      if (!made_by_ops_in(w, in.tensor, st.gemm, o) || (dims != c_dims && dims != row_dims)) return false;
     }
-    d.between.push_back(static_cast<int>(o));
-    (reduces ? d.rows_kept : d.tiles_kept) += 1;
-    d.rows_whole = d.rows_whole || reduces;
+    st.between.push_back(o);
+    (reduces ? st.rows_kept : st.tiles_kept) += 1;
+    st.rows_whole = st.rows_whole || reduces;
   }
-  // Nothing the chain makes leaves it but E: every intermediate has a reader.
-  for (size_t o = 0; o + 1 < w.ops.size(); ++o)
-    if (w.tensors[static_cast<size_t>(w.ops[o].out.tensor)].consumers.empty()) return false;
-  const model::Op& g2 = w.ops.back();
-  return made_in_chain(g2.inputs[0].tensor, w.ops.size() - 1) && plain_dims(g2.inputs[0]) == c_dims &&
-         !made_in_chain(g2.inputs[1].tensor, w.ops.size());
+  return true;
 }
 
-// Recognises C[..m..l] += A[..m..k]·B[..k..l]; E[..m..n] += C'·D[..l..n] by the roles of dims,
-// with vector ops carrying C to C' in between (note_ops_between).
-std::optional<ChainDims> chain_dims(const model::Workload& w) {
-  if (w.ops.size() < 2) return std::nullopt;
+bool uses_exactly(const model::Op& op, std::vector<int> dims) {
+  std::vector<int> mine = op.dims;
+  std::sort(mine.begin(), mine.end()), std::sort(dims.begin(), dims.end());
+  return mine == dims;
+}
+
+// Recognises a chain of GEMMs by the roles of their dims (mapper/chain_internal.h): the first
+// reads A and B from outside, each later one the chain's last result as its left operand and a
+// matrix of its own from outside, with vector ops in between (note_ops_between); everything
+// the chain makes but its last result is read later in it.
+std::optional<Chain> recognise_chain(const model::Workload& w) {
+  std::vector<int> gemms;
+  for (size_t o = 0; o < w.ops.size(); ++o)
+    if (w.ops[o].unit == arch::UnitKind::Matrix) gemms.push_back(static_cast<int>(o));
+  if (gemms.size() < 2 || gemms.front() != 0 || gemms.back() != static_cast<int>(w.ops.size()) - 1) return std::nullopt;
+  for (int g : gemms) {
+    const model::Op& op = w.ops[static_cast<size_t>(g)];
+    if (op.reduction_dims.size() != 1 || op.inputs.size() != 2 || plain_dims(op.out).empty() ||
+        plain_dims(op.inputs[0]).empty() || plain_dims(op.inputs[1]).empty() ||
+        made_by_ops_in(w, op.inputs[1].tensor, 0, static_cast<int>(w.ops.size())))
+      return std::nullopt;
+  }
+  for (size_t o = 0; o + 1 < w.ops.size(); ++o)
+    if (w.tensors[static_cast<size_t>(w.ops[o].out.tensor)].consumers.empty()) return std::nullopt;
   const model::Op& g1 = w.ops.front();
-  const model::Op& g2 = w.ops.back();
-  if (g1.unit != arch::UnitKind::Matrix || g2.unit != arch::UnitKind::Matrix || g1.reduction_dims.size() != 1 ||
-      g2.reduction_dims.size() != 1 || g2.inputs.size() != 2 || g1.inputs.size() != 2)
-    return std::nullopt;
-  ChainDims d;
-  d.k = g1.reduction_dims[0];
-  d.l = g2.reduction_dims[0];
-  if (!note_ops_between(w, d.l, d)) return std::nullopt;
+  if (made_by_ops_in(w, g1.inputs[0].tensor, 0, static_cast<int>(w.ops.size()))) return std::nullopt;
+  Chain c;
+  c.k = g1.reduction_dims[0];
+  const int l1 = w.ops[static_cast<size_t>(gemms[1])].reduction_dims[0];
   for (int x : g1.dims) {
-    if (x == d.k || x == d.l) continue;
+    if (x == c.k || x == l1) continue;
     bool in_b = false;  // a dim of A and not of B is m; a dim of both is a batch dim
     for (const auto& ix : g1.inputs[1].index)
       for (const auto& t : ix.terms) in_b |= t.dim == x;
-    if (in_b) d.batch.push_back(x);
-    else if (d.m < 0) d.m = x;
+    if (in_b) c.batch.push_back(x);
+    else if (c.m < 0) c.m = x;
     else return std::nullopt;
   }
-  for (int x : g2.dims)
-    if (x != d.l && x != d.m && std::find(d.batch.begin(), d.batch.end(), x) == d.batch.end()) {
-      if (d.n >= 0) return std::nullopt;
-      d.n = x;
+  if (c.m < 0) return std::nullopt;
+  std::vector<int> shared = c.batch;
+  shared.push_back(c.m);
+  for (size_t i = 0; i < gemms.size(); ++i) {
+    ChainStage st;
+    st.gemm = gemms[i];
+    const model::Op& op = w.ops[static_cast<size_t>(st.gemm)];
+    for (int x : plain_dims(op.out))
+      if (std::find(shared.begin(), shared.end(), x) == shared.end()) {
+        if (st.l >= 0) return std::nullopt;
+        st.l = x;
+      }
+    const int red = i == 0 ? c.k : c.stages[i - 1].l;
+    std::vector<int> dims = shared;
+    dims.push_back(red), dims.push_back(st.l);
+    if (st.l < 0 || op.reduction_dims[0] != red || !uses_exactly(op, dims)) return std::nullopt;
+    if (i > 0) {
+      const ChainStage& before = c.stages[i - 1];
+      if (!made_by_ops_in(w, op.inputs[0].tensor, before.gemm, st.gemm) ||
+          plain_dims(op.inputs[0]) != plain_dims(w.ops[static_cast<size_t>(before.gemm)].out))
+        return std::nullopt;
     }
-  if (d.m < 0 || d.n < 0 || !g1.uses_dim(d.l) || g1.uses_dim(d.n)) return std::nullopt;
-  return d;
+    c.stages.push_back(st);
+    if (i + 1 < gemms.size() && !note_ops_between(w, gemms[i] + 1, gemms[i + 1], c.stages.back())) return std::nullopt;
+  }
+  return c;
 }
-
-int64_t largest_divisor_at_most(int64_t n, double at_most) {
-  int64_t best = 1;
-  for (int64_t d : divisors(n))
-    if (static_cast<double>(d) <= at_most) best = d;
-  return best;
-}
-
-// The arrays (rows × cols PEs) and vector lanes one core has for an operator's tile.
-struct CoreUnits {
-  int64_t rows = 1, cols = 1, lanes = 1;
-};
 
 // A core's arrays (sub-cores) side by side, in the rows × cols grid of them closest to square,
 // and its vector lanes.
@@ -128,113 +147,76 @@ CoreUnits core_units(const arch::Arch& a, const arch::ComputeUnit& mu, const arc
   return units;
 }
 
-// The tree: the cores' loop, batch and m, l at DRAM (C and what the ops between make of it kept
-// in the buffer); k below for gemm1, n for gemm2; each GEMM's tile spreads its two output dims
-// over the core's arrays, each op between spreads the C tile over the lanes.
-std::string chain_tree(const arch::Arch& a, const model::Workload& w, const ChainDims& chain, const ChainSolution& s,
-                       int registers, const CoreUnits& units) {
-  const auto* dims = &chain;
-  auto size = [&](int x) { return w.dims[static_cast<size_t>(x)].size; };
-  const int64_t K = size(dims->k), L = size(dims->l), N = size(dims->n);
-  const auto& buf = a.levels[static_cast<size_t>(s.buffer_level)];
-  auto name = [&](int d) { return w.dims[static_cast<size_t>(d)].name; };
-  auto loop = [&](int d, int64_t f, bool spatial = false) {
-    return "\"" + name(d) + ":" + std::to_string(f) + (spatial ? ":sp\"" : "\"");
-  };
-  auto list = [](const std::vector<std::string>& items) {
-    std::string out;
-    for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
-    return out;
-  };
-  std::vector<std::string> outer, keep;
-  if (s.core_dim >= 0) outer.push_back(loop(s.core_dim, a.cores, true));
-  for (int b : dims->batch) {
-    const int64_t per_core = b == s.core_dim ? size(b) / a.cores : size(b);
-    if (b != s.core_dim || per_core > 1) outer.push_back(loop(b, per_core));
-  }
-  const int64_t m_per_core = dims->m == s.core_dim ? size(dims->m) / a.cores : size(dims->m);
-  outer.push_back(loop(dims->m, m_per_core / s.tm));
-  if (L / s.tl > 1) outer.push_back(loop(dims->l, L / s.tl));  // one trip: above a row's reductions, none
-  keep.push_back(w.tensors[static_cast<size_t>(w.ops.front().out.tensor)].name + ": " + buf.name);
-  for (int o : dims->between) keep.push_back(w.tensors[static_cast<size_t>(w.ops[static_cast<size_t>(o)].out.tensor)].name + ": " + buf.name);
-  std::ostringstream os;
-  os << "name: chain_solver\nworkload: " << w.name << "\ntree:\n  tile: " << a.levels[0].name << "\n  loops: ["
-     << list(outer) << "]\n  keep: {" << list(keep) << "}\n  children:\n";
-  // An operator's buffer tile over t1 × t2 of (m, out2) (none: out2 < 0), spread over up to
-  // `across` × `down`, with `tred` steps of its reduction (none: red < 0); `indent` deep.
-  auto buffer_tile = [&](const model::Op& op, const std::string& indent, int out2, int64_t t1, int64_t t2,
-                         int64_t across, int64_t down, int red, int64_t tred) {
-    const int64_t s2 = largest_divisor_at_most(t2, static_cast<double>(down));
-    const int64_t s1 = largest_divisor_at_most(t1, static_cast<double>(across) * static_cast<double>(down / s2));
-    std::vector<std::string> loops;
-    if (t1 / s1 > 1) loops.push_back(loop(dims->m, t1 / s1));
-    if (out2 >= 0 && t2 / s2 > 1) loops.push_back(loop(out2, t2 / s2));
-    if (red >= 0 && tred > 1) loops.push_back(loop(red, tred));
-    if (s1 > 1) loops.push_back(loop(dims->m, s1, true));
-    if (out2 >= 0 && s2 > 1) loops.push_back(loop(out2, s2, true));
-    os << indent << "- tile: " << buf.name << "\n" << indent << "  loops: [" << list(loops) << "]\n" << indent << "  children:\n";
-    if (op.unit == arch::UnitKind::Matrix && registers >= 0)
-      os << indent << "    - tile: " << a.levels[static_cast<size_t>(registers)].name << "\n" << indent
-         << "      children: [{op: " << op.name << "}]\n";
-    else
-      os << indent << "    - {op: " << op.name << "}\n";
-  };
-  // A GEMM's private loop at DRAM (k of gemm1, n of gemm2) around its buffer tile.
-  auto gemm_tree = [&](const model::Op& op, int out2, int64_t t2, int red, int64_t tred, int private_dim,
-                       int64_t private_trips) {
-    os << "    - tile: " << a.levels[0].name << "\n      loops: [" << loop(private_dim, private_trips) << "]\n      children:\n";
-    buffer_tile(op, "        ", out2, s.tm, t2, units.rows, units.cols, red, tred);
-  };
-  gemm_tree(w.ops.front(), dims->l, s.tl, dims->k, s.tk, dims->k, K / s.tk);
-  // Ops between spread C's tile over the lanes; one that reduces a row over l spreads its rows.
-  for (int o : dims->between) {
-    const model::Op& op = w.ops[static_cast<size_t>(o)];
-    if (op.reduction_dims.empty()) buffer_tile(op, "    ", dims->l, s.tm, s.tl, 1, units.lanes, -1, 1);
-    else buffer_tile(op, "    ", -1, s.tm, 1, units.lanes, 1, dims->l, s.tl);
-  }
-  gemm_tree(w.ops.back(), dims->n, s.tn, dims->l, s.tl, dims->n, N / s.tn);
-  return os.str();
-}
+// What a solution's tiles cost, as §3 counts it, and what they need of the buffer.
+struct ChainCosts {
+  const model::Workload& w;
+  const Chain& c;
+  const CoreUnits& units;
+  int64_t m_per_core = 1;
+  double batch = 1, copies = 1;  // B_i's copies out of DRAM: one per core without multicast
 
-}  // namespace
+  int64_t size(int d) const { return w.dims[static_cast<size_t>(d)].size; }
+  int64_t alpha(int d) const { return largest_divisor_at_most(size(d), static_cast<double>(units.cols)); }
+  double trips_m(int64_t tm) const { return static_cast<double>(m_per_core / tm); }
+  double M() const { return static_cast<double>(size(c.m)); }
+  double K() const { return static_cast<double>(size(c.k)); }
+  double L(size_t stage) const { return static_cast<double>(size(c.stages[stage].l)); }
 
-std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w) {
-  auto dims = chain_dims(w);
-  const arch::ComputeUnit* mu = a.unit(arch::UnitKind::Matrix);
-  const arch::ComputeUnit* vu = a.unit(arch::UnitKind::Vector);
-  if (!dims || !mu || (!dims->between.empty() && !vu)) return std::nullopt;
-  int buffer = -1, registers = -1;
-  for (size_t l = 1; l < a.levels.size(); ++l) {
-    // The buffer holds every tensor of the chain: a level kept to some roles (ascend_like's
-    // L0A/L0B/L0C, or its UB for the vector unit) cannot.
-    const bool holds_all = std::all_of(std::begin(a.levels[l].holds), std::end(a.levels[l].holds), [](bool h) { return h; });
-    if (a.levels[l].instances <= a.cores * a.sub_cores && holds_all) buffer = static_cast<int>(l);
-    if (a.levels[l].instances == mu->total_pes()) registers = static_cast<int>(l);
+  // Either kind of chain, its traffic and its buffer need at tiles (T_M, T_L1).
+  double dv(int64_t tm, int64_t tl) const { return c.stages.size() == 2 ? two_gemm_dv(tm, tl) : longer_dv(tm, tl); }
+  double mu(int64_t tm, int64_t tl) const { return c.stages.size() == 2 ? two_gemm_mu(tm, tl) : longer_mu(tm, tl); }
+
+  // Two GEMMs: C and each op's output between them in the buffer, t of them T_M × T_L each, r
+  // rows reduced over l, T_M each; and either GEMM's operand tiles (T_K = T_N = α).
+  double two_gemm_mu(int64_t tm, int64_t tl) const {
+    const ChainStage& first = c.stages[0];
+    const int64_t tk = alpha(c.k), tn = alpha(c.stages[1].l);
+    return static_cast<double>(first.tiles_kept * tm * tl + first.rows_kept * tm + std::max(tm * tk + tk * tl, tl * tn + tm * tn));
   }
-  if (buffer < 0 || a.levels[static_cast<size_t>(buffer)].unlimited()) return std::nullopt;
-  auto size = [&](int d) { return w.dims[static_cast<size_t>(d)].size; };
-  const int64_t M = size(dims->m), K = size(dims->k), L = size(dims->l), N = size(dims->n);
-  const auto& buf = a.levels[static_cast<size_t>(buffer)];
-  const double mc = buf.capacity_bytes / buf.word_bytes;
-  ChainSolution s;
-  s.buffer_level = buffer;
-  // The cores take a batch dim they divide, else m: rows of C and E are independent, and the
-  // cores then share B's and D's tiles (one transfer at DRAM serves them all).
-  for (int b : dims->batch)
-    if (s.core_dim < 0 && a.cores > 1 && size(b) % a.cores == 0) s.core_dim = b;
-  if (s.core_dim < 0 && a.cores > 1 && M % a.cores == 0) s.core_dim = dims->m;
-  const int64_t m_per_core = s.core_dim == dims->m ? M / a.cores : M;
-  const CoreUnits units = core_units(a, *mu, vu);
-  // α: the smallest tile that keeps a core's arrays busy along one side.
-  s.tk = largest_divisor_at_most(K, static_cast<double>(units.cols));
-  s.tn = largest_divisor_at_most(N, static_cast<double>(units.cols));
-  // C and each op's output between the GEMMs stay in the buffer: t of them T_M × T_L each, and r
-  // rows reduced over l, T_M each.
-  const auto t = static_cast<int64_t>(dims->tiles_kept), r = static_cast<int64_t>(dims->rows_kept);
-  auto mu_of = [&](int64_t tm, int64_t tl) {
-    return static_cast<double>(t * tm * tl + r * tm + std::max(tm * s.tk + s.tk * tl, tl * s.tn + tm * s.tn));
-  };
-  if (dims->rows_whole) {
+
+  // Two GEMMs, order m, l, k, n: A and E move once per step of l (E's partial sums), B and D once
+  // per step of m; C and the ops' outputs stay on chip.
+  double two_gemm_dv(int64_t tm, int64_t tl) const {
+    const double trips_l = L(0) / static_cast<double>(tl);
+    return batch * (M() * K() * trips_l + K() * L(0) * trips_m(tm) * copies + L(1) * L(0) * trips_m(tm) * copies +
+                    M() * L(1) * trips_l);
+  }
+
+  // Longer chains (chain_tree): A moves once per step of l_1, each B_i once per step of m, the
+  // last result once; everything between stays on chip.
+  double longer_dv(int64_t tm, int64_t tl) const {
+    double weights = K() * L(0);
+    for (size_t i = 1; i < c.stages.size(); ++i) weights += L(i - 1) * L(i);
+    return batch * (M() * K() * (L(0) / static_cast<double>(tl)) + weights * trips_m(tm) * copies + M() * L(c.stages.size() - 1));
+  }
+
+  // The kept tiles: the first stage's m × l_1 (and its rows), the later stages' whole rows; and
+  // the largest set of operand tiles one GEMM adds to them.
+  double longer_mu(int64_t tm, int64_t tl) const {
+    const ChainStage& first = c.stages[0];
+    double per_row = static_cast<double>(first.tiles_kept) * static_cast<double>(tl) + first.rows_kept;
+    for (size_t i = 1; i + 1 < c.stages.size(); ++i)
+      per_row += c.stages[i].tiles_kept * L(i) + c.stages[i].rows_kept;
+    const double t_m = static_cast<double>(tm), t_l = static_cast<double>(tl), a_k = static_cast<double>(alpha(c.k));
+    double operands = t_m * a_k + a_k * t_l;                                                  // A, B_1
+    operands = std::max(operands, t_l * static_cast<double>(alpha(c.stages[1].l)));            // B_2
+    for (size_t i = 2; i < c.stages.size(); ++i)                                               // B_i
+      operands = std::max(operands, L(i - 1) * static_cast<double>(alpha(c.stages[i].l)));
+    const size_t last = c.stages.size() - 1;
+    operands = std::max(operands, (last >= 2 ? L(last - 1) : t_l) * static_cast<double>(alpha(c.stages[last].l)) +
+                                      t_m * static_cast<double>(alpha(c.stages[last].l)));     // B_G and the result's tile
+    return t_m * per_row + operands;
+  }
+};
+
+// Two GEMMs: REFERENCE.md §3's closed form, rounded to divisors.
+bool solve_two_gemms(const ChainCosts& costs, double mc, ChainSolution& s) {
+  const Chain& c = costs.c;
+  const ChainStage& first = c.stages[0];
+  const int64_t L = costs.size(first.l), m_per_core = costs.m_per_core;
+  const auto t = static_cast<int64_t>(first.tiles_kept), r = static_cast<int64_t>(first.rows_kept);
+  auto mu_of = [&](int64_t tm, int64_t tl) { return costs.two_gemm_mu(tm, tl); };
+  if (first.rows_whole) {
     // A row reduced over l (a softmax's max and sum) is read again beside the row's elements, so
     // the whole row is in the buffer first: T_L = L, and T_M is the one unknown. MU is linear in
     // it: T_M* = min over the two operand pairs of (MC − α·L) / (t·L + r + α).
@@ -242,13 +224,13 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
     const double per_row = static_cast<double>(t * L + r);
     s.ideal_tile = std::min((mc - static_cast<double>(s.tk * L)) / (per_row + static_cast<double>(s.tk)),
                             (mc - static_cast<double>(s.tn * L)) / (per_row + static_cast<double>(s.tn)));
-    if (mu_of(1, L) > mc) return std::nullopt;
+    if (mu_of(1, L) > mc) return false;
     s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
   } else {
     // MU = t·T² + 2αT at T_M = T_L = T, T_K = T_N = α (rows reduced: none), and MU = MC gives
     // T* = (−α + √(α² + t·MC)) / t (§3's formula for t = 1).
-    const double alpha = static_cast<double>(std::max(s.tk, s.tn)), c = static_cast<double>(t);
-    s.ideal_tile = (-alpha + std::sqrt(alpha * alpha + c * mc)) / c;
+    const double alpha = static_cast<double>(std::max(s.tk, s.tn)), kept = static_cast<double>(t);
+    s.ideal_tile = (-alpha + std::sqrt(alpha * alpha + kept * mc)) / kept;
     s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
     s.tl = largest_divisor_at_most(L, s.ideal_tile);
     // Rounding down may still overflow when α was rounded too: shrink the larger tile until MU fits.
@@ -263,18 +245,103 @@ std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::
   }
   for (int64_t d : divisors(m_per_core))
     if (d > s.tm && mu_of(d, s.tl) <= mc) s.tm = d;
-  s.footprint_elems = mu_of(s.tm, s.tl);
-  double batch = 1;
-  for (int b : dims->batch) batch *= static_cast<double>(size(b));
-  // Per core: trips over its rows. Every core reads its own A rows and writes its own E rows;
-  // B and D, the same for every core at each step, go out of DRAM once for all of them if DRAM
-  // multicasts, else once per core.
-  const double trips_m = static_cast<double>(m_per_core / s.tm), trips_l = static_cast<double>(L / s.tl);
-  const double copies = s.core_dim == dims->m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
-  s.predicted_dram_elems = batch * (static_cast<double>(M * K) * trips_l + static_cast<double>(K * L) * trips_m * copies +
-                                    static_cast<double>(N * L) * trips_m * copies + static_cast<double>(M * N) * trips_l);
-  s.flow_yaml = chain_tree(a, w, *dims, s, registers, units);
-  return s;
+  return true;
+}
+
+// Longer chains: two unknowns (T_M, T_L1), and the least DV over every pair of divisor tiles
+// that fits — §3's rule has no closed form for this order, and the pairs are few.
+bool solve_longer(const ChainCosts& costs, double mc, ChainSolution& s) {
+  const Chain& c = costs.c;
+  const int64_t L1 = costs.size(c.stages[0].l);
+  const std::vector<int64_t> tls = c.stages[0].rows_whole ? std::vector<int64_t>{L1} : divisors(L1);
+  double best = INFINITY, best_mu = INFINITY;
+  for (int64_t tm : divisors(costs.m_per_core))
+    for (int64_t tl : tls) {
+      const double mu = costs.longer_mu(tm, tl), dv = costs.longer_dv(tm, tl);
+      if (mu > mc || dv > best || (dv == best && mu >= best_mu)) continue;
+      best = dv, best_mu = mu, s.tm = tm, s.tl = tl;
+    }
+  return best < INFINITY;
+}
+
+// A recognised chain on an arch: its buffer, units, cores and costs; a solution's tiles go in
+// `s` (finish() completes it).
+struct Prepared {
+  Chain chain;
+  CoreUnits units;
+  int registers = -1;
+  double mc = 0;  // the buffer's capacity in elements
+  ChainSolution s;
+  int64_t m_per_core = 1;
+  double batch = 1, copies = 1;
+
+  ChainCosts costs(const model::Workload& w) const { return ChainCosts{w, chain, units, m_per_core, batch, copies}; }
+
+  ChainSolution finish(const arch::Arch& a, const model::Workload& w) {
+    const ChainCosts c = costs(w);
+    s.tk = c.alpha(chain.k);
+    s.tn = c.alpha(chain.stages.back().l);
+    s.footprint_elems = c.mu(s.tm, s.tl);
+    s.predicted_dram_elems = c.dv(s.tm, s.tl);
+    s.flow_yaml = chain_tree(a, w, chain, s, registers, units);
+    return s;
+  }
+};
+
+std::optional<Prepared> prepare(const arch::Arch& a, const model::Workload& w) {
+  auto chain = recognise_chain(w);
+  const arch::ComputeUnit* mu = a.unit(arch::UnitKind::Matrix);
+  const arch::ComputeUnit* vu = a.unit(arch::UnitKind::Vector);
+  if (!chain || !mu) return std::nullopt;
+  for (const ChainStage& st : chain->stages)
+    if (!st.between.empty() && !vu) return std::nullopt;
+  Prepared p;
+  p.chain = std::move(*chain), p.units = core_units(a, *mu, vu);
+  int buffer = -1;
+  for (size_t l = 1; l < a.levels.size(); ++l) {
+    // The buffer holds every tensor of the chain: a level kept to some roles (ascend_like's
+    // L0A/L0B/L0C, or its UB for the vector unit) cannot.
+    const bool holds_all = std::all_of(std::begin(a.levels[l].holds), std::end(a.levels[l].holds), [](bool h) { return h; });
+    if (a.levels[l].instances <= a.cores * a.sub_cores && holds_all) buffer = static_cast<int>(l);
+    if (a.levels[l].instances == mu->total_pes()) p.registers = static_cast<int>(l);
+  }
+  if (buffer < 0 || a.levels[static_cast<size_t>(buffer)].unlimited()) return std::nullopt;
+  const auto& buf = a.levels[static_cast<size_t>(buffer)];
+  p.mc = buf.capacity_bytes / buf.word_bytes;
+  p.s.buffer_level = buffer;
+  p.s.gemms = static_cast<int>(p.chain.stages.size());
+  auto size = [&](int d) { return w.dims[static_cast<size_t>(d)].size; };
+  // The cores take a batch dim they divide, else m: rows of C and E are independent, and the
+  // cores then share the B_i's tiles (one transfer at DRAM serves them all, or one per core
+  // where DRAM does not multicast).
+  for (int b : p.chain.batch)
+    if (p.s.core_dim < 0 && a.cores > 1 && size(b) % a.cores == 0) p.s.core_dim = b;
+  if (p.s.core_dim < 0 && a.cores > 1 && size(p.chain.m) % a.cores == 0) p.s.core_dim = p.chain.m;
+  p.m_per_core = p.s.core_dim == p.chain.m ? size(p.chain.m) / a.cores : size(p.chain.m);
+  for (int b : p.chain.batch) p.batch *= static_cast<double>(size(b));
+  p.copies = p.s.core_dim == p.chain.m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
+  return p;
+}
+
+}  // namespace
+
+std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w) {
+  auto p = prepare(a, w);
+  if (!p) return std::nullopt;
+  const ChainCosts costs = p->costs(w);
+  if (!(p->chain.stages.size() == 2 ? solve_two_gemms(costs, p->mc, p->s) : solve_longer(costs, p->mc, p->s)))
+    return std::nullopt;
+  return p->finish(a, w);
+}
+
+std::optional<ChainSolution> gemm_chain_with_tiles(const arch::Arch& a, const model::Workload& w, int64_t tm, int64_t tl) {
+  auto p = prepare(a, w);
+  if (!p) return std::nullopt;
+  const int64_t L1 = w.dims[static_cast<size_t>(p->chain.stages[0].l)].size;
+  if (tm < 1 || tl < 1 || p->m_per_core % tm != 0 || L1 % tl != 0 || (p->chain.stages[0].rows_whole && tl != L1))
+    return std::nullopt;
+  p->s.tm = tm, p->s.tl = tl;
+  return p->finish(a, w);
 }
 
 }  // namespace dfx::mapper

@@ -9,6 +9,10 @@
 // one more T_M × T_L tile there, which the tile formula accounts for. Ops that reduce a row of C
 // over l and ops that read such a row beside C (attention's softmax: max, sub, exp, sum, div)
 // need the whole row before a later op reads it: T_L = L, and T_M is the largest that fits.
+// Longer chains (C_i = C_{i-1}·B_i, G GEMMs) tile the first two as above and let each later
+// GEMM read whole rows of the one before (kept in the buffer, no recomputation): §3's traffic
+// MK·L_1/T_L1 + (K·L_1 + Σ L_{i-1}·L_i)·M/T_M + M·L_G, minimised over every pair of divisor
+// tiles (T_M, T_L1) that fits.
 #include <optional>
 #include <string>
 
@@ -18,18 +22,27 @@
 namespace dfx::mapper {
 
 struct ChainSolution {
-  int64_t tm = 1, tl = 1, tk = 1, tn = 1;  // tiles after rounding to divisors (tm: of one core's rows)
+  int gemms = 2;                           // G, the chain's GEMMs
+  int64_t tm = 1, tl = 1, tk = 1, tn = 1;  // tiles after rounding to divisors (tm: of one core's rows; tl of l_1; tn of
+                                           // the last GEMM's output dim)
   int core_dim = -1;                       // the dim spread over the cores (a batch dim or m), -1: none
   int buffer_level = -1;                   // the level that keeps C (MC is its capacity)
-  double ideal_tile = 0;                   // T_M* = T_L* before rounding
-  double predicted_dram_elems = 0;         // A, B and D read, E written, as §3 counts them
+  double ideal_tile = 0;                   // two GEMMs: T_M* = T_L* (or T_M* with whole rows) before rounding
+  double predicted_dram_elems = 0;         // A and the B_i read, the last result written, as §3 counts them
   double footprint_elems = 0;              // MU of the rounded tiles
-  std::string flow_yaml;                   // the tree, order m, l, k, n (C kept in the buffer)
+  std::string flow_yaml;                   // the tree (mapper/chain_internal.h, chain_tree)
 };
 
-// Contract: nullopt when the workload is not a two-GEMM chain (with only such vector ops on C
+// Contract: nullopt when the workload is not a chain of GEMMs (with only such vector ops
 // between them), the arch has no buffer, matrix unit or (for ops between) vector unit it can
 // use, or whole rows do not fit the buffer.
 std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w);
+
+// The same tree and prediction with tiles chosen by the caller (T_M of one core's rows, T_L of
+// l_1; the others as solved), whether or not they fit: for checking the solver's choice against
+// the analysis of other tiles. Contract: nullopt where solve_gemm_chain has no solution for a
+// reason other than capacity, or the tiles do not divide their extents (or T_L ≠ L where whole
+// rows are needed).
+std::optional<ChainSolution> gemm_chain_with_tiles(const arch::Arch& a, const model::Workload& w, int64_t tm, int64_t tl);
 
 }  // namespace dfx::mapper

@@ -665,7 +665,9 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
   for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tileflow_validation", "fused_gemm_validation"},
                         Case{"tpu_like", "gemm_chain_g10"}, Case{"edge", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"},
                         Case{"edge", "mlp_block"}, Case{"tpu_like", "mlp_block"}, Case{"edge", "attention_g1"},
-                        Case{"cloud", "attention_g3"}, Case{"tpu_like", "attention_g10"}}) {
+                        Case{"cloud", "attention_g3"}, Case{"tpu_like", "attention_g10"}, Case{"edge", "bert_layer_tail"},
+                        Case{"cloud", "bert_layer_tail"}, Case{"tpu_like", "bert_layer_tail"},
+                        Case{"tpu_like_small", "bert_layer_tail"}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
     arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
     model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
@@ -673,12 +675,14 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
     ASSERT_TRUE(s.has_value());
     model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
     ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
-    const std::string A = w.tensors[static_cast<size_t>(w.ops[0].inputs[0].tensor)].name;
-    const std::string B = w.tensors[static_cast<size_t>(w.ops[0].inputs[1].tensor)].name;
-    const std::string D = w.tensors[static_cast<size_t>(w.ops.back().inputs[1].tensor)].name;
-    const std::string E = w.tensors[static_cast<size_t>(w.ops.back().out.tensor)].name;
-    const double measured = static_cast<double>(dram(r, A, true) + dram(r, B, true) + dram(r, D, true) + dram(r, E, false));
-    EXPECT_EQ(measured, s->predicted_dram_elems);
+    // A and every GEMM's right operand read, the last result written.
+    auto name = [&](int tensor) { return w.tensors[static_cast<size_t>(tensor)].name; };
+    int64_t measured = dram(r, name(w.ops[0].inputs[0].tensor), true) + dram(r, name(w.ops.back().out.tensor), false);
+    int gemms = 0;
+    for (const model::Op& op : w.ops)
+      if (op.unit == arch::UnitKind::Matrix) measured += dram(r, name(op.inputs[1].tensor), true), ++gemms;
+    EXPECT_EQ(static_cast<double>(measured), s->predicted_dram_elems);
+    EXPECT_EQ(s->gemms, gemms);
     // The tiles respect the buffer (MU ≤ MC) and the analysis agrees.
     const auto& buf = r.levels[static_cast<size_t>(s->buffer_level)];
     EXPECT_LE(s->footprint_elems * buf.word_bytes, buf.capacity_bytes);
@@ -749,6 +753,62 @@ TEST(ChainSolver, NoOtherTilesThatFitMoveLess) {
 
 // G10 has one batch: the cores take m, each core its rows, and the cloud's sub-core arrays sit
 // side by side (one 64×64 array per core would leave 15 of 16 idle).
+// Longer chains: for every pair of divisor tiles (T_M, T_L1) the analysis of the chain's tree
+// moves the data the prediction says, and none that fits the buffer moves less than the
+// solver's choice (a three-GEMM chain with a ReLU after the second, and one with a softmax
+// after the first, which needs whole rows of l).
+TEST(ChainSolver, LongerChainsTilesAgainstTheAnalysis) {
+  arch::Arch a = arch::load_arch(test::config("arch/tpu_like_small.yaml"));
+  const std::string relu = "name: tail\ndims: {t: 256, d: 64, h: 128, f: 256, e: 64}\nops:\n"
+                           "  - {name: proj, expr: \"Y1[t,h] += O[t,d] * Wo[d,h]\"}\n"
+                           "  - {name: fc1, expr: \"H[t,f] += Y1[t,h] * W1[h,f]\"}\n"
+                           "  - {name: relu, expr: \"R[t,f] = relu(H[t,f])\"}\n"
+                           "  - {name: fc2, expr: \"Y[t,e] += R[t,f] * W2[f,e]\"}\n";
+  const std::string softmax = "name: att3\ndims: {m: 512, k: 32, l: 256, n: 48, e: 32}\nops:\n"
+                              "  - {name: qk, expr: \"S[m,l] += Q[m,k] * K[k,l]\"}\n"
+                              "  - {name: max, expr: \"X[m] max= S[m,l]\"}\n"
+                              "  - {name: sub, expr: \"D[m,l] = S[m,l] - X[m]\"}\n"
+                              "  - {name: av, expr: \"O[m,n] += D[m,l] * V[l,n]\"}\n"
+                              "  - {name: out, expr: \"P[m,e] += O[m,n] * W[n,e]\"}\n";
+  for (const std::string& text : {relu, softmax}) {
+    model::Workload w = model::load_workload_from_string(text, "chain");
+    SCOPED_TRACE(w.name);
+    auto best = solve_gemm_chain(a, w);
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(best->gemms, 3);
+    const auto& buf = a.levels[static_cast<size_t>(best->buffer_level)];
+    auto name = [&](int tensor) { return w.tensors[static_cast<size_t>(tensor)].name; };
+    const int64_t rows = w.dims[0].size / a.cores;  // the cores split m (no batch)
+    const int64_t l1 = w.dims[2].size;  // the first GEMM's output dim (h, l) is the third in both
+    int fitting = 0, too_big = 0;
+    for (int64_t tm : divisors(rows))
+      for (int64_t tl : divisors(l1)) {
+        auto s = gemm_chain_with_tiles(a, w, tm, tl);
+        if (w.name == "att3" && tl != l1) {
+          EXPECT_FALSE(s.has_value());
+          continue;
+        }
+        ASSERT_TRUE(s.has_value()) << tm << " " << tl;
+        model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
+        int64_t moved = dram(r, name(w.ops[0].inputs[0].tensor), true) + dram(r, name(w.ops.back().out.tensor), false);
+        for (const model::Op& op : w.ops)
+          if (op.unit == arch::UnitKind::Matrix) moved += dram(r, name(op.inputs[1].tensor), true);
+        EXPECT_EQ(static_cast<double>(moved), s->predicted_dram_elems) << tm << " " << tl;
+        const bool fits = s->footprint_elems * buf.word_bytes <= buf.capacity_bytes;
+        EXPECT_LE(static_cast<double>(r.levels[static_cast<size_t>(best->buffer_level)].peak_bytes),
+                  s->footprint_elems * buf.word_bytes) << tm << " " << tl;
+        if (fits) {
+          EXPECT_GE(s->predicted_dram_elems, best->predicted_dram_elems) << tm << " " << tl;
+        }
+        ++(fits ? fitting : too_big);
+      }
+    // The buffer binds: some tiles do not fit, and the solver's are among those that do.
+    EXPECT_GT(fitting, 0);
+    EXPECT_GT(too_big, 0);
+    EXPECT_LE(best->footprint_elems * buf.word_bytes, buf.capacity_bytes);
+  }
+}
+
 TEST(ChainSolver, SpreadsASingleBatchChainOverEveryCore) {
   model::Workload w = model::load_workload(test::config("workloads/gemm_chain_g10.yaml"));
   for (const char* name : {"edge", "cloud", "tpu_like"}) {
@@ -769,7 +829,7 @@ TEST(ChainSolver, SpreadsASingleBatchChainOverEveryCore) {
   }
 }
 
-TEST(ChainSolver, OnlyForTwoGemmChains) {
+TEST(ChainSolver, OnlyForGemmChains) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
   EXPECT_FALSE(solve_gemm_chain(a, model::load_workload(test::config("workloads/conv_chain_c1.yaml"))).has_value());
   // A softmax between the GEMMs reduces rows over l: whole rows (T_L = L).
@@ -788,6 +848,13 @@ TEST(ChainSolver, OnlyForTwoGemmChains) {
     SCOPED_TRACE(between);
     EXPECT_FALSE(solve_gemm_chain(a, model::load_workload_from_string(gemms + between + g2, "chain")).has_value());
   }
+  // A third GEMM whose left operand comes from outside starts no chain of its own.
+  const std::string third = "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n"
+                            "  - {name: g3, expr: \"F[m,p] += G[m,n] * H[n,p]\"}\n";
+  EXPECT_FALSE(solve_gemm_chain(a, model::load_workload_from_string(
+                                       "name: g\ndims: {m: 64, k: 32, l: 64, n: 32, p: 16}\nops:\n"
+                                       "  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n" + third, "chain"))
+                   .has_value());
   // Role-split buffers (ascend_like: L0A/L0B/L0C for the cube, UB for the vector unit) hold no chain whole.
   arch::Arch ascend = arch::load_arch(test::config("arch/ascend_like.yaml"));
   EXPECT_FALSE(solve_gemm_chain(ascend, model::load_workload(test::config("workloads/attention_g8.yaml"))).has_value());
