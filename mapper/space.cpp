@@ -13,7 +13,7 @@
 namespace dfx::mapper {
 namespace {
 auto fields(const Choice& c) {
-  return std::tie(c.group_of, c.prim, c.outer, c.core_dim, c.spatial, c.order, c.may_tile, c.may_spread);
+  return std::tie(c.group_of, c.prim, c.outer, c.core_dim, c.spatial, c.order, c.own_trips, c.may_tile, c.may_spread);
 }
 }  // namespace
 
@@ -28,6 +28,11 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
     return std::any_of(w.ops.begin(), w.ops.end(), [k](const model::Op& op) { return op.unit == k; });
   };
   levels_ = template_levels(a, uses(arch::UnitKind::Matrix), uses(arch::UnitKind::Vector));
+  // An op's own loops at DRAM sit under a group tile at DRAM that keeps the group's
+  // intermediates in its buffer: one level for all of them and for every op's tile.
+  auto same_level = [&](const std::vector<int>& levels) { return levels.empty() || levels == levels_.group; };
+  own_loops_ok_ = levels_.group.size() == 1 && levels_.matrix_staging < 0 && same_level(levels_.matrix_op) &&
+                  same_level(levels_.vector_op);
   // A unit the tree schedules has axes (each spatial loop on one); one that takes whole
   // instructions only a count of PEs (mapper/pe_axes.h).
   auto axes_of = [&](const arch::ComputeUnit* u, int unit_ways) -> std::optional<PeAxes> {
@@ -171,6 +176,7 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
   c.core_dim.assign(members.size(), -1);
   c.spatial.assign(w_.ops.size(), {});
   c.order.assign(w_.ops.size(), 0);
+  c.own_trips.assign(w_.ops.size(), {});
   for (size_t g = 0; g < members.size(); ++g) fill_group_tiling(c, g, members[g], rng);
   pin_ops(c);
 }
@@ -187,8 +193,10 @@ void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& membe
   }
   pin_outer(c, g);
   const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
+  pick_own_trips(c, first, last, members, rng);
   for (int o : members) {
-    pick_spatial(c, static_cast<size_t>(o), spatial_room(first, last, static_cast<size_t>(o)), op_axes(c, members, o), rng);
+    const auto op = static_cast<size_t>(o);
+    pick_spatial(c, op, spatial_room(op_tile(first, c, op), op_tile(last, c, op), op), op_axes(c, members, o), rng);
     c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
   }
 }
@@ -223,6 +231,9 @@ bool Space::follows(const Choice& structure, const Choice& c) const {
       if (c.outer[g][i] != 1 && !may_tile(structure, g, i)) return false;
     const bool spread = structure.may_spread.empty() || structure.may_spread[g];
     if (!spread && c.core_dim[g] >= 0) return false;
+    // A restricted tiling (a named baseline's) has no loops of an op's own.
+    const bool restricted = !structure.may_tile.empty() && !structure.may_tile[g].empty();
+    if (restricted && has_own_loops(c, g, group_members(c)[g])) return false;
   }
   return true;
 }
@@ -253,6 +264,7 @@ Choice Space::crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) 
     for (int o : members[g]) {
       c.spatial[static_cast<size_t>(o)] = y.spatial[static_cast<size_t>(o)];
       c.order[static_cast<size_t>(o)] = y.order[static_cast<size_t>(o)];
+      c.own_trips[static_cast<size_t>(o)] = y.own_trips[static_cast<size_t>(o)];
     }
   }
   return c;
@@ -263,7 +275,7 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
   // spatial choice); their draw is the same point, an evaluation spent on nothing (14-32% of the
   // climbs' steps on attention and conv). Draw again a few times instead.
   for (int tries = 0; tries < kMutationTries; ++tries) {
-    Choice c = mutate_gene(in, std::uniform_int_distribution<int>(structure ? 0 : 2, 5)(rng), rng);
+    Choice c = mutate_gene(in, std::uniform_int_distribution<int>(structure ? 0 : 2, own_loops_ok_ ? 6 : 5)(rng), rng);
     if (!(c == in)) return c;
   }
   return in;
@@ -274,7 +286,7 @@ Choice Space::restructure(const Choice& in, std::mt19937_64& rng) const {
 }
 
 // Genes: 0 a group boundary, 1 a primitive, 2 an outer factor, 3 the loop over the cores,
-// 4 a spatial choice, 5 a loop order.
+// 4 a spatial choice, 5 a loop order, 6 an op's own loop at DRAM.
 Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) const {
   Choice c = in;
   const size_t ops = w_.ops.size();
@@ -309,6 +321,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     // primitive gives them (a Pipe splits the array between its ops): a structure tiled well under
     // one primitive is often tiled well under another. Otherwise the tiling is drawn anew.
     if (std::bernoulli_distribution(0.5)(rng)) return retile(c, rng);
+    fit_own_trips(c, g, members[g]);  // a Pipe has none
     for (int o : members[g]) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_axes(c, members[g], o));
     pin_ops(c);
     return c;
@@ -348,10 +361,13 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
   const int redraw = pick(members, rng);
   // The loop below changes spatial choices only: the group's tiles stay.
   const model::OpBoxes first = group_tile(c, g), last = group_tile(c, g, true);
+  if (gene == 6 && !step_own_trips(c, first, last, static_cast<size_t>(redraw), rng)) return c;
+  if (gene == 2 || gene == 3) fit_own_trips(c, static_cast<size_t>(g), members);
   for (int o : members) {
-    const SpatialRoom ext = spatial_room(first, last, static_cast<size_t>(o));
+    const auto op = static_cast<size_t>(o);
+    const SpatialRoom ext = spatial_room(op_tile(first, c, op), op_tile(last, c, op), op);
     const bool fits = ext.allows(c.spatial[static_cast<size_t>(o)]);
-    if (fits && !(o == redraw && gene >= 4)) continue;
+    if (fits && !(o == redraw && (gene == 4 || gene == 5))) continue;
     // Half the re-draws of a fitting choice are local steps: a climb needs neighbours to walk to.
     if (fits && std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, static_cast<size_t>(o), ext, op_axes(c, members, o), rng);
     else pick_spatial(c, static_cast<size_t>(o), ext, op_axes(c, members, o), rng);
@@ -396,10 +412,26 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     for (size_t i = 0; i < dims.size(); ++i)
       if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
     const model::OpBoxes boxes = group_tile(c, static_cast<int>(g));
-    const int buffer_tile = add(add(root, outer), tile(levels_.group, c.prim[g]));
+    // With loops of its ops' own at DRAM (Choice::own_trips) the group's primitive goes on its
+    // DRAM tile, which keeps the intermediates that stay inside it in the buffer; otherwise on a
+    // tile at the buffer under it.
+    const bool own_loops = has_own_loops(c, g, members[g]);
+    int group_tile_node = -1;
+    if (own_loops) {
+      outer.prim = c.prim[g];
+      for (int o : members[g]) {
+        const int t = w_.ops[static_cast<size_t>(o)].out.tensor;
+        const auto& readers = w_.tensors[static_cast<size_t>(t)].consumers;
+        const bool inside = !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) { return c.group_of[static_cast<size_t>(r)] == static_cast<int>(g); });
+        if (inside) outer.keep.push_back({t, levels_.group.front()});
+      }
+      group_tile_node = add(root, outer);
+    } else {
+      group_tile_node = add(add(root, outer), tile(levels_.group, c.prim[g]));
+    }
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
-      const std::vector<int64_t> ext = op_extents(boxes, static_cast<size_t>(o));
+      const std::vector<int64_t> ext = op_extents(op_tile(boxes, c, static_cast<size_t>(o)), static_cast<size_t>(o));
       const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
       // stays put), the others in the order the choice ranks (Space::ordered_dims).
@@ -407,6 +439,14 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       for (size_t i = 0; i < op.dims.size(); ++i)
         if (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end()) reduce.push_back(i);
       keep.insert(keep.end(), reduce.begin(), reduce.end());
+      int parent = group_tile_node;
+      if (own_loops) {  // its own loops at DRAM, in the order of its tile's
+        model::TreeNode own = tile({0});
+        for (size_t i : keep)
+          if (!c.own_trips[static_cast<size_t>(o)].empty() && c.own_trips[static_cast<size_t>(o)][i] > 1)
+            own.loops.push_back(loop(op.dims[i], c.own_trips[static_cast<size_t>(o)][i], false));
+        parent = add(parent, own);
+      }
       const bool matrix = op.unit == arch::UnitKind::Matrix;
       model::TreeNode op_tile = tile(matrix ? levels_.matrix_op : levels_.vector_op);
       // A cube's inputs stage through their own level (L1): the loops over its output go there,
@@ -424,7 +464,6 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       // an extent the group's last tile changes) may only have spatial loops after it.
       for (size_t i = 0; i < op.dims.size(); ++i)
         if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
-      int parent = buffer_tile;
       if (matrix && levels_.matrix_staging >= 0) parent = add(parent, staged);
       parent = add(parent, op_tile);
       if (matrix && levels_.registers >= 0) parent = add(parent, tile({levels_.registers}));

@@ -33,6 +33,9 @@ struct Choice {
   std::vector<int> core_dim;                  // per group: its core split (Space::core_splits), -1 none
   std::vector<std::vector<int64_t>> spatial;  // per op, per op dim: spatial factor (1 = none)
   std::vector<int> order;                     // per op: rotation of its non-reduction loops
+  // Per op, per op dim: the trips of a loop at DRAM over that dim of the op alone, between its
+  // group's tile and its own (1, or empty for the op: none; Space::private_extent says where).
+  std::vector<std::vector<int64_t>> own_trips;
   // Restrictions a named baseline puts on its tiling (empty: none): per group, per outer dim,
   // whether it may be tiled; per group, whether a loop may be spread over the cores.
   std::vector<std::vector<char>> may_tile;
@@ -208,6 +211,26 @@ class Space {
   using TimedSpread = std::pair<double, std::vector<int64_t>>;
   std::vector<TimedSpread> timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
+  // Op `op`'s tile under its own loops at DRAM (Choice::own_trips), in its group's tile `group`.
+  model::OpBoxes op_tile(model::OpBoxes group, const Choice& c, size_t op) const;
+  // Where op `op` of group g may loop over its dim i at DRAM on its own: its extent there, when
+  // the arch keeps a fused group in one buffer, the group fuses several ops in turn (Seq, Shar)
+  // and its tiling is not restricted (a named baseline's), and the group's last tile leaves the
+  // dim whole; else 0.
+  int64_t private_extent(const Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op, size_t i) const;
+  bool own_loops_ok_ = false;  // the template's fused groups keep everything in one buffer level
+  // Drops own loops the group's tiles no longer allow (after its outer tiling changed).
+  void fit_own_trips(Choice& c, size_t g, const std::vector<int>& members) const;
+  void pick_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, const std::vector<int>& members,
+                      std::mt19937_64& rng) const;
+  // One of op `op`'s own loops to another trip count (a neighbour half the time); false when it
+  // has none it may take (private_extent) or the draw changed nothing.
+  bool step_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op,
+                      std::mt19937_64& rng) const;
+  bool has_own_loops(const Choice& c, size_t g, const std::vector<int>& members) const;
+  size_t op_steps(size_t o) const;  // op o's tiling steps (tiling_steps)
+  // `partial` with op o's own loop over its dim i at each trip count it may take (1 alone where none).
+  std::vector<Choice> own_trips_options(const Choice& partial, size_t o, size_t i) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
   // What an op's spatial loops may take in its group's tiles (first and last).
   SpatialRoom spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const;

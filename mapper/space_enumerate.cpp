@@ -50,19 +50,28 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
     c.core_dim.assign(groups, -1);
     c.spatial.assign(n, {});
     c.order.assign(n, 0);
-    // Per op: spatial and order; then the next op.
-    std::function<bool(size_t)> ops = [&](size_t o) -> bool {
-      if (o == n) return !honours_pins(c) || visit(c);
-      const int g = c.group_of[o];
-      for (const auto& sp : spatial_options(spatial_room(c, o), op_axes(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
-        c.spatial[o] = sp;
-        for (int r = 0; r < loop_orders(o); ++r) {
-          c.order[o] = r;
-          if (!ops(o + 1)) return false;
+    c.own_trips.assign(n, {});
+    // Per op: its own loops at DRAM, spatial and order; then the next op.
+    std::function<bool(size_t)> ops;
+    std::function<bool(size_t, size_t)> own = [&](size_t o, size_t i) -> bool {
+      if (i == w_.ops[o].dims.size() || !own_loops_ok_) {
+        const int g = c.group_of[o];
+        for (const auto& sp : spatial_options(spatial_room(c, o), op_axes(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
+          c.spatial[o] = sp;
+          for (int r = 0; r < loop_orders(o); ++r) {
+            c.order[o] = r;
+            if (!ops(o + 1)) return false;
+          }
         }
+        return true;
+      }
+      for (const Choice& with : own_trips_options(c, o, i)) {
+        c.own_trips[o] = with.own_trips[o];
+        if (!own(o, i + 1)) return false;
       }
       return true;
     };
+    ops = [&](size_t o) -> bool { return o == n ? !honours_pins(c) || visit(c) : own(o, 0); };
     // Per group: primitive (when it has several ops), the loop over cores, outer factors.
     std::function<bool(size_t)> group = [&](size_t g) -> bool {
       if (g == groups) return ops(0);
@@ -97,8 +106,28 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
 
 namespace dfx::mapper {
 
+// Per op: a step for each of its own loops at DRAM (where the template has them), its spatial
+// choice, its loop order.
+size_t Space::op_steps(size_t o) const { return (own_loops_ok_ ? w_.ops[o].dims.size() : 0) + 2; }
+
+std::vector<Choice> Space::own_trips_options(const Choice& partial, size_t o, size_t i) const {
+  const auto g = partial.group_of[o];
+  const int64_t extent = private_extent(partial, group_tile(partial, g), group_tile(partial, g, true), o, i);
+  std::vector<Choice> out;
+  for (int64_t d : extent > 1 ? divisors(extent) : std::vector<int64_t>{1}) {
+    Choice c = partial;
+    std::vector<int64_t>& trips = c.own_trips[o];
+    if (trips.empty()) trips.assign(w_.ops[o].dims.size(), 1);
+    trips[i] = d;
+    if (std::all_of(trips.begin(), trips.end(), [](int64_t t) { return t == 1; })) trips.clear();
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 size_t Space::tiling_steps(const Choice& structure) const {
-  size_t steps = 2 * w_.ops.size();
+  size_t steps = 0;
+  for (size_t o = 0; o < w_.ops.size(); ++o) steps += op_steps(o);
   for (const auto& members : group_members(structure)) steps += 1 + outer_dims(members).size();
   return steps;
 }
@@ -116,6 +145,7 @@ Choice Space::tiling_start(const Choice& structure) const {
   c.spatial.clear();
   for (const auto& op : w_.ops) c.spatial.push_back(std::vector<int64_t>(op.dims.size(), 1));
   c.order.assign(w_.ops.size(), 0);
+  c.own_trips.assign(w_.ops.size(), {});
   pin_all(c);
   return c;
 }
@@ -158,8 +188,12 @@ std::vector<Choice> Space::unpinned_options(const Choice& partial, size_t step) 
     }
     step -= 1 + dims.size();
   }
-  const size_t o = step / 2;
-  if (step % 2 == 0) {  // spatial
+  size_t o = 0;
+  while (step >= op_steps(o)) step -= op_steps(o), ++o;
+  const size_t own = op_steps(o) - 2;
+  if (step < own) return own_trips_options(partial, o, step);  // an own loop at DRAM
+  step -= own;
+  if (step == 0) {  // spatial
     const int g = partial.group_of[o];
     for (const auto& sp : spatial_options(spatial_room(partial, o), op_axes(partial, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
       Choice c = partial;

@@ -22,7 +22,99 @@ SpatialRoom Space::spatial_room(const model::OpBoxes& first, const model::OpBoxe
 
 SpatialRoom Space::spatial_room(const Choice& c, size_t op) const {
   const int g = c.group_of[op];
-  return spatial_room(group_tile(c, g), group_tile(c, g, true), op);
+  return spatial_room(op_tile(group_tile(c, g), c, op), op_tile(group_tile(c, g, true), c, op), op);
+}
+
+model::OpBoxes Space::op_tile(model::OpBoxes group, const Choice& c, size_t op) const {
+  if (op >= c.own_trips.size() || c.own_trips[op].empty()) return group;
+  const model::Op& o = w_.ops[op];
+  for (size_t i = 0; i < o.dims.size(); ++i) {
+    model::Range& r = group[op][static_cast<size_t>(o.dims[i])];
+    r.second = r.first + (r.second - r.first) / c.own_trips[op][i];  // its first step (the trips divide)
+  }
+  return group;
+}
+
+int64_t Space::private_extent(const Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op,
+                              size_t i) const {
+  const auto g = static_cast<size_t>(c.group_of[op]);
+  if (!own_loops_ok_ || (!c.may_tile.empty() && !c.may_tile[g].empty())) return 0;
+  // Pipe and Para children run side by side, each timed at every level's full bandwidth
+  // (TileFlow's rule, docs/semantics.md): stages with loads of their own at DRAM would overlap
+  // them beyond the port (attention G3 / cloud ran 6.15 K cycles under an 8.19 K DRAM bound).
+  if (c.prim[g] == model::Prim::Pipe || c.prim[g] == model::Prim::Para) return 0;
+  if (std::count(c.group_of.begin(), c.group_of.end(), c.group_of[op]) < 2) return 0;
+  const auto d = static_cast<size_t>(w_.ops[op].dims[i]);
+  const int64_t extent = first[op][d].second - first[op][d].first;
+  return extent == last[op][d].second - last[op][d].first ? extent : 0;
+}
+
+bool Space::has_own_loops(const Choice& c, size_t g, const std::vector<int>& members) const {
+  (void)g;
+  for (int o : members)
+    if (static_cast<size_t>(o) < c.own_trips.size())
+      for (int64_t t : c.own_trips[static_cast<size_t>(o)])
+        if (t > 1) return true;
+  return false;
+}
+
+bool Space::step_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op,
+                           std::mt19937_64& rng) const {
+  std::vector<std::pair<size_t, int64_t>> dims;  // (position in op.dims, extent)
+  for (size_t i = 0; i < w_.ops[op].dims.size(); ++i)
+    if (const int64_t extent = private_extent(c, first, last, op, i); extent > 1) dims.push_back({i, extent});
+  if (dims.empty()) return false;
+  const auto [i, extent] = pick(dims, rng);
+  std::vector<int64_t>& trips = c.own_trips[op];
+  if (trips.empty()) trips.assign(w_.ops[op].dims.size(), 1);
+  const std::vector<int64_t> d = divisors(extent);
+  const auto at = std::find(d.begin(), d.end(), trips[i]) - d.begin();
+  // Half the time the next divisor up or down (a climb's small step), else any.
+  const int64_t before = trips[i];
+  if (std::bernoulli_distribution(0.5)(rng)) trips[i] = d[static_cast<size_t>(std::clamp<std::ptrdiff_t>(
+                                                  at + (std::bernoulli_distribution(0.5)(rng) ? 1 : -1), 0,
+                                                  static_cast<std::ptrdiff_t>(d.size()) - 1))];
+  else trips[i] = pick(d, rng);
+  if (std::all_of(trips.begin(), trips.end(), [](int64_t t) { return t == 1; })) trips.clear();
+  return trips.empty() ? before != 1 : trips[i] != before;
+}
+
+void Space::fit_own_trips(Choice& c, size_t g, const std::vector<int>& members) const {
+  const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
+  for (int o : members) {
+    std::vector<int64_t>& trips = c.own_trips[static_cast<size_t>(o)];
+    bool any = false;
+    for (size_t i = 0; i < trips.size(); ++i) {
+      const int64_t extent = private_extent(c, first, last, static_cast<size_t>(o), i);
+      if (trips[i] > 1 && (extent == 0 || extent % trips[i] != 0)) trips[i] = 1;
+      any = any || trips[i] > 1;
+    }
+    if (!any) trips.clear();
+  }
+}
+
+// A quarter of a fused group's draws give its ops loops of their own at DRAM, each dim of each
+// op half the time (a divisor of its extent): a GEMM then streams its weights through the
+// buffer a slice at a time instead of holding all of the group's step.
+void Space::pick_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, const std::vector<int>& members,
+                           std::mt19937_64& rng) const {
+  for (int o : members) c.own_trips[static_cast<size_t>(o)].clear();
+  constexpr double kOwnLoopsShare = 0.25;
+  if (!own_loops_ok_ || members.size() < 2 || !std::bernoulli_distribution(kOwnLoopsShare)(rng)) return;
+  for (int o : members) {
+    const model::Op& op = w_.ops[static_cast<size_t>(o)];
+    std::vector<int64_t> trips(op.dims.size(), 1);
+    bool any = false;
+    for (size_t i = 0; i < trips.size(); ++i) {
+      const int64_t extent = private_extent(c, first, last, static_cast<size_t>(o), i);
+      if (extent < 2 || !std::bernoulli_distribution(0.5)(rng)) continue;
+      std::vector<int64_t> d = divisors(extent);
+      d.erase(d.begin());  // not 1
+      trips[i] = pick(d, rng);
+      any = true;
+    }
+    if (any) c.own_trips[static_cast<size_t>(o)] = std::move(trips);
+  }
 }
 
 const PeAxes& Space::unit_axes(size_t op) const {

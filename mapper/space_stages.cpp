@@ -44,22 +44,33 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
   Choice c = in;
   const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
   std::vector<double> time;
-  for (int o : members[g]) time.push_back(compute_estimate(first, static_cast<size_t>(o), c.spatial[static_cast<size_t>(o)]));
+  // Per group tile: an op with loops of its own at DRAM computes its tile that many times.
+  auto own_steps = [&](size_t o) {
+    double n = 1;
+    for (int64_t t : c.own_trips[o]) n *= static_cast<double>(t);
+    return n;
+  };
+  for (int o : members[g]) {
+    const auto op = static_cast<size_t>(o);
+    time.push_back(compute_estimate(op_tile(first, c, op), op, c.spatial[op]) * own_steps(op));
+  }
   const double slowest = *std::max_element(time.begin(), time.end());
   // Every op within a hair of the slowest moves: the plateau is left in one step.
   constexpr double kTie = 0.01;
   for (size_t k = 0; k < time.size(); ++k) {
     if (time[k] < slowest * (1 - kTie)) continue;
     const auto o = static_cast<size_t>(members[g][k]);
-    const SpatialRoom room = spatial_room(first, last, o);
+    const model::OpBoxes mine = op_tile(first, c, o);
+    const SpatialRoom room = spatial_room(mine, op_tile(last, c, o), o);
     const PeAxes axes = op_axes(c, members[g], static_cast<int>(o));
     const std::vector<int64_t> before = c.spatial[o];
     widen_spatial(c, o, room, axes, rng);
     if (c.spatial[o] != before) continue;
     // No factor can grow where it is: another set of spread dims may still compute faster
     // (attention G8 / edge: qk at m:26 x l:16 has no room on a 512-PE array, l:15 x k:32 does).
-    std::vector<TimedSpread> faster = timed_spreads(first, o, room, axes);
-    faster.erase(std::remove_if(faster.begin(), faster.end(), [&](const TimedSpread& s) { return s.first >= time[k]; }), faster.end());
+    std::vector<TimedSpread> faster = timed_spreads(mine, o, room, axes);
+    faster.erase(std::remove_if(faster.begin(), faster.end(), [&](const TimedSpread& s) { return s.first * own_steps(o) >= time[k]; }),
+                 faster.end());
     if (faster.empty()) continue;
     // Half the time the least step down in time (a neighbour), else any faster choice.
     const auto nearest = std::max_element(faster.begin(), faster.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -91,8 +102,8 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, std::mt1
   const auto [slow, g] = pick(paced, rng);
   Choice c = in;
   const auto o = static_cast<size_t>(slow);
-  const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
-  const SpatialRoom room = spatial_room(first, last, o);
+  const model::OpBoxes first = op_tile(group_tile(c, static_cast<int>(g)), c, o);
+  const SpatialRoom room = spatial_room(first, op_tile(group_tile(c, static_cast<int>(g), true), c, o), o);
   const PeAxes axes = op_axes(c, members[g], slow);
   // Half the time another spread that computes no slower, so that only what the stage moves
   // changes (qk of attention G8 / edge at l:30 x k:16 waits 2.1 K cycles for its data, at

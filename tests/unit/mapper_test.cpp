@@ -459,6 +459,57 @@ TEST(Space, TripCountsAreEveryDistinctLoop) {
 
 // Outer factors that leave a partial last tile keep the trees valid: spatial loops stay off the
 // dims whose extent changes there, and inner loops step element by element in it.
+// An op's own loops at DRAM (Choice::own_trips): only in fused groups that run their ops in
+// turn (Seq, Shar), on archs with one buffer for a group; trips that divide the op's extent in
+// its group's tile; trees the loader and the analysis take as they are. Random points and
+// their mutations (whose gene 6 moves one such loop alone).
+TEST(Space, OwnLoopsAtDramOnlyWhereTheyHold) {
+  model::Workload w = model::load_workload(test::config("workloads/bert_layer_tail.yaml"));
+  for (const char* name : {"edge", "cloud", "ascend_like"}) {
+    SCOPED_TRACE(name);
+    arch::Arch a = arch::load_arch(test::config(std::string("arch/") + name + ".yaml"));
+    Space space(a, w);
+    std::mt19937_64 rng(11);
+    int with_own = 0, valid = 0, only_own_moved = 0;
+    for (int i = 0; i < 300; ++i) {
+      const Choice c = space.random(rng);
+      for (const Choice& x : {c, space.mutate(c, rng, false)}) {
+        bool own = false;
+        for (size_t o = 0; o < w.ops.size(); ++o) {
+          if (x.own_trips[o].empty()) continue;
+          own = true;
+          const int g = x.group_of[o];
+          EXPECT_GE(std::count(x.group_of.begin(), x.group_of.end(), g), 2);
+          const model::Prim p = x.prim[static_cast<size_t>(g)];
+          EXPECT_TRUE(p == model::Prim::Seq || p == model::Prim::Shar);
+          EXPECT_TRUE(std::any_of(x.own_trips[o].begin(), x.own_trips[o].end(), [](int64_t t) { return t > 1; }));
+        }
+        if (!own) continue;
+        ++with_own;
+        const model::Dataflow f = space.build(x, "x");
+        model::check_dataflow(f, a, w);
+        const model::Report r = model::analyze(a, w, f);
+        for (const auto& p : r.problems) {
+          EXPECT_EQ(p.message.find("extent"), std::string::npos) << p.message << "\n" << space.flow_yaml(x, "x");
+          EXPECT_EQ(p.message.find("spatial"), std::string::npos) << p.message << "\n" << space.flow_yaml(x, "x");
+        }
+        valid += r.valid;
+      }
+      const Choice m = space.mutate(c, rng, false);
+      Choice same = m;
+      same.own_trips = c.own_trips;
+      only_own_moved += m.own_trips != c.own_trips && same.outer == c.outer && same.spatial == c.spatial;
+    }
+    if (std::string(name) == "ascend_like") {  // L1 and UB for a group: no one buffer holds it
+      EXPECT_EQ(with_own, 0);
+      continue;
+    }
+    EXPECT_GT(with_own, 50);
+    EXPECT_GT(valid, with_own / 2) << valid << " of " << with_own;
+    EXPECT_GT(only_own_moved, 1);  // few points have a fused Seq or Shar group for gene 6 to move in
+  }
+}
+
 TEST(Space, NonDivisorFactorsGiveValidTrees) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
   model::Workload w = model::load_workload_from_string(
