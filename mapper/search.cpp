@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -82,6 +83,9 @@ class Searcher {
       if (out_.best.size() > static_cast<size_t>(o_.top)) out_.best.pop_back();
       for (size_t i = 0; i < out_.best.size(); ++i) out_.best[i].name = "best" + std::to_string(i + 1);
     }
+    if (out_.best.empty() && out_.not_lowered > 0)
+      throw InputError(SourceLoc{}, "no dataflow found in " + std::to_string(out_.evaluations) + " evaluations that the lowering (--emit) can express; it refused " +
+                                        std::to_string(out_.not_lowered) + " valid ones:" + refusals());
     if (out_.best.empty())
       throw InputError(SourceLoc{}, "no valid dataflow found in " + std::to_string(out_.evaluations) +
                                         " evaluations: raise --evals, or check capacities and PE counts");
@@ -306,14 +310,26 @@ class Searcher {
 
   // Whether the lowering expresses `f`, when the options ask for it (else always). Only
   // candidates that would become the best are asked: a lowering costs a few analyses.
-  bool lowers(const model::Dataflow& f) const {
+  bool lowers(const model::Dataflow& f) {
     if (!o_.lowering) return true;
     try {
       lower(a_, w_, f, *o_.lowering);
       return true;
-    } catch (const InputError&) {
+    } catch (const InputError& e) {
+      ++refused_[e.problems().empty() ? e.what() : e.problems().front().message];
       return false;
     }
+  }
+  // Why the lowering refused candidates, and how often (for the error when it refused them all).
+  std::map<std::string, int64_t> refused_;
+  std::string refusals() const {
+    std::vector<std::pair<int64_t, std::string>> by_count;
+    for (const auto& [why, n] : refused_) by_count.push_back({-n, why});
+    std::sort(by_count.begin(), by_count.end());
+    std::string out;
+    for (size_t i = 0; i < by_count.size() && i < 3; ++i)
+      out += "\n  " + std::to_string(-by_count[i].first) + "× " + by_count[i].second;
+    return out;
   }
 
   // REFERENCE.md §3's closed form for two-GEMM chains: one more baseline, outside the template.
