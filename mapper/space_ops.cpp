@@ -40,8 +40,10 @@ int64_t Space::private_extent(const Choice& c, const model::OpBoxes& first, cons
   const auto g = static_cast<size_t>(c.group_of[op]);
   if (!own_loops_ok_ || (!c.may_tile.empty() && !c.may_tile[g].empty())) return 0;
   // Pipe and Para children run side by side, each timed at every level's full bandwidth
-  // (TileFlow's rule, docs/semantics.md): stages with loads of their own at DRAM would overlap
-  // them beyond the port (attention G3 / cloud ran 6.15 K cycles under an 8.19 K DRAM bound).
+  // (TileFlow's rule, docs/semantics.md): stages with loads of their own would overlap them
+  // beyond what DRAM and the buffer can move (attention G3 / cloud ran 6.15 K cycles under an
+  // 8.19 K DRAM bound; with DRAM shared between the stages, attention G1 / edge ran 65.6 K with
+  // the buffer busy for 68.5 K), so Pipe and Para groups keep their ops' tiles whole.
   if (c.prim[g] == model::Prim::Pipe || c.prim[g] == model::Prim::Para) return 0;
   if (std::count(c.group_of.begin(), c.group_of.end(), c.group_of[op]) < 2) return 0;
   const auto d = static_cast<size_t>(w_.ops[op].dims[i]);
