@@ -33,6 +33,7 @@ const Shipped kShipped[] = {
     {"ascend_like", "attention_g1", "attention_g1_ascend_fused"},
     {"ascend_like", "gemm_chain_g1", "gemm_chain_g1_ascend_fused"},
     {"ascend_like", "conv_chain_c1", "conv_chain_c1_ascend"},
+    {"edge", "gemm_chain_g1", "gemm_chain_g1_edge_own_loops"},  // ops with loops of their own at DRAM
     {"tileflow_validation", "fused_gemm_validation", "validation_fused_gemm"},
 };
 
