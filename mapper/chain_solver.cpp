@@ -200,11 +200,11 @@ struct ChainCosts {
     const double t_m = static_cast<double>(tm), t_l = static_cast<double>(tl), a_k = static_cast<double>(alpha(c.k));
     double operands = t_m * a_k + a_k * t_l;                                                  // A, B_1
     operands = std::max(operands, t_l * static_cast<double>(alpha(c.stages[1].l)));            // B_2
-    for (size_t i = 2; i < c.stages.size(); ++i)                                               // B_i
+    const size_t last = c.stages.size() - 1;                                                   // ≥ 2
+    for (size_t i = 2; i < last; ++i)                                                          // B_i
       operands = std::max(operands, L(i - 1) * static_cast<double>(alpha(c.stages[i].l)));
-    const size_t last = c.stages.size() - 1;
-    operands = std::max(operands, (last >= 2 ? L(last - 1) : t_l) * static_cast<double>(alpha(c.stages[last].l)) +
-                                      t_m * static_cast<double>(alpha(c.stages[last].l)));     // B_G and the result's tile
+    const double a_n = static_cast<double>(alpha(c.stages[last].l));
+    operands = std::max(operands, L(last - 1) * a_n + t_m * a_n);                              // B_G and the result's tile
     return t_m * per_row + operands;
   }
 };

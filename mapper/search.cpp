@@ -4,14 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <random>
 
 #include "mapper/batch_scorer.h"
 #include "mapper/chain_solver.h"
-#include "mapper/lower.h"
+#include "mapper/lowering_check.h"
 #include "mapper/mcts.h"
 #include "mapper/space.h"
 #include "mapper/tree_scorer.h"
@@ -85,7 +84,7 @@ class Searcher {
     }
     if (out_.best.empty() && out_.not_lowered > 0)
       throw InputError(SourceLoc{}, "no dataflow found in " + std::to_string(out_.evaluations) + " evaluations that the lowering (--emit) can express; it refused " +
-                                        std::to_string(out_.not_lowered) + " valid ones:" + refusals());
+                                        std::to_string(out_.not_lowered) + " valid ones:" + lowering_.refusals());
     if (out_.best.empty())
       throw InputError(SourceLoc{}, "no valid dataflow found in " + std::to_string(out_.evaluations) +
                                         " evaluations: raise --evals, or check capacities and PE counts");
@@ -111,6 +110,7 @@ class Searcher {
   const SearchOptions& o_;
   Space space_;
   TreeScorer scorer_;
+  LoweringCheck lowering_{a_, w_, o_.lowering};  // only improvements are asked (a lowering costs a few analyses)
   std::mt19937_64 rng_;
   std::chrono::steady_clock::time_point start_;
   Outcome out_;
@@ -204,7 +204,7 @@ class Searcher {
     for (Entry& e : done) {
       ++out_.evaluations;
       out_.ruled_out += e.ruled_out;
-      if (o_.lowering && e.valid && e.cost < best_ && !lowers(space_.build(e.choice, "candidate"))) {
+      if (o_.lowering && e.valid && e.cost < best_ && !lowering_.lowers(space_.build(e.choice, "candidate"))) {
         e.valid = false, e.cost = INFINITY;
         ++out_.not_lowered;
       }
@@ -308,31 +308,7 @@ class Searcher {
     return best;
   }
 
-  // Whether the lowering expresses `f`, when the options ask for it (else always). Only
-  // candidates that would become the best are asked: a lowering costs a few analyses.
-  bool lowers(const model::Dataflow& f) {
-    if (!o_.lowering) return true;
-    try {
-      lower(a_, w_, f, *o_.lowering);
-      return true;
-    } catch (const InputError& e) {
-      ++refused_[e.problems().empty() ? e.what() : e.problems().front().message];
-      return false;
-    }
-  }
-  // Why the lowering refused candidates, and how often (for the error when it refused them all).
-  std::map<std::string, int64_t> refused_;
-  std::string refusals() const {
-    std::vector<std::pair<int64_t, std::string>> by_count;
-    for (const auto& [why, n] : refused_) by_count.push_back({-n, why});
-    std::sort(by_count.begin(), by_count.end());
-    std::string out;
-    for (size_t i = 0; i < by_count.size() && i < 3; ++i)
-      out += "\n  " + std::to_string(-by_count[i].first) + "× " + by_count[i].second;
-    return out;
-  }
-
-  // REFERENCE.md §3's closed form for two-GEMM chains: one more baseline, outside the template.
+  // REFERENCE.md §3's closed form for GEMM chains: one more baseline, outside the template.
   void chain_solver() {
     auto solved = solve_gemm_chain(a_, w_);
     const bool seq_allowed = o_.prims.empty() || std::find(o_.prims.begin(), o_.prims.end(), model::Prim::Seq) != o_.prims.end();
@@ -349,7 +325,7 @@ class Searcher {
       ++out_.valid;
       out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective), {}});
       // Outside the template: it competes for `best` at the end, if it lowers when asked to.
-      if (lowers(f)) extra_ = out_.baselines.back();
+      if (lowering_.lowers(f)) extra_ = out_.baselines.back();
       else ++out_.not_lowered;
       if (o_.pareto) {
         Entry e;

@@ -231,10 +231,12 @@ bool Space::follows(const Choice& structure, const Choice& c) const {
       if (c.outer[g][i] != 1 && !may_tile(structure, g, i)) return false;
     const bool spread = structure.may_spread.empty() || structure.may_spread[g];
     if (!spread && c.core_dim[g] >= 0) return false;
-    // A restricted tiling (a named baseline's) has no loops of an op's own.
-    const bool restricted = !structure.may_tile.empty() && !structure.may_tile[g].empty();
-    if (restricted && has_own_loops(c, g, group_members(c)[g])) return false;
   }
+  // A restricted tiling (a named baseline's) has no loops of an op's own.
+  if (structure.may_tile.empty()) return true;
+  const auto members = group_members(c);
+  for (size_t g = 0; g < members.size(); ++g)
+    if (!structure.may_tile[g].empty() && has_own_loops(c, members[g])) return false;
   return true;
 }
 
@@ -321,7 +323,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     // primitive gives them (a Pipe splits the array between its ops): a structure tiled well under
     // one primitive is often tiled well under another. Otherwise the tiling is drawn anew.
     if (std::bernoulli_distribution(0.5)(rng)) return retile(c, rng);
-    fit_own_trips(c, g, members[g]);  // a Pipe has none
+    fit_own_trips(c, group_tile(c, static_cast<int>(g)), group_tile(c, static_cast<int>(g), true), members[g]);  // a Pipe has none
     for (int o : members[g]) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_axes(c, members[g], o));
     pin_ops(c);
     return c;
@@ -362,7 +364,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
   // The loop below changes spatial choices only: the group's tiles stay.
   const model::OpBoxes first = group_tile(c, g), last = group_tile(c, g, true);
   if (gene == 6 && !step_own_trips(c, first, last, static_cast<size_t>(redraw), rng)) return c;
-  if (gene == 2 || gene == 3) fit_own_trips(c, static_cast<size_t>(g), members);
+  if (gene == 2 || gene == 3) fit_own_trips(c, first, last, members);
   for (int o : members) {
     const auto op = static_cast<size_t>(o);
     const SpatialRoom ext = spatial_room(op_tile(first, c, op), op_tile(last, c, op), op);
@@ -415,7 +417,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     // With loops of its ops' own at DRAM (Choice::own_trips) the group's primitive goes on its
     // DRAM tile, which keeps the intermediates that stay inside it in the buffer; otherwise on a
     // tile at the buffer under it.
-    const bool own_loops = has_own_loops(c, g, members[g]);
+    const bool own_loops = has_own_loops(c, members[g]);
     int group_tile_node = -1;
     if (own_loops) {
       outer.prim = c.prim[g];

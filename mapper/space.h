@@ -219,15 +219,18 @@ class Space {
   // dim whole; else 0.
   int64_t private_extent(const Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op, size_t i) const;
   bool own_loops_ok_ = false;  // the template's fused groups keep everything in one buffer level
-  // Drops own loops the group's tiles no longer allow (after its outer tiling changed).
-  void fit_own_trips(Choice& c, size_t g, const std::vector<int>& members) const;
+  // Drops own loops the group's tiles (`first`, `last`) no longer allow (after its outer tiling
+  // or its primitive changed).
+  void fit_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, const std::vector<int>& members) const;
   void pick_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, const std::vector<int>& members,
                       std::mt19937_64& rng) const;
   // One of op `op`'s own loops to another trip count (a neighbour half the time); false when it
   // has none it may take (private_extent) or the draw changed nothing.
   bool step_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op,
                       std::mt19937_64& rng) const;
-  bool has_own_loops(const Choice& c, size_t g, const std::vector<int>& members) const;
+  static bool has_own_loops(const Choice& c, const std::vector<int>& members);
+  // An op's own trips, empty when none is above 1 (the form Choice keeps, so points compare alike).
+  static void drop_if_none(std::vector<int64_t>& trips);
   size_t op_steps(size_t o) const;  // op o's tiling steps (tiling_steps)
   // `partial` with op o's own loop over its dim i at each trip count it may take (1 alone where none).
   std::vector<Choice> own_trips_options(const Choice& partial, size_t o, size_t i) const;

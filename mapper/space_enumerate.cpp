@@ -119,7 +119,7 @@ std::vector<Choice> Space::own_trips_options(const Choice& partial, size_t o, si
     std::vector<int64_t>& trips = c.own_trips[o];
     if (trips.empty()) trips.assign(w_.ops[o].dims.size(), 1);
     trips[i] = d;
-    if (std::all_of(trips.begin(), trips.end(), [](int64_t t) { return t == 1; })) trips.clear();
+    drop_if_none(trips);
     out.push_back(std::move(c));
   }
   return out;

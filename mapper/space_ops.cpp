@@ -51,13 +51,16 @@ int64_t Space::private_extent(const Choice& c, const model::OpBoxes& first, cons
   return extent == last[op][d].second - last[op][d].first ? extent : 0;
 }
 
-bool Space::has_own_loops(const Choice& c, size_t g, const std::vector<int>& members) const {
-  (void)g;
+bool Space::has_own_loops(const Choice& c, const std::vector<int>& members) {
   for (int o : members)
     if (static_cast<size_t>(o) < c.own_trips.size())
       for (int64_t t : c.own_trips[static_cast<size_t>(o)])
         if (t > 1) return true;
   return false;
+}
+
+void Space::drop_if_none(std::vector<int64_t>& trips) {
+  if (std::all_of(trips.begin(), trips.end(), [](int64_t t) { return t == 1; })) trips.clear();
 }
 
 bool Space::step_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op,
@@ -77,21 +80,20 @@ bool Space::step_own_trips(Choice& c, const model::OpBoxes& first, const model::
                                                   at + (std::bernoulli_distribution(0.5)(rng) ? 1 : -1), 0,
                                                   static_cast<std::ptrdiff_t>(d.size()) - 1))];
   else trips[i] = pick(d, rng);
-  if (std::all_of(trips.begin(), trips.end(), [](int64_t t) { return t == 1; })) trips.clear();
-  return trips.empty() ? before != 1 : trips[i] != before;
+  const int64_t after = trips[i];
+  drop_if_none(trips);
+  return after != before;
 }
 
-void Space::fit_own_trips(Choice& c, size_t g, const std::vector<int>& members) const {
-  const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
+void Space::fit_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last,
+                          const std::vector<int>& members) const {
   for (int o : members) {
     std::vector<int64_t>& trips = c.own_trips[static_cast<size_t>(o)];
-    bool any = false;
     for (size_t i = 0; i < trips.size(); ++i) {
       const int64_t extent = private_extent(c, first, last, static_cast<size_t>(o), i);
       if (trips[i] > 1 && (extent == 0 || extent % trips[i] != 0)) trips[i] = 1;
-      any = any || trips[i] > 1;
     }
-    if (!any) trips.clear();
+    drop_if_none(trips);
   }
 }
 
@@ -106,16 +108,15 @@ void Space::pick_own_trips(Choice& c, const model::OpBoxes& first, const model::
   for (int o : members) {
     const model::Op& op = w_.ops[static_cast<size_t>(o)];
     std::vector<int64_t> trips(op.dims.size(), 1);
-    bool any = false;
     for (size_t i = 0; i < trips.size(); ++i) {
       const int64_t extent = private_extent(c, first, last, static_cast<size_t>(o), i);
       if (extent < 2 || !std::bernoulli_distribution(0.5)(rng)) continue;
       std::vector<int64_t> d = divisors(extent);
       d.erase(d.begin());  // not 1
       trips[i] = pick(d, rng);
-      any = true;
     }
-    if (any) c.own_trips[static_cast<size_t>(o)] = std::move(trips);
+    drop_if_none(trips);
+    c.own_trips[static_cast<size_t>(o)] = std::move(trips);
   }
 }
 

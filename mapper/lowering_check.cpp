@@ -1,0 +1,31 @@
+#include "mapper/lowering_check.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "mapper/lower.h"
+
+namespace dfx::mapper {
+
+bool LoweringCheck::lowers(const model::Dataflow& f) {
+  if (!dtype_) return true;
+  try {
+    lower(a_, w_, f, *dtype_);
+    return true;
+  } catch (const InputError& e) {
+    ++refused_[e.problems().empty() ? e.what() : e.problems().front().message];
+    return false;
+  }
+}
+
+std::string LoweringCheck::refusals() const {
+  std::vector<std::pair<int64_t, std::string>> by_count;
+  for (const auto& [why, n] : refused_) by_count.push_back({-n, why});
+  std::sort(by_count.begin(), by_count.end());
+  std::string out;
+  for (size_t i = 0; i < by_count.size() && i < 3; ++i) out += "\n  " + std::to_string(-by_count[i].first) + "× " + by_count[i].second;
+  return out;
+}
+
+}  // namespace dfx::mapper
