@@ -277,6 +277,26 @@ struct Prepared {
 
   ChainCosts costs(const model::Workload& w) const { return ChainCosts{w, chain, units, m_per_core, batch, copies}; }
 
+  // chain_tree's two-GEMM tree in the template's terms: batch dims one at a time, m and l_1 in
+  // tiles of T_M and T_L, k and n below the group in steps of T_K and T_N.
+  void template_tiles(const model::Workload& w) {
+    s.group_tile.clear();
+    for (const auto& d : w.dims) s.group_tile.push_back(d.size);
+    for (int b : chain.batch) s.group_tile[static_cast<size_t>(b)] = 1;
+    s.group_tile[static_cast<size_t>(chain.m)] = s.tm;
+    s.group_tile[static_cast<size_t>(chain.stages[0].l)] = s.tl;
+    s.own_trips.assign(w.ops.size(), {});
+    auto own_loop = [&](int op, int dim, int64_t tile) {
+      const model::Op& o = w.ops[static_cast<size_t>(op)];
+      std::vector<int64_t>& trips = s.own_trips[static_cast<size_t>(op)];
+      trips.assign(o.dims.size(), 1);
+      for (size_t i = 0; i < o.dims.size(); ++i)
+        if (o.dims[i] == dim) trips[i] = w.dims[static_cast<size_t>(dim)].size / tile;
+    };
+    own_loop(chain.stages[0].gemm, chain.k, s.tk);
+    own_loop(chain.stages[1].gemm, chain.stages[1].l, s.tn);
+  }
+
   ChainSolution finish(const arch::Arch& a, const model::Workload& w) {
     const ChainCosts c = costs(w);
     s.tk = c.alpha(chain.k);
@@ -284,6 +304,7 @@ struct Prepared {
     s.footprint_elems = c.mu(s.tm, s.tl);
     s.predicted_dram_elems = c.dv(s.tm, s.tl);
     s.flow_yaml = chain_tree(a, w, chain, s, registers, units);
+    if (chain.stages.size() == 2) template_tiles(w);
     return s;
   }
 };

@@ -15,6 +15,7 @@
 // tiles (T_M, T_L1) that fits.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "arch/arch.h"
 #include "model/workload.h"
@@ -31,6 +32,12 @@ struct ChainSolution {
   double predicted_dram_elems = 0;         // A and the B_i read, the last result written, as §3 counts them
   double footprint_elems = 0;              // MU of the rounded tiles
   std::string flow_yaml;                   // the tree (mapper/chain_internal.h, chain_tree)
+  // The same tiles as a point of the search's template (Space::fused_at), where it has one: two
+  // GEMMs (a longer chain's first two sit under a tile of their own). Per workload dim the fused
+  // group's tile on one core; per op, per op dim, the trips of its own loop at DRAM (k for the
+  // first GEMM, n for the second). Both empty for longer chains.
+  std::vector<int64_t> group_tile;
+  std::vector<std::vector<int64_t>> own_trips;
 };
 
 // Contract: nullopt when the workload is not a chain of GEMMs (with only such vector ops

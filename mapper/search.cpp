@@ -308,7 +308,8 @@ class Searcher {
     return best;
   }
 
-  // REFERENCE.md §3's closed form for GEMM chains: one more baseline, outside the template.
+  // REFERENCE.md §3's closed form for GEMM chains: one more baseline, outside the template, and
+  // a seed of the search where the template has its tiles.
   void chain_solver() {
     auto solved = solve_gemm_chain(a_, w_);
     const bool seq_allowed = o_.prims.empty() || std::find(o_.prims.begin(), o_.prims.end(), model::Prim::Seq) != o_.prims.end();
@@ -316,6 +317,13 @@ class Searcher {
     bool one_group = true;
     for (const auto& g : o_.groups) one_group = one_group && g.size() == w_.ops.size();
     if (!solved || !seq_allowed || !one_group || space_.pinned() || out_of_budget()) return;
+    // Its tiles as a point of the template (two GEMMs) seed the search.
+    if (!solved->group_tile.empty())
+      if (auto seed = space_.fused_at(model::Prim::Seq, solved->core_dim, solved->group_tile, solved->own_trips)) {
+        Entry e = evaluate({*seed}).front();
+        if (e.valid) population_.push_back(std::move(e));
+      }
+    if (out_of_budget()) return;
     ++out_.evaluations;
     ++out_.analyses;
     try {

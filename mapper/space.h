@@ -104,6 +104,15 @@ class Space {
   // True if `c` has the groups and primitives of `structure` and keeps its tiling restrictions.
   bool follows(const Choice& structure, const Choice& c) const;
 
+  // The point that fuses every op into one group with primitive `prim` and the given tiles, for
+  // a seed from outside the search (the chain solver's, mapper/chain_solver.h): `core_dim` (a
+  // workload dim, -1: none) spread over every core; per workload dim the group's tile on one
+  // core; per op and op dim the trips of its own loop at DRAM (empty: none). Each op spreads the
+  // way its compute in the tile is fastest, its loops in the workload's order. nullopt where the
+  // template has no such point: fusion or the primitive fixed otherwise, a tile over a dim the
+  // group may not loop over, tiles or trips that do not divide, own loops where it keeps none.
+  std::optional<Choice> fused_at(model::Prim prim, int core_dim, const std::vector<int64_t>& tile,
+                                 const std::vector<std::vector<int64_t>>& own_trips) const;
   // The tree of a choice, built directly (not checked: run model::check_dataflow on it).
   model::Dataflow build(const Choice& c, const std::string& name) const;
   std::string flow_yaml(const Choice& c, const std::string& name) const;  // the same tree as text

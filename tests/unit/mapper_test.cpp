@@ -708,6 +708,16 @@ int64_t dram(const model::Report& r, const std::string& tensor, bool read) {
   return 0;
 }
 
+// What §3 counts of a chain's DRAM traffic: A and every GEMM's right operand read, the last
+// result written.
+int64_t chain_dram(const model::Workload& w, const model::Report& r) {
+  auto name = [&](int tensor) { return w.tensors[static_cast<size_t>(tensor)].name; };
+  int64_t measured = dram(r, name(w.ops[0].inputs[0].tensor), true) + dram(r, name(w.ops.back().out.tensor), false);
+  for (const model::Op& op : w.ops)
+    if (op.unit == arch::UnitKind::Matrix) measured += dram(r, name(op.inputs[1].tensor), true);
+  return measured;
+}
+
 TEST(ChainSolver, PredictionEqualsTheAnalysis) {
   struct Case {
     const char* arch;
@@ -726,19 +736,57 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
     ASSERT_TRUE(s.has_value());
     model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
     ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
-    // A and every GEMM's right operand read, the last result written.
-    auto name = [&](int tensor) { return w.tensors[static_cast<size_t>(tensor)].name; };
-    int64_t measured = dram(r, name(w.ops[0].inputs[0].tensor), true) + dram(r, name(w.ops.back().out.tensor), false);
-    int gemms = 0;
-    for (const model::Op& op : w.ops)
-      if (op.unit == arch::UnitKind::Matrix) measured += dram(r, name(op.inputs[1].tensor), true), ++gemms;
-    EXPECT_EQ(static_cast<double>(measured), s->predicted_dram_elems);
-    EXPECT_EQ(s->gemms, gemms);
+    EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s->predicted_dram_elems);
+    EXPECT_EQ(s->gemms, std::count_if(w.ops.begin(), w.ops.end(), [](const model::Op& op) { return op.unit == arch::UnitKind::Matrix; }));
     // The tiles respect the buffer (MU ≤ MC) and the analysis agrees.
     const auto& buf = r.levels[static_cast<size_t>(s->buffer_level)];
     EXPECT_LE(s->footprint_elems * buf.word_bytes, buf.capacity_bytes);
     EXPECT_LE(static_cast<double>(buf.peak_bytes), s->footprint_elems * buf.word_bytes);
   }
+}
+
+// The solver's tiles as a point of the template (Space::fused_at), the search's seed: the
+// analysis of its tree moves what §3 predicts, as the solver's own tree does. Longer chains
+// have no such point.
+TEST(ChainSolver, SeedsTheSearchWithItsTiles) {
+  struct Case {
+    const char* arch;
+    const char* workload;
+  };
+  for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tileflow_validation", "fused_gemm_validation"},
+                        Case{"tpu_like", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"}, Case{"edge", "mlp_block"},
+                        Case{"edge", "attention_g1"}, Case{"cloud", "attention_g3"}, Case{"tpu_like", "attention_g10"}}) {
+    SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
+    arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
+    model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
+    auto s = solve_gemm_chain(a, w);
+    ASSERT_TRUE(s.has_value());
+    Space space(a, w);
+    auto seed = space.fused_at(model::Prim::Seq, s->core_dim, s->group_tile, s->own_trips);
+    ASSERT_TRUE(seed.has_value());
+    const model::Dataflow f = space.build(*seed, "seed");
+    model::check_dataflow(f, a, w);
+    const model::Report r = model::analyze(a, w, f);
+    ASSERT_TRUE(r.valid) << r.reason << "\n" << space.flow_yaml(*seed, "seed");
+    EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s->predicted_dram_elems) << space.flow_yaml(*seed, "seed");
+  }
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(test::config("workloads/bert_layer_tail.yaml"));
+  auto s = solve_gemm_chain(a, w);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->group_tile.empty());
+  // Tiles the template cannot take: a tile over a dim the fused group may not loop over.
+  model::Workload att = model::load_workload(test::config("workloads/attention_g1.yaml"));
+  std::vector<int64_t> tile;
+  for (const auto& d : att.dims) tile.push_back(d.size);
+  tile[static_cast<size_t>(att.dim_index("l"))] = 64;  // max and sum reduce over l inside the group
+  EXPECT_FALSE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+  tile[static_cast<size_t>(att.dim_index("l"))] = 512;
+  tile[static_cast<size_t>(att.dim_index("m"))] = 48;  // not a divisor of 512
+  EXPECT_FALSE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+  tile[static_cast<size_t>(att.dim_index("m"))] = 64;
+  EXPECT_TRUE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+  EXPECT_FALSE(Space(a, att, {model::Prim::Pipe}).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
 }
 
 // §3's DV and MU for every pair of divisor tiles (T_M of one core's rows, T_L), T_K and T_N as
