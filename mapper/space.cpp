@@ -13,7 +13,7 @@
 namespace dfx::mapper {
 namespace {
 auto fields(const Choice& c) {
-  return std::tie(c.group_of, c.prim, c.outer, c.core_dim, c.spatial, c.order, c.own_trips, c.may_tile, c.may_spread);
+  return std::tie(c.group_of, c.prim, c.outer, c.core_dim, c.spatial, c.order, c.own_trips, c.home, c.may_tile, c.may_spread);
 }
 }  // namespace
 
@@ -220,12 +220,13 @@ Choice Space::retile(const Choice& structure, std::mt19937_64& rng) const {
   c.prim = structure.prim;
   c.may_tile = structure.may_tile;
   c.may_spread = structure.may_spread;
+  c.home = structure.home;
   fill_tiling(c, rng);
   return c;
 }
 
 bool Space::follows(const Choice& structure, const Choice& c) const {
-  if (c.group_of != structure.group_of || c.prim != structure.prim) return false;
+  if (c.group_of != structure.group_of || c.prim != structure.prim || c.home != structure.home) return false;
   for (size_t g = 0; g < c.outer.size(); ++g) {
     for (size_t i = 0; i < c.outer[g].size(); ++i)
       if (c.outer[g][i] != 1 && !may_tile(structure, g, i)) return false;
@@ -251,6 +252,7 @@ Choice Space::random(std::mt19937_64& rng) const {
   for (int i = 0; i <= g; ++i) c.prim.push_back(pick(prims_, rng));
   pin_structure(c);
   fill_tiling(c, rng);
+  if (!levels_.handover.empty()) pick_homes(c, rng);
   return c;
 }
 
@@ -258,8 +260,11 @@ Choice Space::crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) 
   if (x.group_of != y.group_of || x.may_tile != y.may_tile || x.may_spread != y.may_spread) return x;
   Choice c = x;
   const auto members = group_members(x);
+  std::vector<int> home = x.home, y_home = y.home;
+  home.resize(w_.ops.size(), 0), y_home.resize(w_.ops.size(), 0);
   for (size_t g = 0; g < members.size(); ++g) {
     if (!std::bernoulli_distribution(0.5)(rng)) continue;
+    for (int o : members[g]) home[static_cast<size_t>(o)] = y_home[static_cast<size_t>(o)];
     c.prim[g] = y.prim[g];
     c.outer[g] = y.outer[g];
     c.core_dim[g] = y.core_dim[g];
@@ -269,6 +274,8 @@ Choice Space::crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) 
       c.own_trips[static_cast<size_t>(o)] = y.own_trips[static_cast<size_t>(o)];
     }
   }
+  c.home = home;
+  fit_homes(c);
   return c;
 }
 
@@ -277,18 +284,51 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
   // spatial choice); their draw is the same point, an evaluation spent on nothing (14-32% of the
   // climbs' steps on attention and conv). Draw again a few times instead.
   for (int tries = 0; tries < kMutationTries; ++tries) {
-    Choice c = mutate_gene(in, std::uniform_int_distribution<int>(structure ? 0 : 2, own_loops_ok_ ? 6 : 5)(rng), rng);
+    Choice c = mutate_gene(in, draw_gene(structure ? 0 : 2, own_loops_ok_ ? 6 : 5, structure, rng), rng);
     if (!(c == in)) return c;
   }
   return in;
 }
 
 Choice Space::restructure(const Choice& in, std::mt19937_64& rng) const {
-  return mutate_gene(in, std::uniform_int_distribution<int>(fixed_groups_.empty() ? 0 : 1, 1)(rng), rng);
+  return mutate_gene(in, draw_gene(fixed_groups_.empty() ? 0 : 1, 1, true, rng), rng);
+}
+
+int Space::draw_gene(int first, int last, bool homes, std::mt19937_64& rng) const {
+  if (!homes || levels_.handover.empty()) return std::uniform_int_distribution<int>(first, last)(rng);
+  const int gene = std::uniform_int_distribution<int>(first, last + 1)(rng);
+  return gene == last + 1 ? 7 : gene;
+}
+
+std::vector<size_t> Space::handover_ops(const Choice& c) const {
+  std::vector<size_t> out;
+  for (size_t o = 0; o < w_.ops.size(); ++o)
+    for (int r : w_.tensors[static_cast<size_t>(w_.ops[o].out.tensor)].consumers)
+      if (c.group_of[static_cast<size_t>(r)] != c.group_of[o]) {
+        out.push_back(o);
+        break;
+      }
+  return out;
+}
+
+void Space::pick_homes(Choice& c, std::mt19937_64& rng) const {
+  c.home.assign(w_.ops.size(), 0);
+  for (size_t o : handover_ops(c))
+    if (std::bernoulli_distribution(0.5)(rng))
+      c.home[o] = std::uniform_int_distribution<int>(1, static_cast<int>(levels_.handover.size()))(rng);
+  fit_homes(c);
+}
+
+void Space::fit_homes(Choice& c) const {
+  if (c.home.empty()) return;
+  std::vector<int> home(w_.ops.size(), 0);
+  for (size_t o : handover_ops(c)) home[o] = o < c.home.size() ? c.home[o] : 0;
+  c.home = std::all_of(home.begin(), home.end(), [](int h) { return h == 0; }) ? std::vector<int>{} : home;
 }
 
 // Genes: 0 a group boundary, 1 a primitive, 2 an outer factor, 3 the loop over the cores,
-// 4 a spatial choice, 5 a loop order, 6 an op's own loop at DRAM.
+// 4 a spatial choice, 5 a loop order, 6 an op's own loop at DRAM, 7 where an op's output waits
+// for later groups.
 Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) const {
   Choice c = in;
   const size_t ops = w_.ops.size();
@@ -308,6 +348,17 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
     c.may_tile.clear();
     c.may_spread.clear();
     fill_tiling(c, rng);
+    fit_homes(c);
+    return c;
+  }
+  if (gene == 7) {  // an output handed over in DRAM or a shared level instead
+    const std::vector<size_t> ops_out = handover_ops(c);
+    if (ops_out.empty() || levels_.handover.empty()) return c;
+    const size_t o = pick(ops_out, rng);
+    c.home.resize(ops, 0);
+    const int options = static_cast<int>(levels_.handover.size()) + 1;
+    c.home[o] = (c.home[o] + std::uniform_int_distribution<int>(1, options - 1)(rng)) % options;
+    fit_homes(c);
     return c;
   }
   if (gene == 1) {  // a fused group's primitive (a lone op has none)
@@ -402,6 +453,10 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     return l;
   };
   const int root = add(-1, tile({0}));
+  // Outputs that wait for later groups in a shared level: kept there at the root, where the
+  // groups meet.
+  for (size_t o = 0; o < c.home.size(); ++o)
+    if (c.home[o] > 0) f.nodes[static_cast<size_t>(root)].keep.push_back({w_.ops[o].out.tensor, levels_.handover[static_cast<size_t>(c.home[o] - 1)]});
   auto members = group_members(c);
   for (size_t g = 0; g < members.size(); ++g) {
     const std::vector<int>& dims = outer_dims(members[g]);

@@ -36,6 +36,10 @@ struct Choice {
   // Per op, per op dim: the trips of a loop at DRAM over that dim of the op alone, between its
   // group's tile and its own (1, or empty for the op: none; Space::private_extent says where).
   std::vector<std::vector<int64_t>> own_trips;
+  // Per op: where its output waits for the ops of later groups that read it, 0 DRAM or k, the
+  // template's k-th shared on-chip level (TemplateLevels::handover, cloud's L2); empty when every
+  // op's is DRAM (the form Choice keeps, so points compare alike).
+  std::vector<int> home;
   // Restrictions a named baseline puts on its tiling (empty: none): per group, per outer dim,
   // whether it may be tiled; per group, whether a loop may be spread over the cores.
   std::vector<std::vector<char>> may_tile;
@@ -88,7 +92,8 @@ class Space {
   // choice is drawn again (a neighbour half the time) and half the time its loop order: how a
   // stage spreads decides what its instances share. `c` itself otherwise.
   Choice reshape_slowest(const Choice& c, const model::Report& r, std::mt19937_64& rng) const;
-  // A grouping boundary or a primitive changed, the tiling drawn anew.
+  // A grouping boundary, a primitive or where an output waits between groups changed, the tiling
+  // drawn anew.
   Choice restructure(const Choice& c, std::mt19937_64& rng) const;
   // A child taking each group's genes (primitive, outer tiling, its ops' spatial choices and
   // orders) from one parent or the other; parents grouped differently give a copy of `x`.
@@ -170,6 +175,15 @@ class Space {
   int pick_order(size_t op, std::mt19937_64& rng) const;
 
   Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
+  // A gene drawn from [first, last], and the home gene (7) too where the template has a shared
+  // level to hand outputs over in (archs without one draw as they always have).
+  int draw_gene(int first, int last, bool homes, std::mt19937_64& rng) const;
+  // Ops whose output an op of a later group reads (Choice::home applies to them).
+  std::vector<size_t> handover_ops(const Choice& c) const;
+  // Each of them waits in DRAM or, half the time, in a shared level drawn at random.
+  void pick_homes(Choice& c, std::mt19937_64& rng) const;
+  // Homes only for ops that hand over (after a regrouping), in Choice's form.
+  void fit_homes(Choice& c) const;
   int64_t spread_of(int dim) const;
   // A way to spread a group over the cores: one of its outer dims, or two (b over 8 cores and m
   // over 4 of 32, each core keeping its own b's K and V), by index into the group's outer dims.

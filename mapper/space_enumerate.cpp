@@ -97,7 +97,24 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
         }
       return true;
     };
-    if (!group(0)) return false;
+    // Where each output handed to a later group waits: DRAM or each shared level.
+    const std::vector<size_t> handing = levels_.handover.empty() ? std::vector<size_t>{} : handover_ops(c);
+    std::function<bool(size_t)> homes = [&](size_t k) -> bool {
+      if (k == handing.size()) {
+        Choice kept = c;
+        fit_homes(c);
+        const bool go_on = group(0);
+        c.home = kept.home;
+        return go_on;
+      }
+      c.home.resize(n, 0);
+      for (int h = 0; h <= static_cast<int>(levels_.handover.size()); ++h) {
+        c.home[handing[k]] = h;
+        if (!homes(k + 1)) return false;
+      }
+      return true;
+    };
+    if (!homes(0)) return false;
   }
   return true;
 }
@@ -138,6 +155,7 @@ Choice Space::tiling_start(const Choice& structure) const {
   c.prim = structure.prim;
   c.may_tile = structure.may_tile;
   c.may_spread = structure.may_spread;
+  c.home = structure.home;
   const auto members = group_members(c);
   c.core_dim.assign(members.size(), -1);
   c.outer.clear();

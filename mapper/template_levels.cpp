@@ -41,6 +41,18 @@ int innermost_holding(const arch::Arch& a, const std::vector<int>& levels, arch:
   return *std::max_element(fit.begin(), fit.end(), [&](int x, int y) { return depth(a, x) < depth(a, y) || (depth(a, x) == depth(a, y) && x < y); });
 }
 
+// The levels of `on_chip` one per chip, holding every role, that `level`'s data passes through
+// from DRAM.
+std::vector<int> shared_above(const arch::Arch& a, const std::vector<int>& on_chip, int level) {
+  std::vector<int> out;
+  for (int l = a.levels[static_cast<size_t>(level)].parent; l > 0; l = a.levels[static_cast<size_t>(l)].parent) {
+    const auto& lv = a.levels[static_cast<size_t>(l)];
+    const bool holds_all = std::all_of(std::begin(lv.holds), std::end(lv.holds), [](bool h) { return h; });
+    if (lv.instances == 1 && holds_all && std::find(on_chip.begin(), on_chip.end(), l) != on_chip.end()) out.insert(out.begin(), l);
+  }
+  return out;
+}
+
 }  // namespace
 
 TemplateLevels template_levels(const arch::Arch& a, bool matrix_ops, bool vector_ops) {
@@ -53,6 +65,7 @@ TemplateLevels template_levels(const arch::Arch& a, bool matrix_ops, bool vector
   const auto& innermost = a.levels[static_cast<size_t>(on_chip.back())];
   if (std::all_of(std::begin(innermost.holds), std::end(innermost.holds), [](bool h) { return h; })) {
     t.group = t.matrix_op = t.vector_op = {on_chip.back()};  // one buffer for everything
+    t.handover = shared_above(a, on_chip, on_chip.back());
     return t;
   }
   if (matrix && matrix_ops) {
@@ -71,6 +84,8 @@ TemplateLevels template_levels(const arch::Arch& a, bool matrix_ops, bool vector
   for (int l : on_chip)
     if (std::find(t.matrix_op.begin(), t.matrix_op.end(), l) == t.matrix_op.end()) t.group.push_back(l);
   if (t.group.empty()) t.group = {on_chip.front()};
+  t.handover = shared_above(a, on_chip, t.group.front());
+  for (int l : t.group) t.handover.erase(std::remove(t.handover.begin(), t.handover.end(), l), t.handover.end());
   return t;
 }
 

@@ -15,6 +15,9 @@ struct TemplateLevels {
   std::vector<int> vector_op;  // a vector op's tile
   int matrix_staging = -1;     // role-split archs: the level the cube's inputs stage through (L1)
   int registers = -1;          // per-PE level under a matrix op's tile, if any
+  // On-chip levels one per chip above the group's tile (cloud's L2), holding every role: where
+  // an op's output may wait for the ops of later groups instead of DRAM (Choice::home).
+  std::vector<int> handover;
 
 };
 

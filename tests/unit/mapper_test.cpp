@@ -718,6 +718,63 @@ int64_t chain_dram(const model::Workload& w, const model::Report& r) {
   return measured;
 }
 
+// An arch with a chip-wide level between DRAM and the buffer (cloud's L2, here fast against a
+// slow DRAM): outputs handed from one group to the next may wait there (Choice::home).
+const char* kTinySharedArch = R"(name: tiny_l2
+compute: {matrix: {rows: 2, cols: 2}, vector: {lanes: 2}}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 1, write_bw: 1}
+  - {name: L2, capacity: 1 KB, read_bw: 8, write_bw: 8}
+  - {name: Buf, capacity: 64 B, read_bw: 8, write_bw: 8}
+  - {name: Reg, capacity: 6 B, read_bw: 2, write_bw: 2, per: pe}
+)";
+
+TEST(SharedLevel, OutputsWaitThereBetweenGroups) {
+  arch::Arch a = arch::load_arch_from_string(kTinySharedArch, "tiny_l2");
+  model::Workload w = model::load_workload_from_string(
+      "name: r\ndims: {i: 4, j: 4}\nops:\n  - {name: ex, expr: \"B[i,j] = exp(A[i,j])\"}\n"
+      "  - {name: rs, expr: \"C[i] += B[i,j]\"}\n", "w");
+  Space space(a, w);
+  // The space holds both homes of B when ex and rs are apart, and none when they are fused.
+  int64_t points = 0, in_l2 = 0;
+  space.enumerate([&](const Choice& c) {
+    ++points;
+    if (c.home.empty()) return true;
+    ++in_l2;
+    EXPECT_NE(c.group_of[0], c.group_of[1]);
+    const model::Dataflow f = space.build(c, "x");
+    model::check_dataflow(f, a, w);
+    EXPECT_EQ(f.root().keep.size(), 1u);
+    const model::Report r = model::analyze(a, w, f);
+    if (r.valid) {
+      EXPECT_EQ(dram(r, "B", true) + dram(r, "B", false), 0) << space.flow_yaml(c, "x");
+    }
+    return true;
+  });
+  EXPECT_GT(in_l2, 0);
+  EXPECT_LT(in_l2, points);
+  // Apart, B waits in L2 in the optimum, faster than Layerwise (B through DRAM), which keeps
+  // its definition; the genetic search reaches that optimum.
+  SearchOptions all;
+  all.exhaustive = true;
+  all.evaluations = points + 1000;
+  all.groups = {{"ex"}, {"rs"}};
+  const Outcome optimum = explore(a, w, all);
+  ASSERT_FALSE(optimum.best.empty());
+  EXPECT_FALSE(optimum.best.front().choice.home.empty()) << optimum.best.front().flow_yaml;
+  const auto layerwise = std::find_if(optimum.baselines.begin(), optimum.baselines.end(), [](const Candidate& b) { return b.name == "Layerwise"; });
+  ASSERT_NE(layerwise, optimum.baselines.end());
+  EXPECT_TRUE(layerwise->choice.home.empty());
+  EXPECT_LT(optimum.best.front().cost, layerwise->cost);
+  for (uint64_t seed : {1, 2, 3}) {
+    SearchOptions some = all;
+    some.exhaustive = false;
+    some.seed = seed;
+    some.evaluations = std::max<int64_t>(300, points / 3);
+    EXPECT_EQ(explore(a, w, some).best.front().cost, optimum.best.front().cost) << "seed " << seed;
+  }
+}
+
 TEST(ChainSolver, PredictionEqualsTheAnalysis) {
   struct Case {
     const char* arch;

@@ -19,18 +19,19 @@ class PhaseCacheOn : public test::OnArchWorkload {};
 TEST_P(PhaseCacheOn, SameReportsAsWithoutItOnRandomCandidates) {
   PhaseCache cache;
   int phased = 0, valid = 0;
-  test::for_random_candidates(mapper::Space(a, w), 5, 300, [&](const Dataflow& f) {
+  test::for_random_candidates(mapper::Space(a, w), 5, 400, [&](const Dataflow& f) {
     const Report alone = analyze(a, w, f);
     const Report kept = analyze(a, w, f, &cache);
     ASSERT_EQ(to_json(kept, a.name, w.name, f.name), to_json(alone, a.name, w.name, f.name)) << to_yaml(f, a, w);
-    phased += f.root().children.size() > 1;
+    // Outputs kept on chip between the groups (cloud's L2) tie them together: no phases then.
+    phased += f.root().children.size() > 1 && f.root().keep.empty();
     valid += alone.valid;
   });
   // Mutations change one group at a time, so most phases of a many-group tree were seen before.
   EXPECT_GE(phased, 60);
   EXPECT_GE(valid, 100);
   EXPECT_GE(cache.hits(), phased / 3) << "misses " << cache.misses();
-  std::cout << GetParam().workload << " on " << GetParam().arch << ": " << phased << " trees of several groups, "
+  std::cout << GetParam().workload << " on " << GetParam().arch << ": " << phased << " trees of several groups handing over through DRAM, "
             << cache.hits() << " phases looked up, " << cache.misses() << " walked\n";
 }
 
