@@ -57,6 +57,9 @@ void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workl
     os << "<span class='" << (l.spatial ? "sp" : "tp") << "'>" << esc(w.dims[static_cast<size_t>(l.dim)].name) << ':'
        << l.factor << "</span> ";
   if (n.children.size() > 1) os << "<span class='prim'>" << model::prim_name(n.prim) << "</span>";
+  for (const auto& [tensor, level] : n.keep)
+    os << " <span class='keep'>" << esc(w.tensors[static_cast<size_t>(tensor)].name) << " in "
+       << esc(a.levels[static_cast<size_t>(level)].name) << "</span>";
   os << "</div><div class='kids " << (n.prim == model::Prim::Pipe || n.prim == model::Prim::Para ? "row" : "col") << "'>";
   for (int c : n.children) tree_html(f, a, w, r, c, os);
   os << "</div></div>";
@@ -166,6 +169,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
         ".head{font-size:12px;margin-bottom:3px}.lvl{font-weight:bold;color:#4e79a7}"
         ".tp{background:#eee;border-radius:3px;padding:0 3px}.sp{background:#d4ecd4;border-radius:3px;padding:0 3px}"
         ".prim{background:#f9d9b0;border-radius:3px;padding:0 4px;font-weight:bold}"
+        ".keep{background:#dcd3ef;border-radius:3px;padding:0 4px}"
         ".kids.row{display:flex;flex-wrap:wrap}.leaf{border:1px solid #aaa;border-radius:4px;margin:3px;padding:3px 6px;font-size:12px}"
         ".leaf.mat{background:#e8f0fa}.leaf.vec{background:#fdf0e3}.note{color:#777;font-size:12px}"
         ".work{color:#555;font-size:11px}.work.longest{color:#b03a2e;font-weight:bold}"
@@ -191,7 +195,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
        << fmt("%.1f%%", 100 * c->report.utilization) << "</td><td>" << esc(c->report.bottleneck) << "</td></tr>";
   os << "</table>";
   os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
-        "primitive between children. Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "
+        "primitive between children, intermediates kept at a level of their own (lilac). Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "
         "it spreads over (cores included), its compute alone, every one busy, and its own tiles' time, transfers "
         "included ('own'); in red the longest, which a Pipe waits for.</p>";
   model::Dataflow f = model::load_dataflow_from_string(best.flow_yaml, "best", a, w);
