@@ -305,43 +305,55 @@ std::vector<Slice> Region::minus(const Slice& p, const Slice& q) {
   std::vector<Slice> out;
   Slice rest = p;
   for (size_t j = 0; j < p.size(); ++j) {
-    IndexSet outside = rest[j].intersect(q[j]);
-    // elements of rest[j] not in q[j]
-    IndexSet keep;
-    {
-      IndexSet all = rest[j];
-      IndexSet::Spans spans;
-      for (const auto& s : all.spans()) {
-        int64_t cur = s.first;
-        for (const auto& o : outside.spans()) {
-          if (o.second <= cur || o.first >= s.second) continue;
-          if (o.first > cur) spans.push_back({cur, o.first});
-          cur = std::max(cur, o.second);
-        }
-        if (cur < s.second) spans.push_back({cur, s.second});
-      }
-      for (const auto& r : spans) keep = keep.united(IndexSet::interval(r.first, r.second));
-    }
+    IndexSet keep = rest[j].minus(q[j]);  // elements of rest[j] not in q[j]
     if (!keep.empty()) {
-      Slice piece = rest;
-      piece[j] = keep;
-      out.push_back(piece);
+      out.push_back(rest);
+      out.back()[j] = std::move(keep);
     }
-    rest[j] = outside;
-    if (outside.empty()) break;
+    rest[j] = rest[j].intersect(q[j]);
+    if (rest[j].empty()) break;
   }
   return out;
 }
 
+namespace {
+bool slice_contains(const Slice& outer, const Slice& inner) {
+  for (size_t j = 0; j < outer.size(); ++j)
+    if (!outer[j].contains(inner[j])) return false;
+  return true;
+}
+}  // namespace
+
 void Region::add(const Slice& s) {
+  if (slice_size(s) == 0) return;
+  // Most slices meet no piece, or lie inside one: no products to cut then.
+  bool meets = false;
+  for (const auto& q : pieces_) {
+    if (slice_overlap(s, q) == 0) continue;
+    if (slice_contains(q, s)) return;
+    meets = true;
+    break;
+  }
+  if (!meets) {
+    pieces_.push_back(s);
+    return;
+  }
   for (auto& part : minus_all(s, pieces_))
     if (slice_size(part) > 0) pieces_.push_back(std::move(part));
 }
 
 Region Region::difference(const MultiSlice& now, const MultiSlice& before) {
   Region r;
-  for (const auto& p : now.parts)
-    for (const auto& part : minus_all(p, before.parts)) r.add(part);
+  for (const auto& p : now.parts) {
+    std::vector<Slice> parts = before.parts.size() == 1 ? minus(p, before.parts.front()) : minus_all(p, before.parts);
+    // One slice's pieces are disjoint already; several slices' may meet.
+    if (now.parts.size() == 1) {
+      for (auto& part : parts)
+        if (slice_size(part) > 0) r.pieces_.push_back(std::move(part));
+    } else {
+      for (const auto& part : parts) r.add(part);
+    }
+  }
   return r;
 }
 
@@ -367,8 +379,14 @@ void Region::spread(size_t axis, int64_t step, int64_t count) {
 
 int64_t Region::size_outside(const Region& other) const {
   int64_t n = 0;
-  for (const auto& p : pieces_)
+  for (const auto& p : pieces_) {
+    const bool meets = std::any_of(other.pieces_.begin(), other.pieces_.end(), [&](const Slice& q) { return slice_overlap(p, q) > 0; });
+    if (!meets) {
+      n += slice_size(p);
+      continue;
+    }
     for (const auto& part : minus_all(p, other.pieces_)) n += slice_size(part);
+  }
   return n;
 }
 

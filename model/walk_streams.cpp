@@ -200,7 +200,9 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
     const auto& [id, part] = cover_log_[i];
     auto at = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
     if (at == written.end()) written.emplace_back(id, part);
-    else for (size_t j = 0; j < part.size(); ++j) at->second[j] = at->second[j].united(part[j]);
+    else
+      for (size_t j = 0; j < part.size(); ++j)  // mostly the same elements again (partial sums)
+        if (!at->second[j].contains(part[j])) at->second[j] = at->second[j].united(part[j]);
   }
   for (int id : ids) {
     Stream& s = streams_[static_cast<size_t>(id)];
