@@ -320,10 +320,11 @@ void Space::pick_homes(Choice& c, std::mt19937_64& rng) const {
 }
 
 void Space::fit_homes(Choice& c) const {
-  if (c.home.empty()) return;
+  if (c.home.empty()) return pin_homes(c);
   std::vector<int> home(w_.ops.size(), 0);
   for (size_t o : handover_ops(c)) home[o] = o < c.home.size() ? c.home[o] : 0;
   c.home = std::all_of(home.begin(), home.end(), [](int h) { return h == 0; }) ? std::vector<int>{} : home;
+  pin_homes(c);
 }
 
 // Genes: 0 a group boundary, 1 a primitive, 2 an outer factor, 3 the loop over the cores,

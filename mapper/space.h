@@ -71,7 +71,8 @@ class Space {
   // Fixes parts of every point by hand (`dfx explore --fix`): TARGET:KEY=VALUE, with KEY prim,
   // loops or cores for a group of fix_groups (ops joined by '+'), sp or order for one op; e.g.
   // "qk+max+sub+exp+sum+div:prim=Pipe", "av:loops=m:16", "qk:cores=b:8,m:4", "qk:sp=m:16,l:16",
-  // "av:order=n,m,b" (its loops over output dims, outermost first, in any order).
+  // "av:order=n,m,b" (its loops over output dims, outermost first, in any order), "qk:home=L2"
+  // (where an op's output waits for later groups: DRAM or a level of TemplateLevels::handover).
   // Contract: throws InputError (at "--fix") naming the spec and what is wrong with it.
   void pin(const std::vector<std::string>& specs);
   bool pinned() const;                         // anything fixed by pin()
@@ -148,7 +149,7 @@ class Space {
   // spatial factors (empty: searched) and its loop order (Choice::order, kSearched: searched).
   static constexpr int kSearched = -2;
   struct Pins {
-    std::vector<int> prim, cores, order;
+    std::vector<int> prim, cores, order, home;
     std::vector<std::vector<int64_t>> loops, spatial;
   };
   Pins pins_;
@@ -157,6 +158,8 @@ class Space {
   void pin_group_spec(const std::string& spec, int g, const std::string& key, const std::string& value);
   void pin_spatial_spec(const std::string& spec, const std::string& target, const std::string& value);
   void pin_order_spec(const std::string& spec, const std::string& target, const std::string& value);
+  void pin_home_spec(const std::string& spec, const std::string& target, const std::string& value);
+  void pin_homes(Choice& c) const;  // the homes fixed by hand (then Choice's form)
   std::string prim_list() const;
   void pin_structure(Choice& c) const;      // the primitives
   // A group of one op has no primitive (Seq, Shar and Pipe of one child are the same tree): it
@@ -182,7 +185,7 @@ class Space {
   std::vector<size_t> handover_ops(const Choice& c) const;
   // Each of them waits in DRAM or, half the time, in a shared level drawn at random.
   void pick_homes(Choice& c, std::mt19937_64& rng) const;
-  // Homes only for ops that hand over (after a regrouping), in Choice's form.
+  // Homes only for ops that hand over (after a regrouping), pinned ones as fixed, in Choice's form.
   void fit_homes(Choice& c) const;
   int64_t spread_of(int dim) const;
   // A way to spread a group over the cores: one of its outer dims, or two (b over 8 cores and m

@@ -1,6 +1,6 @@
 // Parts of the tree the user fixes by hand: the fusion (`dfx explore --groups`) and, with
 // `--fix`, a group's primitive, its loops outside the ops, its loops over the cores, an op's
-// spatial loops and loop order. Every point
+// spatial loops, loop order and where its output waits for later groups. Every point
 // the space proposes keeps them; the rest is searched.
 #include <algorithm>
 #include <sstream>
@@ -71,6 +71,7 @@ void Space::pin(const std::vector<std::string>& specs) {
   pins_.loops.assign(groups, {});
   pins_.spatial.assign(w_.ops.size(), {});
   pins_.order.assign(w_.ops.size(), kSearched);
+  pins_.home.assign(w_.ops.size(), kSearched);
   for (const std::string& spec : specs) {
     const size_t colon = spec.find(':'), eq = spec.find('=');
     if (colon == std::string::npos || eq == std::string::npos || eq < colon)
@@ -78,8 +79,9 @@ void Space::pin(const std::vector<std::string>& specs) {
     const std::string target = spec.substr(0, colon), key = spec.substr(colon + 1, eq - colon - 1), value = spec.substr(eq + 1);
     if (key == "sp") pin_spatial_spec(spec, target, value);
     else if (key == "order") pin_order_spec(spec, target, value);
+    else if (key == "home") pin_home_spec(spec, target, value);
     else if (key == "prim" || key == "loops" || key == "cores") pin_group_spec(spec, fixed_group_named(spec, target), key, value);
-    else throw InputError(kAt, "'" + spec + "': unknown key '" + key + "' (prim, loops, cores, sp or order)");
+    else throw InputError(kAt, "'" + spec + "': unknown key '" + key + "' (prim, loops, cores, sp, order or home)");
   }
 }
 
@@ -181,6 +183,36 @@ void Space::pin_order_spec(const std::string& spec, const std::string& target, c
                             (reductions.empty() ? "" : " (its reduction loops " + reductions + " stay innermost)"));
 }
 
+void Space::pin_home_spec(const std::string& spec, const std::string& target, const std::string& value) {
+  const int index = w_.op_index(target);
+  if (index < 0) throw InputError(kAt, "'" + spec + "': unknown op '" + target + "' (home fixes where one op's output waits)");
+  if (fixed_groups_.empty()) throw InputError(kAt, "'" + spec + "' fixes where an output waits between groups: fix the fusion with --groups too");
+  Choice grouping;
+  grouping.group_of = fixed_groups_;
+  const std::vector<size_t> handing = handover_ops(grouping);
+  if (std::find(handing.begin(), handing.end(), static_cast<size_t>(index)) == handing.end())
+    throw InputError(kAt, "'" + spec + "': no later group reads the output of op '" + target + "' under --groups: it waits nowhere");
+  std::string options = a_.levels[0].name;
+  if (value == a_.levels[0].name) pins_.home[static_cast<size_t>(index)] = 0;
+  for (size_t k = 0; k < levels_.handover.size(); ++k) {
+    const std::string& name = a_.levels[static_cast<size_t>(levels_.handover[k])].name;
+    options += ", " + name;
+    if (value == name) pins_.home[static_cast<size_t>(index)] = static_cast<int>(k) + 1;
+  }
+  if (pins_.home[static_cast<size_t>(index)] == kSearched)
+    throw InputError(kAt, "'" + spec + "': an output handed to a later group waits in " + options + " on arch '" + a_.name + "'");
+}
+
+void Space::pin_homes(Choice& c) const {
+  bool any = false;
+  for (size_t o = 0; o < pins_.home.size(); ++o) any = any || pins_.home[o] != kSearched;
+  if (!any || c.group_of != fixed_groups_) return;
+  c.home.resize(w_.ops.size(), 0);
+  for (size_t o = 0; o < pins_.home.size(); ++o)
+    if (pins_.home[o] != kSearched) c.home[o] = pins_.home[o];
+  if (std::all_of(c.home.begin(), c.home.end(), [](int h) { return h == 0; })) c.home.clear();
+}
+
 void Space::fix_groups(const std::vector<std::vector<std::string>>& groups) {
   const SourceLoc at{"--groups", 0, 0, ""};
   std::vector<int> group_of(w_.ops.size(), -1);
@@ -212,6 +244,7 @@ void Space::pin_structure(Choice& c) const {
   for (size_t g = 0; g < pins_.prim.size() && g < c.prim.size(); ++g)
     if (pins_.prim[g] >= 0) c.prim[g] = static_cast<model::Prim>(pins_.prim[g]);
   lone_ops_seq(c);
+  pin_homes(c);
 }
 
 void Space::pin_outer(Choice& c, size_t g) const {
@@ -246,6 +279,7 @@ bool Space::pinned() const {
   for (const auto& l : pins_.loops) if (!l.empty()) return true;
   for (const auto& s : pins_.spatial) if (!s.empty()) return true;
   for (int r : pins_.order) if (r != kSearched) return true;
+  for (int h : pins_.home) if (h != kSearched) return true;
   return false;
 }
 

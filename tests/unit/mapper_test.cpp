@@ -773,6 +773,19 @@ TEST(SharedLevel, OutputsWaitThereBetweenGroups) {
     some.evaluations = std::max<int64_t>(300, points / 3);
     EXPECT_EQ(explore(a, w, some).best.front().cost, optimum.best.front().cost) << "seed " << seed;
   }
+  // --fix ex:home=…: every point drawn, mutated or crossed keeps it.
+  for (const char* level : {"DRAM", "L2"}) {
+    Space fixed(a, w);
+    fixed.fix_groups(std::vector<std::vector<std::string>>{{"ex"}, {"rs"}});
+    fixed.pin({std::string("ex:home=") + level});
+    const std::vector<int> want = std::string(level) == "L2" ? std::vector<int>{1, 0} : std::vector<int>{};
+    std::mt19937_64 rng(3);
+    Choice c = fixed.random(rng), d = fixed.random(rng);
+    for (int i = 0; i < 200; ++i) {
+      c = i % 3 == 0 ? fixed.crossover(c, d, rng) : fixed.mutate(c, rng);
+      ASSERT_EQ(c.home, want) << level << " step " << i;
+    }
+  }
 }
 
 TEST(ChainSolver, PredictionEqualsTheAnalysis) {
