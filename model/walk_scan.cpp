@@ -11,7 +11,7 @@ namespace dfx::model {
 // loop over a dim no such loop has cut runs the same number of instances in every step, so a
 // subtree holding only those needs no scan. Per node: whether its subtree needs one. (Were this
 // wrong, the walk would find a changed count and walk_tree() walk again: needs_classes.)
-std::vector<char> Walker::subtrees_to_scan() const {
+std::vector<char> Walker::subtrees_to_scan() {
   std::vector<char> scan(f_.nodes.size(), 1);
   auto plain = [](const TensorAccess& acc) {
     for (const auto& ix : acc.index)
@@ -24,6 +24,7 @@ std::vector<char> Walker::subtrees_to_scan() const {
     for (const auto& in : op.inputs)
       if (!plain(in)) return scan;
   }
+  plain_ = true;
   // Dims a fused read ties together, position by position: one class each (bit masks).
   std::vector<uint64_t> tied(w_.dims.size());
   for (size_t d = 0; d < tied.size(); ++d) tied[d] = uint64_t{1} << d;
@@ -98,6 +99,12 @@ void Walker::scan_loops(int node, size_t li, OpBoxes& boxes) {
   }
   const int64_t full = last == chunk ? trips : trips - 1;
   if (full >= 1) step(0);
+  // Plain accesses: every full step leaves the tiles below the same extents as the first, and
+  // instance counts follow extents alone.
+  if (plain_) {
+    if (full < trips) step(trips - 1);
+    return;
+  }
   if (full == 2) step(1);
   if (full > 2) {
     if (evenly_spaced(*at(1), *at(2), *at(full - 1), full - 2)) step(1);

@@ -146,7 +146,8 @@ class Walker {
   InstanceCounts scanned_;  // what scan_classes() found
   bool needs_classes_ = false;
   std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
-  std::vector<char> subtrees_to_scan() const;
+  bool plain_ = false;         // every access a plain dim (set by subtrees_to_scan)
+  std::vector<char> subtrees_to_scan();  // also sets plain_
   void scan_classes(int node, const OpBoxes& boxes);
   void scan_loops(int node, size_t li, OpBoxes& boxes);
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
