@@ -57,6 +57,11 @@ class OpBoxes {
   const Range* operator[](size_t op) const { return r_.data() + op * dims_; }
   bool empty() const { return r_.empty(); }
   void fill(Range v) { std::fill(r_.begin(), r_.end(), v); }
+  // `like`'s shape, every range {0, 0}, reusing this one's storage.
+  void assign_zero(const OpBoxes& like) {
+    dims_ = like.dims_;
+    r_.assign(like.r_.size(), Range{0, 0});
+  }
 
  private:
   size_t dims_ = 0;

@@ -422,8 +422,7 @@ Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64
   const int64_t saved_weight = instance_weight_;
   SpatialLevel& level = spatial_stack_.push();
   level.count = count;
-  level.delta = first;  // the shape; reuses the level's storage
-  level.delta.fill({0, 0});
+  level.delta.assign_zero(first);  // the shape; reuses the level's storage
   if (next)
     for (size_t o = 0; o < next->size(); ++o)
       for (size_t d = 0; d < next->dims(); ++d) level.delta[o][d].first = (*next)[o][d].first - first[o][d].first;
