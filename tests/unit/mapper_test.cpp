@@ -708,6 +708,12 @@ int64_t dram(const model::Report& r, const std::string& tensor, bool read) {
   return 0;
 }
 
+// An arch and a workload of configs/, by name.
+struct ChainCase {
+  const char* arch;
+  const char* workload;
+};
+
 // What §3 counts of a chain's DRAM traffic: A and every GEMM's right operand read, the last
 // result written.
 int64_t chain_dram(const model::Workload& w, const model::Report& r) {
@@ -789,19 +795,15 @@ TEST(SharedLevel, OutputsWaitThereBetweenGroups) {
 }
 
 TEST(ChainSolver, PredictionEqualsTheAnalysis) {
-  struct Case {
-    const char* arch;
-    const char* workload;
-  };
-  for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tileflow_validation", "fused_gemm_validation"},
-                        Case{"tpu_like", "gemm_chain_g10"}, Case{"edge", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"},
-                        Case{"edge", "mlp_block"}, Case{"tpu_like", "mlp_block"}, Case{"edge", "attention_g1"},
-                        Case{"cloud", "attention_g3"}, Case{"tpu_like", "attention_g10"}, Case{"edge", "bert_layer_tail"},
-                        Case{"cloud", "bert_layer_tail"}, Case{"tpu_like", "bert_layer_tail"},
-                        Case{"tpu_like_small", "bert_layer_tail"}}) {
+  for (const ChainCase& c : {ChainCase{"edge", "gemm_chain_g1"}, ChainCase{"tileflow_validation", "fused_gemm_validation"},
+                        ChainCase{"tpu_like", "gemm_chain_g10"}, ChainCase{"edge", "gemm_chain_g10"}, ChainCase{"cloud", "gemm_chain_g10"},
+                        ChainCase{"edge", "mlp_block"}, ChainCase{"tpu_like", "mlp_block"}, ChainCase{"edge", "attention_g1"},
+                        ChainCase{"cloud", "attention_g3"}, ChainCase{"tpu_like", "attention_g10"}, ChainCase{"edge", "bert_layer_tail"},
+                        ChainCase{"cloud", "bert_layer_tail"}, ChainCase{"tpu_like", "bert_layer_tail"},
+                        ChainCase{"tpu_like_small", "bert_layer_tail"}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
-    arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
-    model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
+    const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
+    const model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
     auto s = solve_gemm_chain(a, w);
     ASSERT_TRUE(s.has_value());
     model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
@@ -819,16 +821,12 @@ TEST(ChainSolver, PredictionEqualsTheAnalysis) {
 // analysis of its tree moves what §3 predicts, as the solver's own tree does. Longer chains
 // have no such point.
 TEST(ChainSolver, SeedsTheSearchWithItsTiles) {
-  struct Case {
-    const char* arch;
-    const char* workload;
-  };
-  for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tileflow_validation", "fused_gemm_validation"},
-                        Case{"tpu_like", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"}, Case{"edge", "mlp_block"},
-                        Case{"edge", "attention_g1"}, Case{"cloud", "attention_g3"}, Case{"tpu_like", "attention_g10"}}) {
+  for (const ChainCase& c : {ChainCase{"edge", "gemm_chain_g1"}, ChainCase{"tileflow_validation", "fused_gemm_validation"},
+                        ChainCase{"tpu_like", "gemm_chain_g10"}, ChainCase{"cloud", "gemm_chain_g10"}, ChainCase{"edge", "mlp_block"},
+                        ChainCase{"edge", "attention_g1"}, ChainCase{"cloud", "attention_g3"}, ChainCase{"tpu_like", "attention_g10"}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
-    arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
-    model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
+    const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
+    const model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
     auto s = solve_gemm_chain(a, w);
     ASSERT_TRUE(s.has_value());
     Space space(a, w);
@@ -862,17 +860,13 @@ TEST(ChainSolver, SeedsTheSearchWithItsTiles) {
 // §3's DV and MU for every pair of divisor tiles (T_M of one core's rows, T_L), T_K and T_N as
 // solved: no pair that fits the buffer moves less data than the solver's tiles.
 TEST(ChainSolver, NoOtherTilesThatFitMoveLess) {
-  struct Case {
-    const char* arch;
-    const char* workload;
-  };
-  for (const Case& c : {Case{"edge", "gemm_chain_g1"}, Case{"tpu_like", "gemm_chain_g10"}, Case{"cloud", "gemm_chain_g10"},
-                        Case{"tpu_like", "gemm_chain_g5"}, Case{"edge", "mlp_block"}, Case{"tpu_like", "mlp_block"},
-                        Case{"tpu_like_small", "gemm_chain_g1"}, Case{"tpu_like_small", "attention_g1"},
-                        Case{"tpu_like", "attention_g4"}, Case{"cloud", "attention_g12"}}) {
+  for (const ChainCase& c : {ChainCase{"edge", "gemm_chain_g1"}, ChainCase{"tpu_like", "gemm_chain_g10"}, ChainCase{"cloud", "gemm_chain_g10"},
+                        ChainCase{"tpu_like", "gemm_chain_g5"}, ChainCase{"edge", "mlp_block"}, ChainCase{"tpu_like", "mlp_block"},
+                        ChainCase{"tpu_like_small", "gemm_chain_g1"}, ChainCase{"tpu_like_small", "attention_g1"},
+                        ChainCase{"tpu_like", "attention_g4"}, ChainCase{"cloud", "attention_g12"}}) {
     SCOPED_TRACE(std::string(c.arch) + " " + c.workload);
-    arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
-    model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
+    const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + c.arch + ".yaml"));
+    const model::Workload w = model::load_workload(test::config(std::string("workloads/") + c.workload + ".yaml"));
     auto s = solve_gemm_chain(a, w);
     ASSERT_TRUE(s.has_value());
     const model::Op& g1 = w.ops.front();
