@@ -100,8 +100,9 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   x->add_option("--fix", ex.fix,
                 "Fix part of the tree, TARGET:KEY=VALUE: GROUP:prim=Pipe, GROUP:loops=m:16, GROUP:cores=b:8,m:4 "
-                "(GROUP: a group of --groups), OP:sp=m:16,l:16 (the op's spatial loops; none for none) or OP:order=n,m,b "
-                "(every one of its output dims once, outermost first, in any order)");
+                "(GROUP: a group of --groups), OP:sp=m:16,l:16 (the op's spatial loops; none for none), OP:order=n,m,b "
+                "(every one of its output dims once, outermost first, in any order) or OP:home=L2 (where its output "
+                "waits for later groups: DRAM or a shared on-chip level)");
   x->add_option("--max-footprint", ex.max_footprint, "LEVEL=SIZE: the most a level may hold per instance, e.g. L1=2MiB")
       ->delimiter(',');
   x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");
