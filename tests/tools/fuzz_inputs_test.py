@@ -76,6 +76,7 @@ def scenarios(root):
         ("set eval", [f"{c}/arch/edge.yaml", f"{c}/workloads/attention_g1.yaml", f"{c}/dataflows/attention_g1_edge_fused_pipe.yaml"]),
         ("set explore", [f"{c}/arch/edge.yaml", f"{c}/workloads/gemm_chain_g1.yaml"]),
         ("options explore", [f"{c}/arch/edge.yaml", f"{c}/workloads/attention_g1.yaml"]),
+        ("options explore", [f"{c}/arch/cloud.yaml", f"{c}/workloads/attention_g1.yaml"]),
         ("emit", [f"{c}/arch/tpu_like.yaml", f"{c}/workloads/attention_g1.yaml", f"{c}/dataflows/attention_g1_tpu_like_explored.yaml"]),
         ("compare", [f"{c}/arch/tpu_like.yaml", f"{c}/workloads/gemm_chain_g1.yaml", f"{c}/dataflows/gemm_chain_g1_tpu_like_explored.yaml"]),
         ("compare", [f"{c}/arch/tpu_like.yaml", f"{c}/workloads/conv_chain_c1.yaml", f"{c}/dataflows/conv_chain_c1_tpu_like_explored.yaml"]),
@@ -100,7 +101,7 @@ DIM_VALUES = ["0", "-2", "1", "2", "3", "7", "97", "1000003", "99999999999", "x"
 OPS = ["qk", "max", "sub", "exp", "sum", "div", "av", "qk+max", "qk+max+sub+exp+sum+div", "av+qk", "x", ""]
 FIX_KEYS = ["prim=Pipe", "prim=Seq", "prim=Para", "prim=x", "loops=m:16", "loops=m:0", "loops=q:2", "loops=m:4,l:8",
             "cores=b:8,m:4", "cores=b:3", "cores=m:99", "sp=m:16,l:16", "sp=none", "sp=m:99999999999999999999", "sp=l",
-            "order=n,m,b", "order=m,l,b", "order=m,m,b", "order=", "=", ":", "prim"]
+            "order=n,m,b", "order=m,l,b", "order=m,m,b", "order=", "home=L2", "home=DRAM", "home=L1", "home=", "=", ":", "prim"]
 
 
 def search_options(rng):
