@@ -101,10 +101,10 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
     const std::vector<size_t> handing = levels_.handover.empty() ? std::vector<size_t>{} : handover_ops(c);
     std::function<bool(size_t)> homes = [&](size_t k) -> bool {
       if (k == handing.size()) {
-        Choice kept = c;
-        fit_homes(c);
+        const std::vector<int> drawn = c.home;
+        fit_homes(c);  // Choice's form (empty when all are DRAM)
         const bool go_on = group(0);
-        c.home = kept.home;
+        c.home = drawn;
         return go_on;
       }
       c.home.resize(n, 0);

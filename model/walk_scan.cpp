@@ -11,20 +11,9 @@ namespace dfx::model {
 // loop over a dim no such loop has cut runs the same number of instances in every step, so a
 // subtree holding only those needs no scan. Per node: whether its subtree needs one. (Were this
 // wrong, the walk would find a changed count and walk_tree() walk again: needs_classes.)
-std::vector<char> Walker::subtrees_to_scan() {
+std::vector<char> Walker::subtrees_to_scan() const {
   std::vector<char> scan(f_.nodes.size(), 1);
-  auto plain = [](const TensorAccess& acc) {
-    for (const auto& ix : acc.index)
-      if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms.front().coef != 1)) return false;
-    return true;
-  };
-  if (w_.dims.size() > 64) return scan;
-  for (const Op& op : w_.ops) {
-    if (!plain(op.out)) return scan;
-    for (const auto& in : op.inputs)
-      if (!plain(in)) return scan;
-  }
-  plain_ = true;
+  if (w_.dims.size() > 64 || !plain_) return scan;
   // Dims a fused read ties together, position by position: one class each (bit masks).
   std::vector<uint64_t> tied(w_.dims.size());
   for (size_t d = 0; d < tied.size(); ++d) tied[d] = uint64_t{1} << d;
@@ -65,6 +54,20 @@ std::vector<char> Walker::subtrees_to_scan() {
   for (size_t i = f_.nodes.size(); i-- > 1;)
     if (scan[i]) scan[static_cast<size_t>(f_.nodes[i].parent)] = 1;
   return scan;
+}
+
+bool Walker::accesses_plain() const {
+  auto plain = [](const TensorAccess& acc) {
+    for (const auto& ix : acc.index)
+      if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms.front().coef != 1)) return false;
+    return true;
+  };
+  for (const Op& op : w_.ops) {
+    if (!plain(op.out)) return false;
+    for (const auto& in : op.inputs)
+      if (!plain(in)) return false;
+  }
+  return true;
 }
 
 void Walker::scan_classes(int node, const OpBoxes& boxes) {

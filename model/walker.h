@@ -66,6 +66,7 @@ class Walker {
     }
     note_own_ops();
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
+    plain_ = accesses_plain();
     to_scan_ = subtrees_to_scan();
   }
 
@@ -146,8 +147,9 @@ class Walker {
   InstanceCounts scanned_;  // what scan_classes() found
   bool needs_classes_ = false;
   std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
-  bool plain_ = false;         // every access a plain dim (set by subtrees_to_scan)
-  std::vector<char> subtrees_to_scan();  // also sets plain_
+  bool plain_ = false;         // every access a plain dim (accesses_plain)
+  bool accesses_plain() const;
+  std::vector<char> subtrees_to_scan() const;
   void scan_classes(int node, const OpBoxes& boxes);
   void scan_loops(int node, size_t li, OpBoxes& boxes);
   std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer

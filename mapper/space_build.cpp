@@ -1,0 +1,115 @@
+// Space::build: the tile tree of a point of the template (mapper/space.h), and its flow.yaml.
+#include <algorithm>
+
+#include "mapper/space.h"
+
+namespace dfx::mapper {
+
+// The tree of a choice (see space.h); nodes in pre-order, as the loader builds them.
+model::Dataflow Space::build(const Choice& c, const std::string& name) const {
+  model::Dataflow f;
+  f.name = name;
+  auto add = [&f](int parent, model::TreeNode node) {
+    node.parent = parent;
+    f.nodes.push_back(std::move(node));
+    const int id = static_cast<int>(f.nodes.size()) - 1;
+    if (parent >= 0) f.nodes[static_cast<size_t>(parent)].children.push_back(id);
+    return id;
+  };
+  auto tile = [](std::vector<int> levels, model::Prim prim = model::Prim::Seq) {
+    model::TreeNode n;
+    n.levels = std::move(levels);
+    n.prim = prim;
+    return n;
+  };
+  auto loop = [](int dim, int64_t factor, bool spatial) {
+    model::Loop l;
+    l.dim = dim, l.factor = factor, l.spatial = spatial;
+    return l;
+  };
+  const int root = add(-1, tile({0}));
+  // Outputs that wait for later groups in a shared level: kept there at the root, where the
+  // groups meet.
+  for (size_t o = 0; o < c.home.size(); ++o)
+    if (c.home[o] > 0) f.nodes[static_cast<size_t>(root)].keep.push_back({w_.ops[o].out.tensor, levels_.handover[static_cast<size_t>(c.home[o] - 1)]});
+  auto members = group_members(c);
+  for (size_t g = 0; g < members.size(); ++g) {
+    const std::vector<int>& dims = outer_dims(members[g]);
+    model::TreeNode outer = tile({0});
+    if (c.core_dim[g] >= 0) {
+      const CoreSplit& s = core_splits(members[g])[static_cast<size_t>(c.core_dim[g])];
+      outer.loops.push_back(loop(dims[s.dim[0]], s.cores[0], true));
+      if (s.cores[1] > 1) outer.loops.push_back(loop(dims[s.dim[1]], s.cores[1], true));
+    }
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
+    const model::OpBoxes boxes = group_tile(c, static_cast<int>(g));
+    // With loops of its ops' own at DRAM (Choice::own_trips) the group's primitive goes on its
+    // DRAM tile, which keeps the intermediates that stay inside it in the buffer; otherwise on a
+    // tile at the buffer under it.
+    const bool own_loops = has_own_loops(c, members[g]);
+    int group_tile_node = -1;
+    if (own_loops) {
+      outer.prim = c.prim[g];
+      for (int o : members[g]) {
+        const int t = w_.ops[static_cast<size_t>(o)].out.tensor;
+        const auto& readers = w_.tensors[static_cast<size_t>(t)].consumers;
+        const bool inside = !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) { return c.group_of[static_cast<size_t>(r)] == static_cast<int>(g); });
+        if (inside) outer.keep.push_back({t, levels_.group.front()});
+      }
+      group_tile_node = add(root, outer);
+    } else {
+      group_tile_node = add(add(root, outer), tile(levels_.group, c.prim[g]));
+    }
+    for (int o : members[g]) {
+      const model::Op& op = w_.ops[static_cast<size_t>(o)];
+      const std::vector<int64_t> ext = op_extents(op_tile(boxes, c, static_cast<size_t>(o)), static_cast<size_t>(o));
+      const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
+      // Temporal loops cover what the spatial ones leave; reductions innermost (the output
+      // stays put), the others in the order the choice ranks (Space::ordered_dims).
+      std::vector<size_t> keep = ordered_dims(static_cast<size_t>(o), c.order[static_cast<size_t>(o)]), reduce;
+      for (size_t i = 0; i < op.dims.size(); ++i)
+        if (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end()) reduce.push_back(i);
+      keep.insert(keep.end(), reduce.begin(), reduce.end());
+      int parent = group_tile_node;
+      if (own_loops) {  // its own loops at DRAM, in the order of its tile's
+        model::TreeNode own = tile({0});
+        for (size_t i : keep)
+          if (!c.own_trips[static_cast<size_t>(o)].empty() && c.own_trips[static_cast<size_t>(o)][i] > 1)
+            own.loops.push_back(loop(op.dims[i], c.own_trips[static_cast<size_t>(o)][i], false));
+        parent = add(parent, own);
+      }
+      const bool matrix = op.unit == arch::UnitKind::Matrix;
+      model::TreeNode op_tile = tile(matrix ? levels_.matrix_op : levels_.vector_op);
+      // A cube's inputs stage through their own level (L1): the loops over its output go there,
+      // the operand levels below hold a spatial block and run its whole reduction (one
+      // instruction accumulates in L0C).
+      model::TreeNode staged = tile({levels_.matrix_staging});
+      const bool stage = matrix && levels_.matrix_staging >= 0;
+      for (size_t k = 0; k < keep.size(); ++k) {
+        const size_t i = keep[k];
+        const bool reduction = k >= keep.size() - reduce.size();
+        const int64_t steps = (ext[i] + sp[i] - 1) / sp[i];  // a padded spread's last step runs fewer
+        if (steps > 1) (stage && !reduction ? staged : op_tile).loops.push_back(loop(op.dims[i], steps, false));
+      }
+      // After the temporal loops: a spread that idles instances in some steps (padded, or over
+      // an extent the group's last tile changes) may only have spatial loops after it.
+      for (size_t i = 0; i < op.dims.size(); ++i)
+        if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
+      if (matrix && levels_.matrix_staging >= 0) parent = add(parent, staged);
+      parent = add(parent, op_tile);
+      if (matrix && levels_.registers >= 0) parent = add(parent, tile({levels_.registers}));
+      model::TreeNode leaf;
+      leaf.is_leaf = true;
+      leaf.op = o;
+      add(parent, leaf);
+    }
+  }
+  return f;
+}
+
+std::string Space::flow_yaml(const Choice& c, const std::string& name) const {
+  return model::to_yaml(build(c, name), a_, w_);
+}
+
+}  // namespace dfx::mapper
