@@ -100,19 +100,34 @@ class ChainTreeWriter {
     os_ << "  children:\n";
   }
 
+  // `n` elements over at most `at_most` instances: `across` of them per step, in `steps` steps.
+  // The most that divide n, or on units the tree schedules, where instances may idle in the last
+  // step, the widest even chunk: 197 tokens over 64 lanes as 4 steps of 50 (the last runs 47),
+  // where the divisors of a prime leave one lane.
+  struct Spread {
+    int64_t steps = 1, across = 1;
+  };
+  Spread spread(int64_t n, int64_t at_most) const {
+    const int64_t d = largest_divisor_at_most(n, static_cast<double>(at_most));
+    if (a_.instruction_timed() || at_most < 1) return {n / d, d};
+    const int64_t steps = (n + at_most - 1) / at_most;
+    const int64_t chunk = (n + steps - 1) / steps;
+    return chunk > d ? Spread{steps, chunk} : Spread{n / d, d};
+  }
+
   // An operator's buffer tile over t1 × t2 of (m, out2) (none: out2 < 0), spread over up to
   // `across` × `down`, with `tred` steps of its reduction (none: red < 0); `indent` deep.
   void buffer_tile(int o, const std::string& indent, int out2, int64_t t1, int64_t t2, int64_t across, int64_t down, int red,
                    int64_t tred) {
     const model::Op& op = w_.ops[static_cast<size_t>(o)];
-    const int64_t s2 = largest_divisor_at_most(t2, static_cast<double>(down));
-    const int64_t s1 = largest_divisor_at_most(t1, static_cast<double>(across) * static_cast<double>(down / s2));
+    const Spread s2 = spread(t2, down);
+    const Spread s1 = spread(t1, across * (down / s2.across));
     std::vector<std::string> loops;
-    if (t1 / s1 > 1) loops.push_back(loop(c_.m, t1 / s1));
-    if (out2 >= 0 && t2 / s2 > 1) loops.push_back(loop(out2, t2 / s2));
+    if (s1.steps > 1) loops.push_back(loop(c_.m, s1.steps));
+    if (out2 >= 0 && s2.steps > 1) loops.push_back(loop(out2, s2.steps));
     if (red >= 0 && tred > 1) loops.push_back(loop(red, tred));
-    if (s1 > 1) loops.push_back(loop(c_.m, s1, true));
-    if (out2 >= 0 && s2 > 1) loops.push_back(loop(out2, s2, true));
+    if (s1.across > 1) loops.push_back(loop(c_.m, s1.across, true));
+    if (out2 >= 0 && s2.across > 1) loops.push_back(loop(out2, s2.across, true));
     os_ << indent << "- tile: " << buffer_ << "\n" << indent << "  loops: [" << list(loops) << "]\n" << indent << "  children:\n";
     if (op.unit == arch::UnitKind::Matrix && registers_ >= 0)
       os_ << indent << "    - tile: " << a_.levels[static_cast<size_t>(registers_)].name << "\n" << indent

@@ -194,7 +194,7 @@ void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& membe
   pick_own_trips(c, first, last, members, rng);
   for (int o : members) {
     const auto op = static_cast<size_t>(o);
-    pick_spatial(c, op, spatial_room(op_tile(first, c, op), op_tile(last, c, op), op), op_axes(c, members, o), rng);
+    pick_spatial(c, op, spatial_room(op_tile(first, c, op), op), op_axes(c, members, o), rng);
     c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
   }
 }
@@ -384,7 +384,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
   if (gene == 2 || gene == 3) fit_own_trips(c, first, last, members);
   for (int o : members) {
     const auto op = static_cast<size_t>(o);
-    const SpatialRoom ext = spatial_room(op_tile(first, c, op), op_tile(last, c, op), op);
+    const SpatialRoom ext = spatial_room(op_tile(first, c, op), op);
     const bool fits = ext.allows(c.spatial[static_cast<size_t>(o)]);
     if (fits && !(o == redraw && (gene == 4 || gene == 5))) continue;
     // Half the re-draws of a fitting choice are local steps: a climb needs neighbours to walk to.

@@ -187,7 +187,7 @@ class Space {
   void pick_homes(Choice& c, std::mt19937_64& rng) const;
   // Homes only for ops that hand over (after a regrouping), pinned ones as fixed, in Choice's form.
   void fit_homes(Choice& c) const;
-  int64_t spread_of(int dim) const;
+  int64_t spread_of(int dim, int64_t least) const;
   // A way to spread a group over the cores: one of its outer dims, or two (b over 8 cores and m
   // over 4 of 32, each core keeping its own b's K and V), by index into the group's outer dims.
   struct CoreSplit {
@@ -197,6 +197,7 @@ class Space {
   };
   std::vector<std::vector<std::vector<CoreSplit>>> run_splits_;  // [first op][ops - 1], like run_dims_
   std::vector<CoreSplit> splits_of(const std::vector<int>& dims) const;
+  std::vector<CoreSplit> splits_above(const std::vector<int>& dims, int64_t least) const;
   const std::vector<CoreSplit>& core_splits(const std::vector<int>& group_ops) const;
   // How many cores group g (its ops: group_ops) of c spreads outer dim i over (1: none), and
   // what remains of that dim on one core.
@@ -262,7 +263,7 @@ class Space {
   std::vector<Choice> own_trips_options(const Choice& partial, size_t o, size_t i) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
   // What an op's spatial loops may take in its group's tiles (first and last).
-  SpatialRoom spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const;
+  SpatialRoom spatial_room(const model::OpBoxes& first, size_t op) const;
   SpatialRoom spatial_room(const Choice& c, size_t op) const;
 };
 

@@ -6,16 +6,23 @@
 
 namespace dfx::mapper {
 
-// One dim over the cores (spread_of), then pairs that use as many cores as any single dim does
-// and more than half of them: every way to use the most cores two dims allow. A pair can win
-// with no more cores: b over 8 of attention's 32 cores and m over 4 keep each core on one b's K
-// and V, where m over all 32 has every core read every b's (which split is best is the
-// search's to find).
+// The ways to spread over the cores that use more than half of them; where none does (a ViT's
+// 12 heads and 197 tokens on 32 cores), the ways that use the most any does: 12 cores are far
+// better than one.
 std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims) const {
+  std::vector<CoreSplit> out = splits_above(dims, cores_ / 2);
+  return out.empty() ? splits_above(dims, 1) : out;
+}
+
+// One dim over the cores (spread_of), then pairs that use as many cores as any single dim does
+// and more than `least`: every way to use the most cores two dims allow. A pair can win with no
+// more cores: b over 8 of attention's 32 cores and m over 4 keep each core on one b's K and V,
+// where m over all 32 has every core read every b's (which split is best is the search's to find).
+std::vector<Space::CoreSplit> Space::splits_above(const std::vector<int>& dims, int64_t least) const {
   std::vector<CoreSplit> out;
   int64_t best_single = 0;
   for (size_t i = 0; i < dims.size(); ++i)
-    if (const int64_t n = spread_of(dims[i]); n > 0) {
+    if (const int64_t n = spread_of(dims[i], least); n > 0) {
       CoreSplit s;
       s.dim[0] = s.dim[1] = i, s.cores[0] = n;
       out.push_back(s);
@@ -28,7 +35,7 @@ std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims) con
       for (int64_t a = 2; a <= cores_ / 2; ++a)
         for (int64_t b = 2; a * b <= cores_; ++b)
           if (si % a == 0 && sj % b == 0) most = std::max(most, a * b);
-      if (most < best_single || 2 * most <= cores_) continue;
+      if (most < best_single || most <= least) continue;
       for (int64_t a = 2; a <= cores_ / 2; ++a)
         if (most % a == 0 && si % a == 0 && sj % (most / a) == 0 && most / a >= 2) {
           CoreSplit s;
@@ -65,10 +72,10 @@ std::vector<int> Space::allowed_splits(const Choice& c, const std::vector<int>& 
 }
 
 // How many cores a loop over `dim` spreads over: all of them when they divide its extent, else
-// the most that do if that is more than half (28 of ascend_like's 32 for 56 rows); 0: none.
-int64_t Space::spread_of(int dim) const {
+// the most that do (28 of ascend_like's 32 for 56 rows), if more than `least`; 0: none.
+int64_t Space::spread_of(int dim, int64_t least) const {
   const int64_t size = w_.dims[static_cast<size_t>(dim)].size;
-  for (int64_t n = cores_; n > 1 && 2 * n > cores_; --n)
+  for (int64_t n = cores_; n > 1 && n > least; --n)
     if (size % n == 0) return n;
   return 0;
 }

@@ -12,17 +12,13 @@ std::vector<int64_t> Space::op_extents(const model::OpBoxes& tile, size_t op) co
   return out;
 }
 
-SpatialRoom Space::spatial_room(const model::OpBoxes& first, const model::OpBoxes& last, size_t op) const {
-  std::vector<int64_t> extent = op_extents(first, op);
-  const std::vector<int64_t> partial = op_extents(last, op);
-  std::vector<char> varies(extent.size());
-  for (size_t i = 0; i < extent.size(); ++i) varies[i] = partial[i] != extent[i];
-  return SpatialRoom(std::move(extent), std::move(varies), unit_axes(op).geometric());
+SpatialRoom Space::spatial_room(const model::OpBoxes& first, size_t op) const {
+  return SpatialRoom(op_extents(first, op), unit_axes(op).geometric());
 }
 
 SpatialRoom Space::spatial_room(const Choice& c, size_t op) const {
   const int g = c.group_of[op];
-  return spatial_room(op_tile(group_tile(c, g), c, op), op_tile(group_tile(c, g, true), c, op), op);
+  return spatial_room(op_tile(group_tile(c, g), c, op), op);
 }
 
 model::OpBoxes Space::op_tile(model::OpBoxes group, const Choice& c, size_t op) const {

@@ -53,7 +53,7 @@ std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, const std:
   for (int o : members) {
     const auto op = static_cast<size_t>(o);
     const model::OpBoxes tile_first = op_tile(first, c, op);
-    const auto spreads = timed_spreads(tile_first, op, spatial_room(tile_first, op_tile(last, c, op), op), op_axes(c, members, o));
+    const auto spreads = timed_spreads(tile_first, op, spatial_room(tile_first, op), op_axes(c, members, o));
     if (spreads.empty()) return std::nullopt;
     c.spatial[op] = std::min_element(spreads.begin(), spreads.end(), [](const TimedSpread& x, const TimedSpread& y) {
                       return x.first < y.first;

@@ -42,7 +42,7 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
   if (fused.empty()) return in;
   const size_t g = pick(fused, rng);
   Choice c = in;
-  const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
+  const model::OpBoxes first = group_tile(c, static_cast<int>(g));
   std::vector<double> time;
   // Per group tile: an op with loops of its own at DRAM computes its tile that many times.
   auto own_steps = [&](size_t o) {
@@ -61,7 +61,7 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
     if (time[k] < slowest * (1 - kTie)) continue;
     const auto o = static_cast<size_t>(members[g][k]);
     const model::OpBoxes mine = op_tile(first, c, o);
-    const SpatialRoom room = spatial_room(mine, op_tile(last, c, o), o);
+    const SpatialRoom room = spatial_room(mine, o);
     const PeAxes axes = op_axes(c, members[g], static_cast<int>(o));
     const std::vector<int64_t> before = c.spatial[o];
     widen_spatial(c, o, room, axes, rng);
@@ -103,7 +103,7 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, std::mt1
   Choice c = in;
   const auto o = static_cast<size_t>(slow);
   const model::OpBoxes first = op_tile(group_tile(c, static_cast<int>(g)), c, o);
-  const SpatialRoom room = spatial_room(first, op_tile(group_tile(c, static_cast<int>(g), true), c, o), o);
+  const SpatialRoom room = spatial_room(first, o);
   const PeAxes axes = op_axes(c, members[g], slow);
   // Half the time another spread that computes no slower, so that only what the stage moves
   // changes (qk of attention G8 / edge at l:30 x k:16 waits 2.1 K cycles for its data, at

@@ -7,8 +7,7 @@
 
 namespace dfx::mapper {
 
-SpatialRoom::SpatialRoom(std::vector<int64_t> extent, std::vector<char> varies, bool padding)
-    : extent_(std::move(extent)), varies_(std::move(varies)), padding_(padding) {}
+SpatialRoom::SpatialRoom(std::vector<int64_t> extent, bool padding) : extent_(std::move(extent)), padding_(padding) {}
 
 namespace {
 
@@ -29,7 +28,7 @@ std::vector<int64_t> SpatialRoom::values(size_t i, int64_t at_most) const {
   // Padded, a factor is a chunk size of the extent: each step spreads one chunk (73 rows on 64
   // PEs: 37, as 64 would run anyway), the divisors among them.
   if (padding_) return up_to(trip_counts(extent_[i]), at_most);
-  return varies_[i] ? std::vector<int64_t>{1} : up_to(divisors(extent_[i]), at_most);
+  return up_to(divisors(extent_[i]), at_most);
 }
 
 std::vector<int64_t> SpatialRoom::drawn(size_t i, int64_t at_most) const {

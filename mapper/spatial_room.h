@@ -8,7 +8,9 @@
 // with no loops below (docs/semantics.md): the template's op tiles. A padded factor is a chunk
 // size of its extent, on any number of an op's dims.
 // A unit that takes whole instructions blocks its tile onto the array itself, padding included,
-// so its factors stay divisors.
+// so its factors stay divisors of the group's first tile, also where the last tile is shorter
+// (197 rows in tiles of 50: its last 47 leave instances idle; before 2026-11-25 such a dim
+// stayed temporal, and a ViT's matrix instructions on ascend_like were one row high).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -17,13 +19,13 @@ namespace dfx::mapper {
 
 class SpatialRoom {
  public:
-  // Per dim of the op: its extent in the group's first tile and whether the last tile's differs.
-  SpatialRoom(std::vector<int64_t> extent, std::vector<char> varies, bool padding);
+  // Per dim of the op: its extent in the group's first tile.
+  SpatialRoom(std::vector<int64_t> extent, bool padding);
 
   size_t size() const { return extent_.size(); }
   int64_t extent(size_t i) const { return extent_[i]; }
-  // The factors dim i may take, at most `at_most`, ascending (1 first): the divisors, and with
-  // padding every chunk size. Local steps move among them.
+  // The factors dim i may take, at most `at_most`, ascending (1 first): the divisors of its
+  // extent in the first tile, and with padding every chunk size. Local steps move among them.
   std::vector<int64_t> values(size_t i, int64_t at_most) const;
   // The ones random draws take, and the lists of every option (exhaustive search, polish
   // sweeps) on all but one dim (Space::spatial_options): the divisors and the widest padded chunk.
@@ -34,7 +36,6 @@ class SpatialRoom {
 
  private:
   std::vector<int64_t> extent_;
-  std::vector<char> varies_;
   bool padding_ = false;
 };
 
