@@ -140,6 +140,7 @@ class Space {
   std::vector<int> fixed_groups_;    // per op, when the user fixed the fusion (empty: searched)
   TemplateLevels levels_;  // where the template's tiles go
   int64_t cores_ = 1;
+  bool cores_fed_apart_ = false;  // no level the cores share multicasts (ascend_like, tpu_like)
   // One core's matrix unit and vector unit, for an op that has them to itself (null: none).
   std::optional<PeAxes> matrix_axes_, vector_axes_;
   const PeAxes& unit_axes(size_t op) const;
@@ -198,6 +199,7 @@ class Space {
   std::vector<std::vector<std::vector<CoreSplit>>> run_splits_;  // [first op][ops - 1], like run_dims_
   std::vector<CoreSplit> splits_of(const std::vector<int>& dims) const;
   std::vector<CoreSplit> splits_above(const std::vector<int>& dims, int64_t least) const;
+  void add_uneven_splits(const std::vector<int>& dims, std::vector<CoreSplit>& out) const;
   const std::vector<CoreSplit>& core_splits(const std::vector<int>& group_ops) const;
   // How many cores group g (its ops: group_ops) of c spreads outer dim i over (1: none), and
   // what remains of that dim on one core.

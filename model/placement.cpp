@@ -129,4 +129,24 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
   return p;
 }
 
+bool instances_share_a_multicast(const arch::Arch& a, const Dataflow& f, const Placement& p, int node) {
+  auto parent = [&](int x) { return f.nodes[static_cast<size_t>(x)].parent; };
+  auto strictly_below = [&](int x) {
+    for (int y = parent(x); y >= 0; y = parent(y))
+      if (y == node) return true;
+    return false;
+  };
+  for (const TensorPlacement& tp : p.tensors)
+    for (int x = node + 1; x < static_cast<int>(f.nodes.size()); ++x) {
+      if (!tp.owner[static_cast<size_t>(x)] || !strictly_below(x)) continue;
+      if (!a.levels[static_cast<size_t>(tp.source[static_cast<size_t>(x)])].multicast) continue;
+      // Its source is the nearest buffer above it: the instances' own when it is below `node`
+      // (an owner's, or the tensor's home at its region).
+      bool own_source = false;
+      for (int y = parent(x); y != node && !own_source; y = parent(y)) own_source = tp.owner[static_cast<size_t>(y)] || y == tp.region;
+      if (!own_source) return true;
+    }
+  return false;
+}
+
 }  // namespace dfx::model

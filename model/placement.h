@@ -28,6 +28,12 @@ struct Placement {
 // Contract: throws InputError when a leaf's operand sits in a level that may not hold its role.
 Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f);
 
+// Whether a buffer strictly below `node` fills from one source buffer that every instance of a
+// spatial loop at `node` shares and that multicasts: then the instances' transfers merge, step by
+// step. Instances that are not all alike may step below such a loop only where they do not (each
+// fed its own copy, or from buffers of their own): their runs are walked one after another.
+bool instances_share_a_multicast(const arch::Arch& a, const Dataflow& f, const Placement& p, int node);
+
 // Every op box of a subtree shrinks with its loops; a producer fused with its consumers only
 // computes what they read. Boxes are per op, per dimension, half-open [lo, hi), stored flat so
 // that copying them (once per loop step in the walks) is one allocation.

@@ -310,6 +310,12 @@ bool Walker::nothing_steps_below(int node, size_t li) const {
   return true;
 }
 
+bool Walker::instances_share_a_multicast(int node) {
+  char& known = shares_multicast_[static_cast<size_t>(node)];
+  if (known < 0) known = model::instances_share_a_multicast(a_, f_, p_, node) ? 1 : 0;
+  return known == 1;
+}
+
 bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps) {
   const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
   const auto [chunk, trips, last] = steps;
@@ -326,12 +332,13 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& st
   auto at = std::lower_bound(split.counts.begin(), split.counts.end(), trips);
   if (at == split.counts.end() || *at != trips) split.counts.insert(at, trips);
   const bool alike = even && split.counts.size() == 1;
-  if (!alike && !nothing_steps_below(node, li)) {
+  if (!alike && !nothing_steps_below(node, li) && instances_share_a_multicast(node)) {
     problem(loop.loc, where() + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
                                             std::to_string(split.counts.back()) + " in another"
                                       : " splits extent " + std::to_string(extent) + " unevenly") +
-                          " above a temporal loop or loops below; a spatial loop whose instances are not all alike may have "
-                          "only spatial loops after it in its tile, and no loops below it");
+                          " above a temporal loop or loops below that fill buffers from a multicast source its instances "
+                          "share; a spatial loop whose instances are not all alike may have only spatial loops after it in "
+                          "its tile, and no loops below it, unless each instance is fed its own copy");
     return false;
   }
   if (static_cast<int64_t>(split.counts.size()) >= kMaxPasses) {
@@ -400,8 +407,11 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   // walks must not move the pipeline's first loads or last store either. A second such loop
   // later in the tile walks its runs inside each of this one's: one activation per buffer
   // below for every pair of runs, all kept in the outer loop's Passes.
-  const bool outermost = !passes_;
-  if (outermost) passes_ = Passes{spatial_stack_.size(), {}};
+  // A loop in a tile below another's runs (which share no multicast source below them,
+  // spatial_split_ok) has runs of its own: the outer loop's are put aside meanwhile.
+  const bool outermost = !passes_ || passes_->node != node;
+  std::optional<Passes> outer;
+  if (outermost) outer = std::move(passes_), passes_ = Passes{node, spatial_stack_.size(), {}};
   Time t = run(0);
   const bool computed = computed_;
   const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
@@ -413,7 +423,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
     computed_ = computed, first_loads_ = first_loads, last_store_ = last_store, last_store_port_ = last_store_port,
     after_last_load_ = after_last_load;
   }
-  if (outermost) passes_.reset();
+  if (outermost) passes_ = std::move(outer);
   return t;
 }
 

@@ -59,6 +59,7 @@ class Walker {
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
     mc_prefix_ = source_prefixes(w_, f_, p_);
+    shares_multicast_.assign(f.nodes.size(), -1);
     subtree_end_.assign(f.nodes.size(), 0);
     for (size_t i = f.nodes.size(); i-- > 0;) {
       subtree_end_[i] = static_cast<int>(i) + 1;
@@ -124,6 +125,7 @@ class Walker {
   // the earlier passes' sources sent then is kept, and a later pass's source sends only what
   // they did not (one multicast for all).
   struct Passes {
+    int node = 0;      // the loop's tile
     size_t level = 0;  // the loop's index in spatial_stack_
     struct Sent {
       int node = 0, tensor = 0;
@@ -304,6 +306,9 @@ class Walker {
   // below stepping.
   bool spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps);
   bool nothing_steps_below(int node, size_t li) const;
+  // Per node, model::instances_share_a_multicast, computed when first asked (-1: not yet).
+  bool instances_share_a_multicast(int node);
+  std::vector<char> shares_multicast_;
 
   template <class At>
   Time spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at);

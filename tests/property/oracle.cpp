@@ -291,9 +291,11 @@ class Brute {
       }
       if (it->second.first != extent) varying_.insert({node, li});
       // Instances that are not all alike (73 rows over 8: seven of 10, one of 3; or fewer
-      // instances in a partial tile) only where nothing below steps: only spatial loops after
-      // it in its tile, and no loops below it.
-      if ((!even || varying_.count({node, li})) && !nothing_steps_below(node, li)) {
+      // instances in a partial tile) only where nothing below steps (only spatial loops after
+      // it in its tile, and no loops below it), or where no buffer below shares a multicast
+      // source across them.
+      if ((!even || varying_.count({node, li})) && !nothing_steps_below(node, li) &&
+          model::instances_share_a_multicast(a_, f_, p_, node)) {
         r_.problems.push_back({l.loc, "spatial instances not alike above other loops"});
         return;
       }

@@ -74,6 +74,25 @@ bool has_two_irregular_spatial_loops(const Loaded& l) {
   return false;
 }
 
+// An uneven spatial loop (as above) with a temporal loop after it in its tile or loops below it:
+// valid only where its instances share no multicast source below (each run walked on its own).
+bool has_uneven_loop_stepping_below(const Loaded& l) {
+  for (size_t x = 0; x < l.f.nodes.size(); ++x) {
+    const auto& n = l.f.nodes[x];
+    for (size_t i = 0; i < n.loops.size(); ++i) {
+      const auto& loop = n.loops[i];
+      if (!loop.spatial || l.w.dims[static_cast<size_t>(loop.dim)].size % loop.factor == 0) continue;
+      bool steps = false;
+      for (size_t j = i + 1; j < n.loops.size(); ++j) steps |= !n.loops[j].spatial;
+      for (size_t y = x + 1; y < l.f.nodes.size(); ++y)
+        for (int up = l.f.nodes[y].parent; up >= 0; up = l.f.nodes[static_cast<size_t>(up)].parent)
+          if (up == static_cast<int>(x)) steps |= !l.f.nodes[y].loops.empty();
+      if (steps) return true;
+    }
+  }
+  return false;
+}
+
 std::string describe(const RandomCase& c, const Loaded& l) {
   std::ostringstream os;
   os << "--- arch\n" << c.arch_yaml << "--- workload\n" << c.workload_yaml << "--- flow\n" << c.flow_yaml
@@ -120,7 +139,7 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   const char* cases_env = std::getenv("DFX_PROPERTY_CASES");
   std::mt19937_64 rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261121);
   const int wanted = cases_env ? std::atoi(cases_env) : 600;
-  int compared = 0, valid = 0, drawn = 0, uneven = 0, padded = 0, two = 0;
+  int compared = 0, valid = 0, drawn = 0, uneven = 0, padded = 0, two = 0, stepping = 0;
   while (valid < wanted && drawn < 100 * wanted) {
     ++drawn;
     RandomCase c = random_case(rng);
@@ -134,6 +153,7 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
     uneven += fast.problems.empty() && has_uneven_spatial_loop(l);
     padded += fast.problems.empty() && has_padded_spatial_loop(l);
     two += fast.problems.empty() && has_two_irregular_spatial_loops(l);
+    stepping += fast.problems.empty() && has_uneven_loop_stepping_below(l);
     std::string diff = first_difference(l, fast, slow);
     ASSERT_EQ(diff, "") << "case " << compared << " differs\n" << describe(c, l);
   }
@@ -142,8 +162,10 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   EXPECT_GE(uneven, wanted / 10) << "too few valid cases with an uneven spatial split";
   EXPECT_GE(padded, wanted / 20) << "too few valid cases with a padded spatial loop";
   EXPECT_GE(two, wanted / 40) << "too few valid cases with two irregular spatial loops in one tile";
+  EXPECT_GE(stepping, wanted / 40) << "too few valid cases with an uneven spatial loop above loops";
   std::cout << "compared " << compared << " cases (" << valid << " valid, " << uneven
-            << " with a spatial factor not dividing its dimension, " << padded << " padded, " << two << " with two irregular in one tile) out of " << drawn
+            << " with a spatial factor not dividing its dimension, " << padded << " padded, " << two << " with two irregular in one tile, " << stepping
+            << " with an uneven one above loops) out of " << drawn
             << " drawn\n";
 }
 

@@ -139,22 +139,33 @@ TEST_F(Invalid, PartialTileStepsElementByElement) {
 }
 
 // Padding: a spatial loop whose instances run in full steps only may have only spatial loops
-// after it in its tile.
+// after it in its tile where buffers below fill from a multicast source they share (edge's DRAM
+// into L1); without such buffers, loops may follow it.
 TEST_F(Invalid, IdleInstancesAboveOtherLoops) {
-  Report r = run("  tile: DRAM\n  loops: [\"m:3\", \"m:171:sp\", \"b:2\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  Report r = run("  tile: DRAM\n  loops: [\"m:3\", \"m:171:sp\", \"b:2\"]\n  children:\n    - tile: L1\n"
+                 "      children: [{op: gemm1}, {op: gemm2}]\n");
   ASSERT_FALSE(r.valid);
   EXPECT_NE(r.reason.find("runs 170 instances in one step and 171 in another above a temporal loop"), std::string::npos)
       << r.reason;
+  EXPECT_NE(r.reason.find("multicast source its instances share"), std::string::npos) << r.reason;
+  const Report bare = run("  tile: DRAM\n  loops: [\"m:3\", \"m:171:sp\", \"b:2\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_TRUE(bare.valid) << bare.reason;
+  EXPECT_EQ(bare.macs, run("  tile: DRAM\n  children: [{op: gemm1}, {op: gemm2}]\n").macs);
 }
 
 // A spatial factor that does not divide its extent leaves the last instance less to do (512
-// rows over 3: 171, 171, 170). Only where nothing after or below it steps: spatial loops may
-// follow it, each walked within its runs of alike instances.
+// rows over 3: 171, 171, 170). Where buffers below share a multicast source, only where nothing
+// after or below it steps: spatial loops may follow it, each walked within its runs of alike
+// instances.
 TEST_F(Invalid, UnevenSpatialSplitAboveOtherLoops) {
-  Report r = run("  tile: DRAM\n  loops: [\"m:3:sp\", \"b:2\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  Report r = run("  tile: DRAM\n  loops: [\"m:3:sp\", \"b:2\"]\n  children:\n    - tile: L1\n"
+                 "      children: [{op: gemm1}, {op: gemm2}]\n");
   ASSERT_FALSE(r.valid);
   EXPECT_NE(r.reason.find("splits extent 512 unevenly above a temporal loop"), std::string::npos) << r.reason;
   const int64_t macs = run("  tile: DRAM\n  children: [{op: gemm1}, {op: gemm2}]\n").macs;
+  const Report bare = run("  tile: DRAM\n  loops: [\"m:3:sp\", \"b:2\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  ASSERT_TRUE(bare.valid) << bare.reason;
+  EXPECT_EQ(bare.macs, macs);
   const Report inner = run("  tile: DRAM\n  loops: [\"b:2\", \"m:3:sp\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
   ASSERT_TRUE(inner.valid) << inner.reason;
   EXPECT_EQ(inner.macs, macs);
