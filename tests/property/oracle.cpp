@@ -157,12 +157,25 @@ class Brute {
     mid.read += n;
   }
 
+  // The level the source buffer of `node`'s buffer fills from: that of the nearest owner above
+  // (the source buffer's), or -1 when the source is the tensor's home.
+  int64_t source_of_source(int node, int tensor) const {
+    const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
+    for (int y = f_.nodes[static_cast<size_t>(node)].parent; y >= 0; y = f_.nodes[static_cast<size_t>(y)].parent)
+      if (tp.owner[static_cast<size_t>(y)])
+        return tp.level[static_cast<size_t>(y)] == tp.source[static_cast<size_t>(node)] ? tp.source[static_cast<size_t>(y)] : -1;
+    return -1;
+  }
+
   void activate(int node, int tensor, const OpBoxes& boxes) {
     const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
     std::vector<int64_t> key = {tensor, tp.level[static_cast<size_t>(node)], tp.source[static_cast<size_t>(node)],
                                 tp.writes[static_cast<size_t>(node)] ? 1 : 0, -1};
-    // The group: this buffer with the instances that share its source buffer merged.
+    // The group: this buffer with the instances that share its source buffer merged. The source
+    // buffer is named by its own source too: two buffers of one level fed from different ones
+    // (L1 under U under L1 under U) are not one group because their instances merge alike.
     std::vector<int64_t> group = key;
+    group.push_back(source_of_source(node, tensor));
     // Without multicast at the source every instance is its own group.
     const bool multicast = a_.levels[static_cast<size_t>(tp.source[static_cast<size_t>(node)])].multicast;
     const size_t shared = multicast ? source_len_[static_cast<size_t>(tensor)].back() : instance_.size();
