@@ -70,7 +70,10 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
     for (int n = leaf.parent; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
       for (const Loop& l : f.nodes[static_cast<size_t>(n)].loops)
         if (l.spatial) op.instances *= l.factor;
-    op.compute_cycles = static_cast<double>(op.work) / static_cast<double>(op.instances);
+    // On units that take whole instructions the shapes decide (a 16-row block on a 16 x 16 x 16
+    // cube, a row of 197 on 128 lanes): their instructions' time, not work over instances.
+    op.compute_cycles = tree_timed ? static_cast<double>(op.work) / static_cast<double>(op.instances)
+                                   : walk.op_instruction_cycles[o];
     if (tree_timed) op.own_cycles = walk.op_cycles[o];
   }
 }

@@ -19,7 +19,7 @@ InstructionTimes::InstructionTimes(const arch::Arch& a, const Workload& w, const
   }
 }
 
-Time InstructionTimes::time(int node, const OpBoxes& boxes) const {
+Time InstructionTimes::time(int node, const OpBoxes& boxes, std::vector<double>* per_op, double repeat) const {
   const arch::MemoryLevel& operands = a_.levels[static_cast<size_t>(f_.nodes[static_cast<size_t>(node)].levels.front())];
   Time time;
   for (int o : ops_[static_cast<size_t>(node)]) {
@@ -34,13 +34,17 @@ Time InstructionTimes::time(int node, const OpBoxes& boxes) const {
       const bool swapped = op.role_of(op.inputs[0].tensor) != arch::Role::Left;
       const MatrixBlocking mb = matrix_blocking(op, op.inputs[swapped ? 1 : 0], op.inputs[swapped ? 0 : 1], block);
       const int64_t one = arch::mma_cycles(u, mb.extent(mb.m, block), mb.extent(mb.n, block), mb.extent(mb.k, block)) + arch::kIssueCycles;
-      time.then(Time::on_unit(op.unit, static_cast<double>(mb.mma_count(block) * one), static_cast<double>(mb.mma_count(block))));
+      const double cycles = static_cast<double>(mb.mma_count(block) * one);
+      time.then(Time::on_unit(op.unit, cycles, static_cast<double>(mb.mma_count(block))));
+      if (per_op) (*per_op)[static_cast<size_t>(o)] += cycles * repeat;
     } else {
       const VectorBlocking vb = vector_blocking(op, block);
       const int sources = op.accumulate == Accumulate::None ? static_cast<int>(op.inputs.size()) : 1;
       const arch::VecOp vop = vector_instruction(op).value_or(arch::VecOp::Add);
       const int64_t one = arch::vector_op_cycles(u, operands, vop, sources, vb.rows(block), vb.row_length(block)) + arch::kIssueCycles;
-      time.then(Time::on_unit(op.unit, static_cast<double>(vb.count(block) * one), static_cast<double>(vb.count(block))));
+      const double cycles = static_cast<double>(vb.count(block) * one);
+      time.then(Time::on_unit(op.unit, cycles, static_cast<double>(vb.count(block))));
+      if (per_op) (*per_op)[static_cast<size_t>(o)] += cycles * repeat;
     }
   }
   return time;

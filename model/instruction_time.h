@@ -25,8 +25,9 @@ class InstructionTimes {
   bool times(int node) const { return !ops_[static_cast<size_t>(node)].empty(); }
   bool only(int node) const { return only_[static_cast<size_t>(node)]; }
   // One visit of the tile with these boxes: per matrix operator its mmas, per vector operator its
-  // vec ops (matrix_blocking.h), one after another.
-  Time time(int node, const OpBoxes& boxes) const;
+  // vec ops (matrix_blocking.h), one after another. With `per_op`, each op's cycles times
+  // `repeat` are added to its entry.
+  Time time(int node, const OpBoxes& boxes, std::vector<double>* per_op = nullptr, double repeat = 1) const;
 
  private:
   const arch::Arch& a_;

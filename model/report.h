@@ -45,7 +45,9 @@ struct OpReport {
   std::string unit;           // "matrix" or "vector"
   int64_t work = 0;           // MACs or vector operations, recomputed halos included
   int64_t instances = 1;      // the spatial factors above its leaf multiplied (cores included)
-  double compute_cycles = 0;  // work / instances
+  // work / instances; on units that take whole instructions, their instructions' cycles on one
+  // instance (the shapes decide: a row of 197 on 128 lanes takes two passes)
+  double compute_cycles = 0;
   // Its own tiles' latency (WalkResult::op_cycles: below the last tile it shares with other ops,
   // its transfers there and its compute, over all their visits): well above compute_cycles when
   // its transfers pace it. Not given on archs whose units take whole instructions from queues

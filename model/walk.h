@@ -23,6 +23,9 @@ struct WalkResult {
   // other ops: its transfers there and its compute) summed over all their visits, as the walk
   // times them. In a Pipe, the time of its stage.
   std::vector<double> op_cycles;
+  // [op]: on units that take whole instructions, the cycles its instructions take on one
+  // instance of its unit over all visits (counted as op_cycles is); 0 on units the tree times.
+  std::vector<double> op_instruction_cycles;
   double cycles = 0;
   std::vector<Problem> problems;
 };

@@ -14,6 +14,7 @@ WalkResult Walker::empty_result() const {
   r.level_peak_elems.assign(a_.levels.size(), 0);
   r.op_work.assign(w_.ops.size(), 0);
   r.op_cycles.assign(w_.ops.size(), 0);
+  r.op_instruction_cycles.assign(w_.ops.size(), 0);
   return r;
 }
 
@@ -43,7 +44,10 @@ void Walker::add_phase(const WalkResult& r) {
     r_.level_peak_elems[l] = std::max(r_.level_peak_elems[l], r.level_peak_elems[l]);
   }
   r_.macs += r.macs, r_.vector_ops += r.vector_ops;
-  for (size_t o = 0; o < r.op_work.size(); ++o) r_.op_work[o] += r.op_work[o], r_.op_cycles[o] += r.op_cycles[o];
+  for (size_t o = 0; o < r.op_work.size(); ++o) {
+    r_.op_work[o] += r.op_work[o], r_.op_cycles[o] += r.op_cycles[o];
+    r_.op_instruction_cycles[o] += r.op_instruction_cycles[o];
+  }
   for (const auto& pr : r.problems) problem(pr.where, pr.message);
 }
 

@@ -100,6 +100,12 @@ tree:
 )", "hand", a, vit);
   const model::Report by_hand = model::analyze(a, vit, hand);
   ASSERT_TRUE(by_hand.valid) << by_hand.reason;
+  // Each op's compute is its instructions' time, from their shapes: within the tree's cycles
+  // (work over instances put div, whose rows are instructions over 12 cores' lanes, at 38.8 K).
+  for (const model::OpReport& op : by_hand.ops) {
+    EXPECT_GT(op.compute_cycles, 0) << op.name;
+    EXPECT_LE(op.compute_cycles, by_hand.cycles) << op.name;
+  }
   SearchOptions o;
   o.evaluations = 4000;
   o.seed = 1;
