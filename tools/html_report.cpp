@@ -196,8 +196,9 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   os << "</table>";
   os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
         "primitive between children, intermediates kept at a level of their own (lilac). Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "
-        "it spreads over (cores included), its compute alone, every one busy, and its own tiles' time, transfers "
-        "included ('own'); in red the longest, which a Pipe waits for.</p>";
+        "it spreads over (cores included), its compute alone, every one busy (on units that take whole instructions: "
+        "their time, from their shapes), and its own tiles' time, transfers included ('own'); in red the longest, "
+        "which a Pipe waits for.</p>";
   model::Dataflow f = model::load_dataflow_from_string(best.flow_yaml, "best", a, w);
   tree_html(f, a, w, best.report, 0, os);
   std::vector<const mapper::Candidate*> pair = {&best};
