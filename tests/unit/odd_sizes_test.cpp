@@ -2,6 +2,8 @@
 // cores, whose units take whole instructions.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "arch/config.h"
 #include "mapper/chain_solver.h"
 #include "mapper/search.h"
@@ -10,6 +12,50 @@
 
 namespace dfx::mapper {
 namespace {
+
+// A ViT attention tree written by hand for ascend_like: `cores` loops at GM (the cores and the
+// steps over one core's tokens), then every op's tile as the search's template builds them.
+std::string vit_by_hand(const std::string& cores) {
+  return "name: hand\nworkload: vit_attention\ntree:\n  tile: GM\n  loops: [" + cores + "]\n" + R"(  children:
+  - tile: [L1,UB]
+    loops: []
+    children:
+    - tile: L1
+      loops: ["l:4"]
+      children:
+      - tile: [L0A,L0B,L0C]
+        loops: ["k:64", "m:50:sp", "l:50:sp"]
+        children:
+        - op: qk
+    - tile: UB
+      loops: ["l:197", "m:50:sp"]
+      children:
+      - op: max
+    - tile: UB
+      loops: ["m:50", "l:2", "l:99:sp"]
+      children:
+      - op: sub
+    - tile: UB
+      loops: ["m:50", "l:2", "l:99:sp"]
+      children:
+      - op: exp
+    - tile: UB
+      loops: ["l:197", "m:50:sp"]
+      children:
+      - op: sum
+    - tile: UB
+      loops: ["m:50", "l:197"]
+      children:
+      - op: div
+    - tile: L1
+      loops: []
+      children:
+      - tile: [L0A,L0B,L0C]
+        loops: ["l:197", "m:50:sp", "n:64:sp"]
+        children:
+        - op: av
+)";
+}
 
 class OddSizes : public ::testing::Test {
  protected:
@@ -51,53 +97,7 @@ TEST_F(OddSizes, SmallSplitsOnlyWhereNothingLarger) {
 // temporal, every matrix instruction one row high: 20.8 K cycles at best for this workload, where
 // the tree below, written by hand, takes 5.6 K.
 TEST_F(OddSizes, InstructionUnitsSpreadDimsWhoseLastTileIsShorter) {
-  const model::Dataflow hand = model::load_dataflow_from_string(R"(name: hand
-workload: vit_attention
-tree:
-  tile: GM
-  loops: []
-  children:
-  -   tile: GM
-      loops: ["b:12:sp", "m:4"]
-      children:
-      -   tile: [L1,UB]
-          loops: []
-          children:
-          -   tile: L1
-              loops: ["l:4"]
-              children:
-              -   tile: [L0A,L0B,L0C]
-                  loops: ["k:64", "m:50:sp", "l:50:sp"]
-                  children:
-                  -   op: qk
-          -   tile: UB
-              loops: ["l:197", "m:50:sp"]
-              children:
-              -   op: max
-          -   tile: UB
-              loops: ["m:50", "l:2", "l:99:sp"]
-              children:
-              -   op: sub
-          -   tile: UB
-              loops: ["m:50", "l:2", "l:99:sp"]
-              children:
-              -   op: exp
-          -   tile: UB
-              loops: ["l:197", "m:50:sp"]
-              children:
-              -   op: sum
-          -   tile: UB
-              loops: ["m:50", "l:197"]
-              children:
-              -   op: div
-          -   tile: L1
-              loops: []
-              children:
-              -   tile: [L0A,L0B,L0C]
-                  loops: ["l:197", "m:50:sp", "n:64:sp"]
-                  children:
-                  -   op: av
-)", "hand", a, vit);
+  const model::Dataflow hand = model::load_dataflow_from_string(vit_by_hand(R"("b:12:sp", "m:4")"), "hand", a, vit);
   const model::Report by_hand = model::analyze(a, vit, hand);
   ASSERT_TRUE(by_hand.valid) << by_hand.reason;
   // Each op's compute is its instructions' time, from their shapes: within the tree's cycles
@@ -136,50 +136,7 @@ TEST_F(OddSizes, ChainSolverPadsAPrimeTileOverTheLanes) {
 // would merge step by step, which the analysis does not follow for shares of different sizes:
 // there such a tree is refused with the reason.
 TEST_F(OddSizes, UnevenCoreSharesWhereEachCoreIsFedItsOwnCopy) {
-  const std::string tree = R"(name: uneven
-workload: vit_attention
-tree:
-  tile: GM
-  loops: ["b:12:sp", "m:2:sp", "m:2"]
-  children:
-  - tile: [L1,UB]
-    loops: []
-    children:
-    - tile: L1
-      loops: ["l:4"]
-      children:
-      - tile: [L0A,L0B,L0C]
-        loops: ["k:64", "m:50:sp", "l:50:sp"]
-        children:
-        - op: qk
-    - tile: UB
-      loops: ["l:197", "m:50:sp"]
-      children:
-      - op: max
-    - tile: UB
-      loops: ["m:50", "l:2", "l:99:sp"]
-      children:
-      - op: sub
-    - tile: UB
-      loops: ["m:50", "l:2", "l:99:sp"]
-      children:
-      - op: exp
-    - tile: UB
-      loops: ["l:197", "m:50:sp"]
-      children:
-      - op: sum
-    - tile: UB
-      loops: ["m:50", "l:197"]
-      children:
-      - op: div
-    - tile: L1
-      loops: []
-      children:
-      - tile: [L0A,L0B,L0C]
-        loops: ["l:197", "m:50:sp", "n:64:sp"]
-        children:
-        - op: av
-)";
+  const std::string tree = vit_by_hand(R"("b:12:sp", "m:2:sp", "m:2")");
   const model::Report apart = model::analyze(a, vit, model::load_dataflow_from_string(tree, "uneven", a, vit));
   ASSERT_TRUE(apart.valid) << apart.reason;
   EXPECT_EQ(apart.ops.front().instances, 24 * 50 * 50);
