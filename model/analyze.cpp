@@ -141,7 +141,8 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
   const double read_time = inputs / (a.levels[0].read_bw * ports), write_time = outputs / (a.levels[0].write_bw * ports);
   const bool one_port = a.instruction_timed();
   r.roofline_cycles = std::max(compute_time, one_port ? read_time + write_time : std::max(read_time, write_time));
-  if (mu && r.cycles > 0) r.utilization = static_cast<double>(walk.macs) / (r.cycles * static_cast<double>(mu->total_pes()));
+  // Of the matrix unit, or of the lanes where nothing runs on it (an element-wise workload).
+  if (mu && r.cycles > 0 && (walk.macs > 0 || !vu)) r.utilization = static_cast<double>(walk.macs) / (r.cycles * static_cast<double>(mu->total_pes()));
   else if (vu && r.cycles > 0) r.utilization = static_cast<double>(walk.vector_ops) / (r.cycles * static_cast<double>(vu->total_pes()));
 }
 

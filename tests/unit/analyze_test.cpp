@@ -402,3 +402,23 @@ TEST(Analyze, NoOwnCyclesOnInstructionTimedUnits) {
 
 }  // namespace
 }  // namespace dfx::model
+
+namespace dfx::model {
+namespace {
+
+// A workload with no MACs keeps its lanes busy, not the matrix unit: its utilisation is the
+// lanes' (it read 0% on every arch with a matrix unit).
+TEST(Utilisation, ElementWiseWorkloadsCountTheLanes) {
+  const arch::Arch a = arch::load_arch_from_string(kTwoLevels, "two");
+  const Workload w = load_workload_from_string(
+      "name: ew\ndims: {m: 64, n: 32}\nops:\n  - {name: e, expr: \"B[m,n] = exp(A[m,n])\"}\n", "ew");
+  const Report r = analyze(a, w, load_dataflow_from_string(
+      "tree:\n  tile: DRAM\n  children:\n    - tile: L1\n      loops: [\"m:64:sp\"]\n      children: [{op: e}]\n", "ew", a, w));
+  ASSERT_TRUE(r.valid) << r.reason;
+  ASSERT_EQ(r.macs, 0);
+  EXPECT_GT(r.utilization, 0);
+  EXPECT_DOUBLE_EQ(r.utilization, static_cast<double>(r.vector_ops) / (r.cycles * 64));
+}
+
+}  // namespace
+}  // namespace dfx::model
