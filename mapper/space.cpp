@@ -384,9 +384,14 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
   const auto members = group_members(c)[static_cast<size_t>(g)];
   const int redraw = pick(members, rng);
   // The loop below changes spatial choices only: the group's tiles stay.
-  const model::OpBoxes first = group_tile(c, g), last = group_tile(c, g, true);
+  const model::OpBoxes first = group_tile(c, g);
+  // The last tile only for the ops' own loops (a tenth of a mutation's cost where none has any).
+  const bool owns = gene == 6 || std::any_of(members.begin(), members.end(), [&](int o) {
+                      return static_cast<size_t>(o) < c.own_trips.size() && !c.own_trips[static_cast<size_t>(o)].empty();
+                    });
+  const model::OpBoxes last = owns ? group_tile(c, g, true) : model::OpBoxes{};
   if (gene == 6 && !step_own_trips(c, first, last, static_cast<size_t>(redraw), rng)) return c;
-  if (gene == 2 || gene == 3) fit_own_trips(c, first, last, members);
+  if ((gene == 2 || gene == 3) && owns) fit_own_trips(c, first, last, members);
   for (int o : members) {
     const auto op = static_cast<size_t>(o);
     const SpatialRoom ext = spatial_room(op_tile(first, c, op), op);
