@@ -52,11 +52,6 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
       for (size_t o = first; o < end; ++o) run.push_back(static_cast<int>(o));
       run_dims_[first].push_back(dims_outside(run));
     }
-  // Cores fed each its own copy by every level they share may take uneven shares of a dim
-  // (model::instances_share_a_multicast: the analysis walks the last core's share on its own).
-  cores_fed_apart_ = cores_ > 1 && std::all_of(a.levels.begin(), a.levels.end(), [&](const arch::MemoryLevel& l) {
-                       return l.instances >= cores_ || !l.multicast;
-                     });
   run_splits_.resize(w.ops.size());
   for (size_t first = 0; first < w.ops.size(); ++first)
     for (const auto& dims : run_dims_[first]) run_splits_[first].push_back(splits_of(dims));

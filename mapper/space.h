@@ -140,7 +140,6 @@ class Space {
   std::vector<int> fixed_groups_;    // per op, when the user fixed the fusion (empty: searched)
   TemplateLevels levels_;  // where the template's tiles go
   int64_t cores_ = 1;
-  bool cores_fed_apart_ = false;  // no level the cores share multicasts (ascend_like, tpu_like)
   // One core's matrix unit and vector unit, for an op that has them to itself (null: none).
   std::optional<PeAxes> matrix_axes_, vector_axes_;
   const PeAxes& unit_axes(size_t op) const;

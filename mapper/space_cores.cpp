@@ -12,18 +12,20 @@ namespace dfx::mapper {
 std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims) const {
   std::vector<CoreSplit> out = splits_above(dims, cores_ / 2);
   if (out.empty()) out = splits_above(dims, 1);
-  if (cores_fed_apart_) add_uneven_splits(dims, out);
+  add_uneven_splits(dims, out);
   return out;
 }
 
-// Where each core is fed its own copy, a dim may also spread in even chunks that leave the last
-// core less (197 tokens over 32 cores: 28 of 7 and one of 1), alone or beside a dim that divides
-// (a ViT's 12 heads over 4 cores and its 197 tokens over 8: 25 each, 22 on the last), where that
-// uses more than half the cores, for dims that no more than half the cores divide (a prime, or
-// 56 rows on 32 cores do: 28; offering every uneven split of every dim spread the search thin:
-// mlp_block / ascend_like 58.2 K -> 110 K cycles at 4,000 evaluations). Beside a divided dim it keeps each core on fewer heads' K and V
-// than the tokens alone over 29 cores would. A split that divides may use more cores and still
-// lose: a GEMM chain's l over 32 cores leaves every core a partial sum of the whole output.
+// A dim may also spread in even chunks that leave the last core less (197 tokens over 32
+// cores: 28 of 7 and one of 1), alone or beside a dim that divides (a ViT's 12 heads over 4 cores
+// and its 197 tokens over 8: 25 each, 22 on the last), where that uses more than half the cores,
+// for dims that no more than half the cores divide (a prime; 56 rows on 32 cores divide over 28).
+// Offering every uneven split of every dim spread the search thin (mlp_block / ascend_like
+// 58.2 K -> 110 K cycles at 4,000 evaluations). Beside a divided dim, each core keeps fewer
+// heads' K and V than the tokens alone over 29 cores would. A split that divides may use more
+// cores and still lose: a GEMM chain's l over 32 cores leaves each core a partial sum of the
+// whole output. The analysis refuses the trees whose shared buffers such shares cannot take
+// (model::runs_may_step_below): the search drops them.
 void Space::add_uneven_splits(const std::vector<int>& dims, std::vector<CoreSplit>& out) const {
   const int64_t least = cores_ / 2;
   // `size` elements in even chunks over at most `n` cores: how many cores take one.

@@ -310,10 +310,14 @@ bool Walker::nothing_steps_below(int node, size_t li) const {
   return true;
 }
 
-bool Walker::instances_share_a_multicast(int node) {
-  char& known = shares_multicast_[static_cast<size_t>(node)];
-  if (known < 0) known = model::instances_share_a_multicast(a_, f_, p_, node) ? 1 : 0;
-  return known == 1;
+bool Walker::runs_may_step_below(int node, size_t li) const {
+  return model::runs_may_step_below(a_, w_, f_, p_, node, f_.nodes[static_cast<size_t>(node)].loops[li].dim);
+}
+
+bool Walker::sent_by_an_earlier_run(int tensor, size_t prefix) const {
+  for (const SteppingRun& r : stepping_runs_)
+    if (r.run > 0 && prefix <= r.level && dim_use(w_, p_, r.node, tensor, r.dim) == DimUse::None) return true;
+  return false;
 }
 
 bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps) {
@@ -332,13 +336,14 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& st
   auto at = std::lower_bound(split.counts.begin(), split.counts.end(), trips);
   if (at == split.counts.end() || *at != trips) split.counts.insert(at, trips);
   const bool alike = even && split.counts.size() == 1;
-  if (!alike && !nothing_steps_below(node, li) && instances_share_a_multicast(node)) {
+  if (!alike && !nothing_steps_below(node, li) && !runs_may_step_below(node, li)) {
     problem(loop.loc, where() + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
                                             std::to_string(split.counts.back()) + " in another"
                                       : " splits extent " + std::to_string(extent) + " unevenly") +
                           " above a temporal loop or loops below that fill buffers from a multicast source its instances "
                           "share; a spatial loop whose instances are not all alike may have only spatial loops after it in "
-                          "its tile, and no loops below it, unless each instance is fed its own copy");
+                          "its tile, and no loops below it, unless what such buffers hold is read without its dim or indexed "
+                          "by it plainly (docs/semantics.md)");
     return false;
   }
   if (static_cast<int64_t>(split.counts.size()) >= kMaxPasses) {
@@ -404,19 +409,23 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   };
   if (runs.size == 1) return run(0);
   // The first run (in every step the one that does most), then the others beside it: their
-  // walks must not move the pipeline's first loads or last store either. A second such loop
-  // later in the tile walks its runs inside each of this one's: one activation per buffer
-  // below for every pair of runs, all kept in the outer loop's Passes.
-  // A loop in a tile below another's runs (which share no multicast source below them,
-  // spatial_split_ok) has runs of its own: the outer loop's are put aside meanwhile.
-  const bool outermost = !passes_ || passes_->node != node;
+  // walks must not move the pipeline's first loads or last store either. Where nothing steps
+  // below, a second such loop later in the tile walks its runs inside each of this one's: one
+  // activation per buffer below for every pair of runs, all kept in the outer loop's Passes.
+  // Where loops follow, each run is walked as a tree of its own, and a later run's shared
+  // sources send nothing for tensors the loop's dim does not index (sent_by_an_earlier_run).
+  const bool stepping = !nothing_steps_below(node, li);
+  const bool outermost = !stepping && (!passes_ || passes_->node != node);
   std::optional<Passes> outer;
   if (outermost) outer = std::move(passes_), passes_ = Passes{node, spatial_stack_.size(), {}};
+  if (stepping) stepping_runs_.push_back({spatial_stack_.size(), f_.nodes[static_cast<size_t>(node)].loops[li].dim, node, 0});
+  const size_t mine = stepping ? stepping_runs_.size() - 1 : 0;
   Time t = run(0);
   const bool computed = computed_;
   const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
                after_last_load = after_last_load_;
   for (int pass = 1; pass < static_cast<int>(runs.size); ++pass) {
+    if (stepping) stepping_runs_[mine].run = pass;
     ++untimed_;
     run(pass);
     --untimed_;
@@ -424,6 +433,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
     after_last_load_ = after_last_load;
   }
   if (outermost) passes_ = std::move(outer);
+  if (stepping) stepping_runs_.pop_back();
   return t;
 }
 

@@ -126,7 +126,8 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
     s.spreads_owner = node;
   }
   const bool over_passes = passes_ && prefix <= passes_->level;
-  const int64_t shared = multicast && over_passes ? sent_over_passes(node, tensor, id, now, merged)
+  const int64_t shared = multicast && !s.write && sent_by_an_earlier_run(tensor, prefix) ? 0
+                         : multicast && over_passes ? sent_over_passes(node, tensor, id, now, merged)
                          : merged == 1            ? fresh
                          : multicast              ? merged_fresh(now, s.resident, fresh, s.spreads)
                                                   : fresh * merged;

@@ -59,7 +59,6 @@ class Walker {
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
     mc_prefix_ = source_prefixes(w_, f_, p_);
-    shares_multicast_.assign(f.nodes.size(), -1);
     subtree_end_.assign(f.nodes.size(), 0);
     for (size_t i = f.nodes.size(); i-- > 0;) {
       subtree_end_[i] = static_cast<int>(i) + 1;
@@ -306,9 +305,18 @@ class Walker {
   // below stepping.
   bool spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps);
   bool nothing_steps_below(int node, size_t li) const;
-  // Per node, model::instances_share_a_multicast, computed when first asked (-1: not yet).
-  bool instances_share_a_multicast(int node);
-  std::vector<char> shares_multicast_;
+  // model::runs_may_step_below for the spatial loop `li` at `node`.
+  bool runs_may_step_below(int node, size_t li) const;
+  // Spatial loops whose instances are not all alike with loops after or below them, being walked:
+  // per loop its place in spatial_stack_, its dim and tile, and the run being walked. A later
+  // run's source sends nothing for a tensor its dim does not index (model::runs_may_step_below).
+  struct SteppingRun {
+    size_t level = 0;
+    int dim = 0, node = 0;
+    int64_t run = 0;
+  };
+  std::vector<SteppingRun> stepping_runs_;
+  bool sent_by_an_earlier_run(int tensor, size_t prefix) const;
 
   template <class At>
   Time spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at);

@@ -305,10 +305,10 @@ class Brute {
       if (it->second.first != extent) varying_.insert({node, li});
       // Instances that are not all alike (73 rows over 8: seven of 10, one of 3; or fewer
       // instances in a partial tile) only where nothing below steps (only spatial loops after
-      // it in its tile, and no loops below it), or where no buffer below shares a multicast
-      // source across them.
+      // it in its tile, and no loops below it), or where what buffers below share by multicast
+      // allows it (model::runs_may_step_below).
       if ((!even || varying_.count({node, li})) && !nothing_steps_below(node, li) &&
-          model::instances_share_a_multicast(a_, f_, p_, node)) {
+          !model::runs_may_step_below(a_, w_, f_, p_, node, l.dim)) {
         r_.problems.push_back({l.loc, "spatial instances not alike above other loops"});
         return;
       }

@@ -138,30 +138,48 @@ TEST_F(Invalid, PartialTileStepsElementByElement) {
   EXPECT_NE(halves.reason.find("into different pieces"), std::string::npos) << halves.reason;
 }
 
-// Padding: a spatial loop whose instances run in full steps only may have only spatial loops
-// after it in its tile where buffers below fill from a multicast source they share (edge's DRAM
-// into L1); without such buffers, loops may follow it.
+// Padding: a spatial loop whose instances run in full steps only may have loops after it in its
+// tile or below only where what buffers below take from a multicast source they share (edge's
+// DRAM into L1) is read without its dim or indexed by it plainly. Over l the second GEMM's partial
+// sums E, written without l, are not: refused. Over m (A and E by m plainly, B and D without it) they
+// are; and with no buffers below, always.
 TEST_F(Invalid, IdleInstancesAboveOtherLoops) {
-  Report r = run("  tile: DRAM\n  loops: [\"m:3\", \"m:171:sp\", \"b:2\"]\n  children:\n    - tile: L1\n"
-                 "      children: [{op: gemm1}, {op: gemm2}]\n");
+  const std::string l1 = "  children:\n    - tile: L1\n      children: [{op: gemm1}, {op: gemm2}]\n";
+  Report r = run("  tile: DRAM\n  loops: [\"l:3\", \"l:171:sp\", \"b:2\"]\n" + l1);
   ASSERT_FALSE(r.valid);
   EXPECT_NE(r.reason.find("runs 170 instances in one step and 171 in another above a temporal loop"), std::string::npos)
       << r.reason;
   EXPECT_NE(r.reason.find("multicast source its instances share"), std::string::npos) << r.reason;
-  const Report bare = run("  tile: DRAM\n  loops: [\"m:3\", \"m:171:sp\", \"b:2\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
+  const int64_t macs = run("  tile: DRAM\n  children: [{op: gemm1}, {op: gemm2}]\n").macs;
+  const Report rows = run("  tile: DRAM\n  loops: [\"m:3\", \"m:171:sp\", \"b:2\"]\n" + l1);
+  ASSERT_TRUE(rows.valid) << rows.reason;
+  EXPECT_EQ(rows.macs, macs);
+  const Report bare = run("  tile: DRAM\n  loops: [\"l:3\", \"l:171:sp\", \"b:2\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
   ASSERT_TRUE(bare.valid) << bare.reason;
-  EXPECT_EQ(bare.macs, run("  tile: DRAM\n  children: [{op: gemm1}, {op: gemm2}]\n").macs);
+  EXPECT_EQ(bare.macs, macs);
 }
 
 // A spatial factor that does not divide its extent leaves the last instance less to do (512
-// rows over 3: 171, 171, 170). Where buffers below share a multicast source, only where nothing
-// after or below it steps: spatial loops may follow it, each walked within its runs of alike
-// instances.
+// rows over 3: 171, 171, 170). Where buffers below share a multicast source, loops may follow it
+// under the same condition as above; spatial loops may always follow it, each walked within its
+// runs of alike instances.
 TEST_F(Invalid, UnevenSpatialSplitAboveOtherLoops) {
-  Report r = run("  tile: DRAM\n  loops: [\"m:3:sp\", \"b:2\"]\n  children:\n    - tile: L1\n"
-                 "      children: [{op: gemm1}, {op: gemm2}]\n");
+  const std::string l1 = "  children:\n    - tile: L1\n      children: [{op: gemm1}, {op: gemm2}]\n";
+  Report r = run("  tile: DRAM\n  loops: [\"l:3:sp\", \"b:2\"]\n" + l1);
   ASSERT_FALSE(r.valid);
   EXPECT_NE(r.reason.find("splits extent 512 unevenly above a temporal loop"), std::string::npos) << r.reason;
+  const Report rows = run("  tile: DRAM\n  loops: [\"m:3:sp\", \"b:2\"]\n" + l1);
+  ASSERT_TRUE(rows.valid) << rows.reason;
+  // B is read without m: the last row's instance takes what the others' multicast sent, so DRAM
+  // sends it once, as to four alike instances.
+  const Report even = run("  tile: DRAM\n  loops: [\"m:4:sp\", \"b:2\"]\n" + l1);
+  auto dram_reads = [](const Report& x, const std::string& tensor) {
+    for (const TensorLevelReport& t : x.levels.front().tensors)
+      if (t.tensor == tensor) return t.traffic.read;
+    return int64_t{-1};
+  };
+  EXPECT_EQ(dram_reads(rows, "B"), 8 * 64 * 512);
+  EXPECT_EQ(dram_reads(rows, "B"), dram_reads(even, "B"));
   const int64_t macs = run("  tile: DRAM\n  children: [{op: gemm1}, {op: gemm2}]\n").macs;
   const Report bare = run("  tile: DRAM\n  loops: [\"m:3:sp\", \"b:2\"]\n  children: [{op: gemm1}, {op: gemm2}]\n");
   ASSERT_TRUE(bare.valid) << bare.reason;
