@@ -54,7 +54,8 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
     }
   run_splits_.resize(w.ops.size());
   for (size_t first = 0; first < w.ops.size(); ++first)
-    for (const auto& dims : run_dims_[first]) run_splits_[first].push_back(splits_of(dims));
+    for (size_t k = 0; k < run_dims_[first].size(); ++k)
+      run_splits_[first].push_back(splits_of(run_dims_[first][k], first, first + k + 1));
 }
 
 const std::vector<int>& Space::outer_dims(const std::vector<int>& ops) const {

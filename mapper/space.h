@@ -196,9 +196,11 @@ class Space {
     int64_t on(size_t i) const { return dim[0] == i ? cores[0] : dim[1] == i ? cores[1] : 1; }
   };
   std::vector<std::vector<std::vector<CoreSplit>>> run_splits_;  // [first op][ops - 1], like run_dims_
-  std::vector<CoreSplit> splits_of(const std::vector<int>& dims) const;
+  std::vector<CoreSplit> splits_of(const std::vector<int>& dims, size_t first_op, size_t end_op) const;
   std::vector<CoreSplit> splits_above(const std::vector<int>& dims, int64_t least) const;
-  void add_uneven_splits(const std::vector<int>& dims, std::vector<CoreSplit>& out) const;
+  void add_uneven_splits(const std::vector<int>& dims, size_t first_op, size_t end_op, std::vector<CoreSplit>& out) const;
+  // Whether an op of [first_op, end_op) indexes a tensor by `dim` other than plainly (a window).
+  bool windowed(int dim, size_t first_op, size_t end_op) const;
   const std::vector<CoreSplit>& core_splits(const std::vector<int>& group_ops) const;
   // How many cores group g (its ops: group_ops) of c spreads outer dim i over (1: none), and
   // what remains of that dim on one core.

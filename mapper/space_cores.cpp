@@ -9,11 +9,24 @@ namespace dfx::mapper {
 // The ways to spread over the cores that use more than half of them; where none does (a ViT's
 // 12 heads and 197 tokens on 32 cores), the ways that use the most any does: 12 cores are far
 // better than one.
-std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims) const {
+std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims, size_t first_op, size_t end_op) const {
   std::vector<CoreSplit> out = splits_above(dims, cores_ / 2);
   if (out.empty()) out = splits_above(dims, 1);
-  add_uneven_splits(dims, out);
+  add_uneven_splits(dims, first_op, end_op, out);
   return out;
+}
+
+bool Space::windowed(int dim, size_t first_op, size_t end_op) const {
+  auto other = [&](const model::TensorAccess& acc) {
+    for (const model::AffineIndex& ix : acc.index)
+      for (const auto& term : ix.terms)
+        if (term.dim == dim && (ix.terms.size() != 1 || term.coef != 1 || ix.offset != 0)) return true;
+    return false;
+  };
+  for (size_t o = first_op; o < end_op; ++o)
+    for (const model::TensorAccess& in : w_.ops[o].inputs)
+      if (other(in)) return true;
+  return false;
 }
 
 // A dim may also spread in even chunks that leave the last core less (197 tokens over 32
@@ -25,14 +38,20 @@ std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims) con
 // heads' K and V than the tokens alone over 29 cores would. A split that divides may use more
 // cores and still lose: a GEMM chain's l over 32 cores leaves each core a partial sum of the
 // whole output. The analysis refuses the trees whose shared buffers such shares cannot take
-// (model::runs_may_step_below): the search drops them.
-void Space::add_uneven_splits(const std::vector<int>& dims, std::vector<CoreSplit>& out) const {
+// (model::runs_may_step_below), windows above all where a level the cores share multicasts: such
+// dims are not offered there (conv C2's 73 rows on cloud: its ISOS baseline, drawing them, fell
+// from 1.57x to 0.66x over Layerwise).
+void Space::add_uneven_splits(const std::vector<int>& dims, size_t first_op, size_t end_op, std::vector<CoreSplit>& out) const {
   const int64_t least = cores_ / 2;
+  const bool shared_multicast = std::any_of(a_.levels.begin(), a_.levels.end(), [&](const arch::MemoryLevel& l) {
+    return l.instances < cores_ && l.multicast;
+  });
   // `size` elements in even chunks over at most `n` cores: how many cores take one.
   auto spread = [](int64_t size, int64_t n) { return (size + (size + n - 1) / n - 1) / ((size + n - 1) / n); };
   for (size_t j = 0; j < dims.size(); ++j) {
     const int64_t sj = w_.dims[static_cast<size_t>(dims[j])].size;
     if (spread_of(dims[j], least) > 0) continue;  // it divides well enough: no uneven shares
+    if (shared_multicast && windowed(dims[j], first_op, end_op)) continue;
     if (const int64_t n = spread(sj, cores_); n > least && sj % n != 0) {
       CoreSplit s;
       s.dim[0] = s.dim[1] = j, s.cores[0] = n;
