@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "mapper/chain_internal.h"
+#include "mapper/factors.h"
 
 namespace dfx::mapper {
 namespace {
@@ -110,9 +111,8 @@ class ChainTreeWriter {
   Spread spread(int64_t n, int64_t at_most) const {
     const int64_t d = largest_divisor_at_most(n, static_cast<double>(at_most));
     if (a_.instruction_timed() || at_most < 1) return {n / d, d};
-    const int64_t steps = (n + at_most - 1) / at_most;
-    const int64_t chunk = (n + steps - 1) / steps;
-    return chunk > d ? Spread{steps, chunk} : Spread{n / d, d};
+    const int64_t chunk = widest_spread(n, at_most);
+    return chunk > d ? Spread{(n + chunk - 1) / chunk, chunk} : Spread{n / d, d};
   }
 
   // An operator's buffer tile over t1 × t2 of (m, out2) (none: out2 < 0), spread over up to

@@ -24,6 +24,11 @@ std::vector<int64_t> divisors(int64_t n) {
   return out;
 }
 
+int64_t widest_spread(int64_t n, int64_t at_most) {
+  const int64_t steps = (n + std::max<int64_t>(at_most, 1) - 1) / std::max<int64_t>(at_most, 1);
+  return (n + steps - 1) / steps;
+}
+
 int64_t trips_of(int64_t n, int64_t factor) {
   if (factor <= 1 || n <= 1) return 1;
   const int64_t chunk = (n + factor - 1) / factor;

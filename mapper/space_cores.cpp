@@ -18,10 +18,7 @@ std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims, siz
 
 bool Space::windowed(int dim, size_t first_op, size_t end_op) const {
   auto other = [&](const model::TensorAccess& acc) {
-    for (const model::AffineIndex& ix : acc.index)
-      for (const auto& term : ix.terms)
-        if (term.dim == dim && (ix.terms.size() != 1 || term.coef != 1 || ix.offset != 0)) return true;
-    return false;
+    return std::any_of(acc.index.begin(), acc.index.end(), [&](const model::AffineIndex& ix) { return ix.uses(dim) && !ix.is(dim); });
   };
   for (size_t o = first_op; o < end_op; ++o)
     for (const model::TensorAccess& in : w_.ops[o].inputs)
@@ -46,13 +43,11 @@ void Space::add_uneven_splits(const std::vector<int>& dims, size_t first_op, siz
   const bool shared_multicast = std::any_of(a_.levels.begin(), a_.levels.end(), [&](const arch::MemoryLevel& l) {
     return l.instances < cores_ && l.multicast;
   });
-  // `size` elements in even chunks over at most `n` cores: how many cores take one.
-  auto spread = [](int64_t size, int64_t n) { return (size + (size + n - 1) / n - 1) / ((size + n - 1) / n); };
   for (size_t j = 0; j < dims.size(); ++j) {
     const int64_t sj = w_.dims[static_cast<size_t>(dims[j])].size;
     if (spread_of(dims[j], least) > 0) continue;  // it divides well enough: no uneven shares
     if (shared_multicast && windowed(dims[j], first_op, end_op)) continue;
-    if (const int64_t n = spread(sj, cores_); n > least && sj % n != 0) {
+    if (const int64_t n = widest_spread(sj, cores_); n > least && sj % n != 0) {
       CoreSplit s;
       s.dim[0] = s.dim[1] = j, s.cores[0] = n;
       out.push_back(s);
@@ -60,7 +55,7 @@ void Space::add_uneven_splits(const std::vector<int>& dims, size_t first_op, siz
     for (size_t i = 0; i < dims.size(); ++i) {
       const int64_t si = w_.dims[static_cast<size_t>(dims[i])].size;
       for (int64_t a = 2; i != j && a <= cores_ / 2; ++a) {
-        const int64_t n = spread(sj, cores_ / a);
+        const int64_t n = widest_spread(sj, cores_ / a);
         if (si % a != 0 || n < 2 || sj % n == 0 || a * n <= least) continue;
         CoreSplit s;
         s.dim[0] = i, s.dim[1] = j, s.cores[0] = a, s.cores[1] = n;

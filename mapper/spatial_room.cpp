@@ -16,12 +16,6 @@ std::vector<int64_t> up_to(std::vector<int64_t> ascending, int64_t at_most) {
   return ascending;
 }
 
-// The widest chunk a loop over n elements may cut with at most `at_most` of them: the fewest steps.
-int64_t widest_chunk(int64_t n, int64_t at_most) {
-  const int64_t steps = (n + std::max<int64_t>(at_most, 1) - 1) / std::max<int64_t>(at_most, 1);
-  return (n + steps - 1) / steps;
-}
-
 }  // namespace
 
 std::vector<int64_t> SpatialRoom::values(size_t i, int64_t at_most) const {
@@ -37,13 +31,13 @@ std::vector<int64_t> SpatialRoom::drawn(size_t i, int64_t at_most) const {
   // size (about 2·sqrt(extent) of them) spread the search thin, three quarters of its trees
   // padded (and see Space::spatial_options for the lists of every option).
   std::vector<int64_t> some = up_to(divisors(extent_[i]), at_most);
-  const int64_t widest = widest_chunk(extent_[i], at_most);
+  const int64_t widest = widest_spread(extent_[i], at_most);
   if (widest > some.back()) some.push_back(widest);
   return some;
 }
 
 int64_t SpatialRoom::largest(size_t i, int64_t at_most) const {
-  return padding_ ? widest_chunk(extent_[i], at_most) : values(i, at_most).back();
+  return padding_ ? widest_spread(extent_[i], at_most) : values(i, at_most).back();
 }
 
 bool SpatialRoom::allows(const std::vector<int64_t>& sp) const {

@@ -130,7 +130,7 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
   return p;
 }
 
-DimUse dim_use(const Workload& w, const Placement& p, int node, int tensor, int dim) {
+std::vector<DimUse> dim_uses(const Workload& w, const Placement& p, int node, int dim) {
   const std::vector<bool>& below = p.ops_below[static_cast<size_t>(node)];
   // Ops whose boxes a step over `dim` moves: those that use it, and the fused producers whose
   // boxes follow such consumers'. A producer read plainly by `dim` where its output is indexed
@@ -138,10 +138,6 @@ DimUse dim_use(const Workload& w, const Placement& p, int node, int tensor, int 
   // consumer does; any other (a window's halo) counts as moved otherwise in every access.
   std::vector<bool> projected(w.ops.size(), false), moved(w.ops.size(), false);
   for (size_t o = 0; o < w.ops.size(); ++o) moved[o] = below[o] && w.ops[o].uses_dim(dim);
-  auto is_plain = [&](const AffineIndex& ix) { return ix.terms.size() == 1 && ix.terms[0].dim == dim && ix.terms[0].coef == 1 && ix.offset == 0; };
-  auto uses = [&](const AffineIndex& ix) {
-    return std::any_of(ix.terms.begin(), ix.terms.end(), [&](const AffineIndex::Term& t) { return t.dim == dim; });
-  };
   for (size_t o = w.ops.size(); o-- > 0;) {  // consumers after producers: walk backwards
     if (!below[o]) continue;
     const TensorAccess& out = w.ops[o].out;
@@ -152,33 +148,36 @@ DimUse dim_use(const Workload& w, const Placement& p, int node, int tensor, int 
       for (const TensorAccess& in : w.ops[static_cast<size_t>(c)].inputs) {
         if (in.tensor != out.tensor) continue;
         for (size_t j = 0; j < in.index.size(); ++j)
-          if (uses(in.index[j]) && !(is_plain(in.index[j]) && is_plain(out.index[j]))) projected[o] = true;
+          if (in.index[j].uses(dim) && !(in.index[j].is(dim) && out.index[j].is(dim))) projected[o] = true;
       }
     }
   }
-  DimUse use = DimUse::None;
+  std::vector<DimUse> uses(w.tensors.size(), DimUse::None);
   auto look = [&](size_t o, const TensorAccess& acc) {
-    if (acc.tensor != tensor || !moved[o]) return;
+    DimUse& use = uses[static_cast<size_t>(acc.tensor)];
+    if (!moved[o] || use == DimUse::Other) return;
     if (projected[o]) {
       use = DimUse::Other;
       return;
     }
-    for (const AffineIndex& ix : acc.index)
-      for (const AffineIndex::Term& term : ix.terms) {
-        if (term.dim != dim) continue;
-        const bool plain = ix.terms.size() == 1 && term.coef == 1 && ix.offset == 0;
-        use = plain && use != DimUse::Other ? DimUse::Plain : DimUse::Other;
+    for (const AffineIndex& ix : acc.index) {
+      if (!ix.uses(dim)) continue;
+      if (!ix.is(dim)) {
+        use = DimUse::Other;
+        return;
       }
+      use = DimUse::Plain;
+    }
   };
   for (size_t o = 0; o < w.ops.size(); ++o) {
     if (!below[o]) continue;
     look(o, w.ops[o].out);
     for (const TensorAccess& in : w.ops[o].inputs) look(o, in);
   }
-  return use;
+  return uses;
 }
 
-bool runs_may_step_below(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int node, int dim) {
+bool runs_may_step_below(const arch::Arch& a, const Dataflow& f, const Placement& p, int node, const std::vector<DimUse>& uses) {
   auto parent = [&](int x) { return f.nodes[static_cast<size_t>(x)].parent; };
   auto strictly_below = [&](int x) {
     for (int y = parent(x); y >= 0; y = parent(y))
@@ -195,8 +194,7 @@ bool runs_may_step_below(const arch::Arch& a, const Workload& w, const Dataflow&
       bool own_source = false;
       for (int y = parent(x); y != node && !own_source; y = parent(y)) own_source = tp.owner[static_cast<size_t>(y)] || y == tp.region;
       if (own_source) continue;
-      const DimUse use = dim_use(w, p, node, static_cast<int>(t), dim);
-      if (use == DimUse::Other || (use == DimUse::None && tp.writes[static_cast<size_t>(x)])) return false;
+      if (uses[t] == DimUse::Other || (uses[t] == DimUse::None && tp.writes[static_cast<size_t>(x)])) return false;
     }
   }
   return true;

@@ -28,10 +28,10 @@ struct Placement {
 // Contract: throws InputError when a leaf's operand sits in a level that may not hold its role.
 Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f);
 
-// How the ops below `node` index a tensor by `dim`: not at all, only plainly (an index position
-// that is exactly `dim`), or otherwise (a window, a stride, a sum of dims).
+// How the ops below `node` index each tensor by `dim`: not at all, only plainly (an index
+// position that is exactly `dim`), or otherwise (a window, a stride, a sum of dims). Per tensor.
 enum class DimUse { None, Plain, Other };
-DimUse dim_use(const Workload& w, const Placement& p, int node, int tensor, int dim);
+std::vector<DimUse> dim_uses(const Workload& w, const Placement& p, int node, int dim);
 
 // Whether the instances of a spatial loop over `dim` at `node` that are not all alike may step
 // below it (loops after it in its tile or below): where a buffer below fills from a source buffer
@@ -40,8 +40,8 @@ DimUse dim_use(const Workload& w, const Placement& p, int node, int tensor, int 
 // such buffer holds a tensor they read without `dim` (a later run needs, at each step, what the
 // first run's instances took then: nothing more is sent) or index by `dim` plainly (their
 // elements are apart: each run's are its own). Buffers fed each its own copy (`multicast: false`)
-// or from buffers of their own may hold anything.
-bool runs_may_step_below(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, int node, int dim);
+// or from buffers of their own may hold anything. `uses`: dim_uses(w, p, node, dim).
+bool runs_may_step_below(const arch::Arch& a, const Dataflow& f, const Placement& p, int node, const std::vector<DimUse>& uses);
 
 // Every op box of a subtree shrinks with its loops; a producer fused with its consumers only
 // computes what they read. Boxes are per op, per dimension, half-open [lo, hi), stored flat so

@@ -310,13 +310,15 @@ bool Walker::nothing_steps_below(int node, size_t li) const {
   return true;
 }
 
-bool Walker::runs_may_step_below(int node, size_t li) const {
-  return model::runs_may_step_below(a_, w_, f_, p_, node, f_.nodes[static_cast<size_t>(node)].loops[li].dim);
+Walker::SpatialSplit& Walker::split_with_uses(int node, size_t li) {
+  SpatialSplit& split = spatial_splits_.at({node, li});
+  if (split.uses.empty()) split.uses = dim_uses(w_, p_, node, f_.nodes[static_cast<size_t>(node)].loops[li].dim);
+  return split;
 }
 
 bool Walker::sent_by_an_earlier_run(int tensor, size_t prefix) const {
   for (const SteppingRun& r : stepping_runs_)
-    if (r.run > 0 && prefix <= r.level && dim_use(w_, p_, r.node, tensor, r.dim) == DimUse::None) return true;
+    if (r.run > 0 && prefix <= r.level && (*r.uses)[static_cast<size_t>(tensor)] == DimUse::None) return true;
   return false;
 }
 
@@ -324,7 +326,7 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& st
   const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
   const auto [chunk, trips, last] = steps;
   const bool even = last == chunk;
-  auto [it, fresh] = spatial_splits_.insert({{node, li}, SpatialSplit{extent, chunk, even, {}}});
+  auto [it, fresh] = spatial_splits_.insert({{node, li}, SpatialSplit{extent, chunk, even, {}, {}, -1}});
   SpatialSplit& split = it->second;
   auto where = [&] { return "spatial loop " + w_.dims[static_cast<size_t>(loop.dim)].name + ":" + std::to_string(loop.factor); };
   if (!fresh && split.extent != extent && (split.chunk != chunk || !split.even || !even)) {
@@ -336,7 +338,9 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& st
   auto at = std::lower_bound(split.counts.begin(), split.counts.end(), trips);
   if (at == split.counts.end() || *at != trips) split.counts.insert(at, trips);
   const bool alike = even && split.counts.size() == 1;
-  if (!alike && !nothing_steps_below(node, li) && !runs_may_step_below(node, li)) {
+  if (!alike && !nothing_steps_below(node, li) && split.may_step < 0)
+    split.may_step = model::runs_may_step_below(a_, f_, p_, node, split_with_uses(node, li).uses) ? 1 : 0;
+  if (!alike && split.may_step == 0) {
     problem(loop.loc, where() + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
                                             std::to_string(split.counts.back()) + " in another"
                                       : " splits extent " + std::to_string(extent) + " unevenly") +
@@ -418,7 +422,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   const bool outermost = !stepping && (!passes_ || passes_->node != node);
   std::optional<Passes> outer;
   if (outermost) outer = std::move(passes_), passes_ = Passes{node, spatial_stack_.size(), {}};
-  if (stepping) stepping_runs_.push_back({spatial_stack_.size(), f_.nodes[static_cast<size_t>(node)].loops[li].dim, node, 0});
+  if (stepping) stepping_runs_.push_back({spatial_stack_.size(), &split_with_uses(node, li).uses, 0});
   const size_t mine = stepping ? stepping_runs_.size() - 1 : 0;
   Time t = run(0);
   const bool computed = computed_;

@@ -141,6 +141,11 @@ class Walker {
     int64_t extent = 0, chunk = 0;
     bool even = true;             // the extent a multiple of the chunk
     std::vector<int64_t> counts;  // instance counts seen, ascending
+    // Per tensor, how the ops below index it by the loop's dim (model::dim_uses), and whether
+    // runs of instances not all alike may step below (model::runs_may_step_below): found when
+    // first asked.
+    std::vector<DimUse> uses;
+    int may_step = -1;
   };
   std::map<std::pair<int, size_t>, SpatialSplit> spatial_splits_;
   const InstanceCounts* classes_ = nullptr;
@@ -305,14 +310,15 @@ class Walker {
   // below stepping.
   bool spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps);
   bool nothing_steps_below(int node, size_t li) const;
-  // model::runs_may_step_below for the spatial loop `li` at `node`.
-  bool runs_may_step_below(int node, size_t li) const;
+  // The spatial loop `li` at `node`'s split, with its dim's uses filled in (SpatialSplit).
+  SpatialSplit& split_with_uses(int node, size_t li);
   // Spatial loops whose instances are not all alike with loops after or below them, being walked:
-  // per loop its place in spatial_stack_, its dim and tile, and the run being walked. A later
-  // run's source sends nothing for a tensor its dim does not index (model::runs_may_step_below).
+  // per loop its place in spatial_stack_, how the ops below index each tensor by its dim, and the
+  // run being walked. A later run's source sends nothing for a tensor its dim does not index
+  // (model::runs_may_step_below).
   struct SteppingRun {
     size_t level = 0;
-    int dim = 0, node = 0;
+    const std::vector<DimUse>* uses = nullptr;
     int64_t run = 0;
   };
   std::vector<SteppingRun> stepping_runs_;

@@ -20,6 +20,13 @@ struct AffineIndex {
   std::vector<Term> terms;
   int64_t offset = 0;
   std::string text() const;  // needs names; see Workload::index_text
+  bool uses(int dim) const {
+    for (const Term& t : terms)
+      if (t.dim == dim) return true;
+    return false;
+  }
+  // Exactly `dim`: one term, coefficient 1, no offset (not a window, a stride or a sum).
+  bool is(int dim) const { return terms.size() == 1 && terms[0].dim == dim && terms[0].coef == 1 && offset == 0; }
 };
 
 struct TensorAccess {

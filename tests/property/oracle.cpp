@@ -308,7 +308,7 @@ class Brute {
       // it in its tile, and no loops below it), or where what buffers below share by multicast
       // allows it (model::runs_may_step_below).
       if ((!even || varying_.count({node, li})) && !nothing_steps_below(node, li) &&
-          !model::runs_may_step_below(a_, w_, f_, p_, node, l.dim)) {
+          !model::runs_may_step_below(a_, f_, p_, node, model::dim_uses(w_, p_, node, l.dim))) {
         r_.problems.push_back({l.loc, "spatial instances not alike above other loops"});
         return;
       }
