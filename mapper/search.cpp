@@ -40,7 +40,7 @@ class Searcher {
   }
 
   Outcome run() {
-    named_ = space_.baselines();
+    if (o_.baselines) named_ = space_.baselines();
     named_best_.assign(named_.size(), Entry{});
     // Baselines share a third of the budget, the open search gets the rest; an exhaustive search
     // covers them anyway, so they only get a glance then.
@@ -323,7 +323,7 @@ class Searcher {
         Entry e = evaluate({*seed}).front();
         if (e.valid) population_.push_back(std::move(e));
       }
-    if (out_of_budget()) return;
+    if (!o_.baselines || out_of_budget()) return;
     ++out_.evaluations;
     ++out_.analyses;
     try {

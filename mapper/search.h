@@ -38,6 +38,10 @@ struct SearchOptions {
   bool exhaustive = false;      // analyse every point of the space instead of evolving (small spaces)
   bool pareto = false;          // also keep the cycles/energy front of everything analysed
   bool mcts = false;            // baselines' tilings by Monte-Carlo tree search (one thread)
+  // Build the named baselines and the chain solver's tree, each tuned on its share of the budget
+  // (a third together), and report them; without, the open search gets the whole budget (the
+  // chain solver's tiles still seed it) and Outcome::baselines stays empty.
+  bool baselines = true;
   // Constraints: the primitives fused groups may use (empty: Seq, Shar, Pipe), and the most
   // bytes a level may hold per instance (by level name); violating candidates count as invalid.
   std::vector<model::Prim> prims;

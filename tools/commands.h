@@ -57,6 +57,7 @@ struct ExploreOptions {
   bool pareto = false;
   bool log_json = false;
   bool mcts = false;
+  bool baselines = true;  // --no-baselines: the whole budget to the open search
   std::vector<std::string> prims, max_footprint;
   std::vector<std::string> groups;  // each 'op+op+…', in op order
   std::vector<std::string> fix;     // mapper::SearchOptions::fix

@@ -57,6 +57,7 @@ std::string search_words(const ExploreOptions& o) {
   list("--max-footprint", o.max_footprint, ",");
   list("--fix", o.fix, " ");
   if (o.polish) s += " --polish";
+  if (!o.baselines) s += " --no-baselines";
   return s;
 }
 
@@ -75,6 +76,7 @@ mapper::SearchOptions search_options(const ExploreOptions& o) {
   s.polish = s.polish_baselines = o.polish && !o.exhaustive;
   s.pareto = o.pareto;
   s.mcts = o.mcts;
+  s.baselines = o.baselines;
   for (const auto& p : o.prims) {
     const model::Prim all[] = {model::Prim::Seq, model::Prim::Shar, model::Prim::Para, model::Prim::Pipe};
     bool known = false;

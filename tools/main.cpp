@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
               "Then change the best's tiling, and each baseline's, one decision at a time until no single change improves it "
               "(up to a tenth of --evals more each)");
   x->add_flag("--pareto", ex.pareto, "Also report the cycles/energy Pareto front of everything analysed");
+  x->add_flag("--baselines,!--no-baselines", ex.baselines,
+              "Build and tune the named baselines (Layerwise, FLAT, Chimera...) and the chain solver's closed form, on a third "
+              "of --evals, and compare (the default); --no-baselines gives the whole budget to the open search");
   x->add_flag("--mcts", ex.mcts, "Tile the baselines by Monte-Carlo tree search instead of random search and hill-climbing");
   x->add_option("--prims", ex.prims, "Primitives fused groups may use (default: Seq Shar Pipe)")->delimiter(',');
   x->add_option("--groups", ex.groups, "Fix the fusion: groups of ops joined by '+', e.g. qk+max+sub+exp+sum+div,av")

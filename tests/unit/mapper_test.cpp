@@ -77,6 +77,25 @@ TEST_F(Explore, BestIsNoWorseThanAnyBaselineAndSortedByCost) {
   }
 }
 
+// Without baselines the open search takes the whole budget: no baseline is reported, and the
+// search spends its evaluations on points of its own (with them, a third goes to their tilings).
+TEST_F(Explore, WithoutBaselinesTheSearchGetsTheWholeBudget) {
+  SearchOptions with = options(5), without = options(5);
+  without.baselines = false;
+  Outcome x = explore(a, w, with), y = explore(a, w, without);
+  EXPECT_FALSE(x.baselines.empty());
+  EXPECT_TRUE(y.baselines.empty());
+  EXPECT_EQ(y.evaluations, without.evaluations);
+  ASSERT_FALSE(y.best.empty());
+  // The first improvements come from the open search's own draws, not a baseline's share: the
+  // convergence curves part at once.
+  ASSERT_FALSE(x.convergence.empty());
+  ASSERT_FALSE(y.convergence.empty());
+  EXPECT_NE(x.convergence, y.convergence);
+  model::Report r = model::analyze(a, w, model::load_dataflow_from_string(y.best.front().flow_yaml, "best.yaml", a, w));
+  EXPECT_EQ(r.cycles, y.best.front().report.cycles);
+}
+
 TEST_F(Explore, HtmlReportIsSelfContainedAndComplete) {
   Outcome out = explore(a, w, options(2));
   std::string html = cli::html_report(a, w, out);
