@@ -71,11 +71,22 @@ struct Arch {
   int64_t sub_cores = 1;
   std::vector<MemoryLevel> levels;  // outermost first
   std::vector<DataPath> paths;
+  bool paths_declared = false;  // the file lists its paths (else each level talks to its parent)
   std::vector<ComputeUnit> units;
 
   int level_index(const std::string& name) const;  // -1 if absent
   bool has_direct_path(int from, int to) const;
   int lowest_common_ancestor(int a, int b) const;
+  // The levels data passes from `from` to `to`, both included: the fewest hops over the declared
+  // paths (each usable both ways; among equally short routes, the first the paths' order gives).
+  // Empty when the paths do not connect them.
+  std::vector<int> route(int from, int to) const;
+  // The levels a transfer between two levels is staged through, each written and read once more
+  // on the way: none over a direct path; where the file lists its paths, the inner levels of
+  // route(); else (or where the paths do not connect the two) their lowest common ancestor,
+  // unless it is one of them: a level feeds the levels inside it directly (TileFlow's tiles may
+  // skip levels).
+  std::vector<int> staging_levels(int from, int to) const;
   // True if level a encloses level b in the hierarchy (a is an ancestor of b, or a == b).
   bool encloses(int a, int b) const;
   const ComputeUnit* unit(UnitKind kind) const;

@@ -135,6 +135,7 @@ void read_paths(const ConfigNode& node, Arch& a, Diagnostics& diag) {
       a.paths.push_back({a.levels[i].parent, static_cast<int>(i), "dma"});
     return;
   }
+  a.paths_declared = true;
   if (!node.is_seq()) diag.add(node.loc(), "paths must be a list of {from, to, engine}");
   for (const auto& item : node.items()) {
     MapReader r(item, diag);

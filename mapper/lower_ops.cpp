@@ -69,21 +69,10 @@ MemRef shaped(const OperandRef& o, const std::vector<int>& dims, const std::vect
 }  // namespace
 
 std::vector<int> route(const arch::Arch& a, int from, int to, const SourceLoc& where) {
-  std::vector<int> prev(a.levels.size(), -2);
-  std::vector<int> queue = {from};
-  prev[static_cast<size_t>(from)] = -1;
-  for (size_t q = 0; q < queue.size(); ++q)
-    for (const auto& path : a.paths)
-      for (auto [x, y] : {std::pair{path.from, path.to}, std::pair{path.to, path.from}})
-        if (x == queue[q] && prev[static_cast<size_t>(y)] == -2) {
-          prev[static_cast<size_t>(y)] = queue[q];
-          queue.push_back(y);
-        }
-  if (prev[static_cast<size_t>(to)] == -2)
+  std::vector<int> r = a.route(from, to);
+  if (r.empty())
     throw InputError(where, "no data path from '" + a.levels[static_cast<size_t>(from)].name + "' to '" +
                               a.levels[static_cast<size_t>(to)].name + "' in the arch, which this dataflow needs");
-  std::vector<int> r;
-  for (int l = to; l != -1; l = prev[static_cast<size_t>(l)]) r.insert(r.begin(), l);
   return r;
 }
 

@@ -18,9 +18,8 @@ struct Buffer {
   std::vector<int64_t> ring_weights;  // per program loop enclosing the buffer's position
 };
 
-// Levels from `from` to `to` along the arch's declared paths, fewest hops first; paths work
-// both ways, as in the model and arch::check_program. Contract: throws InputError (at `where`)
-// when there is none.
+// Levels from `from` to `to` along the arch's declared paths (arch::Arch::route, the route the
+// model stages transfers along). Contract: throws InputError (at `where`) when there is none.
 std::vector<int> route(const arch::Arch& a, int from, int to, const SourceLoc& where);
 
 // The buffer's ring on a block whose instruction sits `depth` loops deep.

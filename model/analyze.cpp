@@ -78,7 +78,34 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
   }
 }
 
-void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, Report& r) {
+// On units that take whole instructions, per level: the elements the units themselves read and
+// update there (every leaf access: a MAC's operands, a lane's input and output), which their
+// instructions' times already cover (a cube takes a block of operands per instruction, not one
+// read per MAC). Leaves them out of the level's busy time, which then counts its transfers.
+struct UnitAccesses {
+  std::vector<int64_t> reads, updates;  // [level]
+};
+UnitAccesses unit_accesses(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, const WalkResult& walk) {
+  UnitAccesses u{std::vector<int64_t>(a.levels.size(), 0), std::vector<int64_t>(a.levels.size(), 0)};
+  for (size_t n = 0; n < f.nodes.size(); ++n) {
+    const TreeNode& leaf = f.nodes[n];
+    if (!leaf.is_leaf) continue;
+    const Op& op = w.ops[static_cast<size_t>(leaf.op)];
+    const int64_t points = walk.op_work[static_cast<size_t>(leaf.op)] / std::max<int64_t>(1, op.ops_per_point);
+    for (const auto& in : op.inputs) u.reads[static_cast<size_t>(p.tensors[static_cast<size_t>(in.tensor)].level[n])] += points;
+    u.updates[static_cast<size_t>(p.tensors[static_cast<size_t>(op.out.tensor)].level[n])] += points;
+  }
+  return u;
+}
+
+// The busiest unit's instructions on one of its instances (units that take whole instructions).
+double instruction_busy(const Workload& w, const WalkResult& walk) {
+  double busy[2] = {0, 0};
+  for (size_t o = 0; o < w.ops.size(); ++o) busy[static_cast<int>(w.ops[o].unit)] += walk.op_instruction_cycles[o];
+  return std::max(busy[0], busy[1]);
+}
+
+void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, const WalkResult& walk, Report& r) {
   r.macs = walk.macs;
   r.vector_ops = walk.vector_ops;
   r.cycles = walk.cycles;
@@ -88,7 +115,12 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
   double compute_time = 0;
   if (mu) compute_time = std::max(compute_time, static_cast<double>(walk.macs) / static_cast<double>(mu->total_pes()));
   if (vu) compute_time = std::max(compute_time, static_cast<double>(walk.vector_ops) / static_cast<double>(vu->total_pes()));
-  bottleneck_time = compute_time;
+  // Where units take whole instructions, their shapes decide how long they are busy (a 1-row
+  // block keeps a 16 x 16 cube busy as long as a 16-row one), and their operand accesses are in
+  // those times, not in the levels' (unit_accesses).
+  const bool instructions = a.instruction_timed();
+  const UnitAccesses by_units = instructions ? unit_accesses(a, w, f, p, walk) : UnitAccesses{};
+  bottleneck_time = instructions ? std::max(compute_time, instruction_busy(w, walk)) : compute_time;
   r.bottleneck = "compute";
   r.energy_pj = (mu ? static_cast<double>(walk.macs) * mu->op_pj : 0) +
                 (vu ? static_cast<double>(walk.vector_ops) * vu->op_pj : 0);
@@ -110,8 +142,12 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
     L.energy_pj = static_cast<double>(L.traffic.fill + L.traffic.update) * lv.write_pj +
                   static_cast<double>(L.traffic.read) * lv.read_pj;
     const double n = static_cast<double>(lv.instances);
-    L.busy_cycles = std::max(static_cast<double>(L.traffic.read) * wb / (lv.read_bw * n),
-                             static_cast<double>(L.traffic.fill + L.traffic.update) * wb / (lv.write_bw * n));
+    const int64_t reads = L.traffic.read - (instructions ? by_units.reads[l] : 0);
+    const int64_t writes = L.traffic.fill + L.traffic.update - (instructions ? by_units.updates[l] : 0);
+    const double read_time = static_cast<double>(reads) * wb / (lv.read_bw * n);
+    const double write_time = static_cast<double>(writes) * wb / (lv.write_bw * n);
+    // Programs of units that take whole instructions load and store through one DRAM port.
+    L.busy_cycles = instructions && l == 0 ? read_time + write_time : std::max(read_time, write_time);
     if (l == 0) {
       r.dram_bytes = static_cast<int64_t>(static_cast<double>(L.traffic.read + L.traffic.update + L.traffic.fill) * wb);
     }
@@ -139,7 +175,7 @@ void summarise(const arch::Arch& a, const Workload& w, const WalkResult& walk, R
       (w.tensors[t].producer >= 0 ? outputs : inputs) += static_cast<double>(touched[t].size()) * a.levels[0].word_bytes;
   const double ports = static_cast<double>(a.levels[0].instances);
   const double read_time = inputs / (a.levels[0].read_bw * ports), write_time = outputs / (a.levels[0].write_bw * ports);
-  const bool one_port = a.instruction_timed();
+  const bool one_port = instructions;
   r.roofline_cycles = std::max(compute_time, one_port ? read_time + write_time : std::max(read_time, write_time));
   // Of the matrix unit, or of the lanes where nothing runs on it (an element-wise workload).
   if (mu && r.cycles > 0 && (walk.macs > 0 || !vu)) r.utilization = static_cast<double>(walk.macs) / (r.cycles * static_cast<double>(mu->total_pes()));
@@ -157,7 +193,7 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseC
     check_units(a, w, f, r);
     WalkResult walk = walk_tree(a, w, f, p, phases);
     for (auto& pr : walk.problems) r.problems.push_back(pr);
-    summarise(a, w, walk, r);
+    summarise(a, w, f, p, walk, r);
     summarise_ops(a, w, f, walk, r);
   } catch (const InputError& e) {
     for (const auto& pr : e.problems()) r.problems.push_back(pr);

@@ -33,7 +33,7 @@ struct LevelReport {
   int64_t peak_bytes = 0;      // per instance
   Traffic traffic;
   double energy_pj = 0;
-  double busy_cycles = 0;      // traffic / bandwidth over all instances
+  double busy_cycles = 0;      // traffic / bandwidth over all instances (instruction units' operands left out)
   std::vector<TensorLevelReport> tensors;
 };
 

@@ -76,12 +76,18 @@ void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
 void Walker::charge_source(int tensor, int source, int level, bool write, int64_t n) {
   auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
   (write ? src.update : src.read) += n;
-  if (a_.has_direct_path(source, level)) return;
-  int via = a_.lowest_common_ancestor(source, level);
-  if (via == source || via == level) return;
-  auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
-  mid.update += n;
-  mid.read += n;
+  for (int via : staging_levels(source, level)) {
+    auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
+    mid.update += n;
+    mid.read += n;
+  }
+}
+
+const std::vector<int>& Walker::staging_levels(int from, int to) {
+  const size_t levels = a_.levels.size(), k = static_cast<size_t>(from) * levels + static_cast<size_t>(to);
+  if (staging_.empty()) staging_.assign(levels * levels, std::nullopt);
+  if (!staging_[k]) staging_[k] = a_.staging_levels(from, to);
+  return *staging_[k];
 }
 
 int Walker::stream_for(int node, int tensor) {
@@ -148,6 +154,7 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   if (representing_) touched_.push_back(id);
   const MultiSlice& held = s.resident;
   const int64_t row = held.empty() || held.parts.front().empty() ? 1 : held.parts.front().back().size();
+  // Timed at the two ends (a staged transfer's hops are not timed: docs/semantics.md).
   const TransferTime moved = transfer_time(a_, s.source, s.level, s.write, row, fresh, shared);
   const double t = moved.cycles, port = moved.port;
   if (!s.write && !computed_) first_loads_ += t;

@@ -149,12 +149,11 @@ class Brute {
   }
 
   void stage(int tensor, int source, int level, int64_t n) {
-    if (a_.has_direct_path(source, level)) return;
-    int via = a_.lowest_common_ancestor(source, level);
-    if (via == source || via == level) return;
-    auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
-    mid.update += n;
-    mid.read += n;
+    for (int via : a_.staging_levels(source, level)) {
+      auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
+      mid.update += n;
+      mid.read += n;
+    }
   }
 
   // The level the source buffer of `node`'s buffer fills from: that of the nearest owner above

@@ -418,6 +418,38 @@ TEST(Analyze, NoOwnCyclesOnInstructionTimedUnits) {
   for (const OpReport& op : r.ops) EXPECT_FALSE(op.own_cycles) << op.name;
 }
 
+// On units that take whole instructions a level's busy time counts its transfers, not the units'
+// operand accesses (one per MAC at L0A/L0B/L0C: a cube takes a block per instruction, and those
+// times are in the instructions'); the compute side of the bottleneck is the busiest unit's
+// instructions. Before, L0A "bandwidth" was the bottleneck of this tree at 3.2x its cycles.
+TEST(Analyze, InstructionUnitsOperandsAreNotTheLevelsBusyTime) {
+  const arch::Arch a = arch::load_arch(test::config("arch/ascend_like.yaml"));
+  const Workload w = load_workload(test::config("workloads/attention_g1.yaml"));
+  const Report r = analyze(a, w, load_dataflow(test::config("dataflows/attention_g1_ascend_fused.yaml"), a, w));
+  ASSERT_TRUE(r.valid) << r.reason;
+  const LevelReport* l0a = nullptr;
+  for (const LevelReport& l : r.levels)
+    if (l.name == "L0A") l0a = &l;
+  ASSERT_NE(l0a, nullptr);
+  ASSERT_GT(l0a->traffic.read, 0);
+  const arch::MemoryLevel& lv = a.levels[static_cast<size_t>(a.level_index("L0A"))];
+  // The cube reads every operand it multiplies from L0A; only the MTEs' fills occupy the port.
+  EXPECT_EQ(l0a->traffic.read, r.macs);
+  EXPECT_DOUBLE_EQ(l0a->busy_cycles, static_cast<double>(l0a->traffic.fill) * lv.word_bytes / (lv.write_bw * static_cast<double>(lv.instances)));
+  EXPECT_NE(r.bottleneck, "L0A bandwidth");
+  double busiest_unit[2] = {0, 0};
+  for (size_t o = 0; o < r.ops.size(); ++o) busiest_unit[r.ops[o].unit == "matrix" ? 0 : 1] += r.ops[o].compute_cycles;
+  for (const LevelReport& l : r.levels) {
+    if (r.bottleneck == l.name + " bandwidth") {
+      for (const LevelReport& other : r.levels) EXPECT_LE(other.busy_cycles, l.busy_cycles) << other.name;
+      EXPECT_GE(l.busy_cycles, std::max(busiest_unit[0], busiest_unit[1]));
+    }
+  }
+  if (r.bottleneck == "compute") {
+    for (const LevelReport& l : r.levels) EXPECT_LE(l.busy_cycles, std::max(busiest_unit[0], busiest_unit[1])) << l.name;
+  }
+}
+
 }  // namespace
 }  // namespace dfx::model
 

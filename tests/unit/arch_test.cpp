@@ -41,6 +41,26 @@ TEST(Arch, AscendLevelsHoldOnlyTheirRoles) {
   EXPECT_TRUE(a.has_direct_path(a.level_index("L0C"), ub));
 }
 
+// Transfers between levels with no path of their own are staged along the declared paths (the
+// route the lowering's copies take), not through the level tree's common ancestor.
+TEST(Arch, TransfersAreStagedAlongTheDeclaredPaths) {
+  Arch a = load_arch(test::config("arch/ascend_like.yaml"));
+  const int gm = a.level_index("GM"), l1 = a.level_index("L1"), l0a = a.level_index("L0A"),
+            l0c = a.level_index("L0C"), ub = a.level_index("UB");
+  EXPECT_EQ(a.route(l0c, l1), (std::vector<int>{l0c, ub, l1}));  // fixpipe, then MTE3
+  EXPECT_EQ(a.staging_levels(l0c, l1), std::vector<int>{ub});    // the tree's ancestor is GM
+  EXPECT_EQ(a.staging_levels(l0c, gm), std::vector<int>{ub});    // results leave L0C through UB
+  EXPECT_TRUE(a.staging_levels(l1, l0a).empty());                 // a path of its own
+  EXPECT_EQ(a.route(l0a, l0a), std::vector<int>{l0a});
+  Arch tpu = load_arch(test::config("arch/tpu_like.yaml"));
+  EXPECT_EQ(tpu.staging_levels(tpu.level_index("DRAM"), tpu.level_index("Reg")), std::vector<int>{tpu.level_index("SPM")});
+  // No paths listed (edge: each level talks to its parent): DRAM feeds Reg directly, skipping L1.
+  Arch edge = load_arch(test::config("arch/edge.yaml"));
+  EXPECT_FALSE(edge.paths_declared);
+  EXPECT_EQ(edge.route(0, 2), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(edge.staging_levels(0, 2).empty());
+}
+
 TEST(Arch, ProblemsAreAllReportedWithPaths) {
   const std::string text = R"(name: bad
 compute: {matrix: {rows: 4, colz: 4}}
