@@ -78,10 +78,11 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
   }
 }
 
-// On units that take whole instructions, per level: the elements the units themselves read and
-// update there (every leaf access: a MAC's operands, a lane's input and output), which their
-// instructions' times already cover (a cube takes a block of operands per instruction, not one
-// read per MAC). Leaves them out of the level's busy time, which then counts its transfers.
+// Per level: the elements the units themselves read and update there — every leaf access (a
+// MAC's operands, a lane's input and output) and the transfers to and from per-PE registers
+// inside it (a systolic array's operand and result flow; WalkResult::feed_reads). On units
+// that take whole instructions their times already cover these (a cube takes a block of
+// operands per instruction, not one read per MAC): the levels' busy times leave them out.
 struct UnitAccesses {
   std::vector<int64_t> reads, updates;  // [level]
 };
@@ -95,6 +96,7 @@ UnitAccesses unit_accesses(const arch::Arch& a, const Workload& w, const Dataflo
     for (const auto& in : op.inputs) u.reads[static_cast<size_t>(p.tensors[static_cast<size_t>(in.tensor)].level[n])] += points;
     u.updates[static_cast<size_t>(p.tensors[static_cast<size_t>(op.out.tensor)].level[n])] += points;
   }
+  for (size_t l = 0; l < a.levels.size(); ++l) u.reads[l] += walk.feed_reads[l], u.updates[l] += walk.feed_updates[l];
   return u;
 }
 
@@ -119,7 +121,7 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
   // block keeps a 16 x 16 cube busy as long as a 16-row one), and their operand accesses are in
   // those times, not in the levels' (unit_accesses).
   const bool instructions = a.instruction_timed();
-  const UnitAccesses by_units = instructions ? unit_accesses(a, w, f, p, walk) : UnitAccesses{};
+  const UnitAccesses by_units = unit_accesses(a, w, f, p, walk);
   bottleneck_time = instructions ? std::max(compute_time, instruction_busy(w, walk)) : compute_time;
   r.bottleneck = "compute";
   r.energy_pj = (mu ? static_cast<double>(walk.macs) * mu->op_pj : 0) +
@@ -142,8 +144,9 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     L.energy_pj = static_cast<double>(L.traffic.fill + L.traffic.update) * lv.write_pj +
                   static_cast<double>(L.traffic.read) * lv.read_pj;
     const double n = static_cast<double>(lv.instances);
-    const int64_t reads = L.traffic.read - (instructions ? by_units.reads[l] : 0);
-    const int64_t writes = L.traffic.fill + L.traffic.update - (instructions ? by_units.updates[l] : 0);
+    L.unit_reads = by_units.reads[l], L.unit_updates = by_units.updates[l];
+    const int64_t reads = L.traffic.read - (instructions ? L.unit_reads : 0);
+    const int64_t writes = L.traffic.fill + L.traffic.update - (instructions ? L.unit_updates : 0);
     const double read_time = static_cast<double>(reads) * wb / (lv.read_bw * n);
     const double write_time = static_cast<double>(writes) * wb / (lv.write_bw * n);
     // Programs of units that take whole instructions load and store through one DRAM port.

@@ -34,6 +34,10 @@ struct LevelReport {
   Traffic traffic;
   double energy_pj = 0;
   double busy_cycles = 0;      // traffic / bandwidth over all instances (instruction units' operands left out)
+  // Of `traffic`, the units' own accesses: the operands the ops read here and the results they
+  // write here (a leaf's reads and updates), and the reads and write-backs of per-PE registers
+  // inside this level (what a systolic array moves itself); the rest moves over the arch's paths.
+  int64_t unit_reads = 0, unit_updates = 0;
   std::vector<TensorLevelReport> tensors;
 };
 

@@ -44,6 +44,8 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
     lj["peak_bytes"] = l.peak_bytes;
     lj["energy_pj"] = l.energy_pj;
     lj["busy_cycles"] = l.busy_cycles;
+    lj["unit_read_elems"] = l.unit_reads;
+    lj["unit_update_elems"] = l.unit_updates;
     lj["tensors"] = nlohmann::json::array();
     for (const auto& t : l.tensors) {
       nlohmann::json tj = traffic_json(t.traffic);

@@ -26,6 +26,10 @@ struct WalkResult {
   // [op]: on units that take whole instructions, the cycles its instructions take on one
   // instance of its unit over all visits (counted as op_cycles is); 0 on units the tree times.
   std::vector<double> op_instruction_cycles;
+  // [level]: of the traffic at a level, the reads and the updates of transfers to and from
+  // levels inside it that no program addresses (per-PE registers): what an instruction moves
+  // through its unit itself (a systolic array's operands and results), not a transfer's work.
+  std::vector<int64_t> feed_reads, feed_updates;
   double cycles = 0;
   std::vector<Problem> problems;
 };

@@ -12,6 +12,8 @@ WalkResult Walker::empty_result() const {
   r.traffic.assign(a_.levels.size(), std::vector<Traffic>(w_.tensors.size()));
   r.peak_elems.assign(a_.levels.size(), std::vector<int64_t>(w_.tensors.size(), 0));
   r.level_peak_elems.assign(a_.levels.size(), 0);
+  r.feed_reads.assign(a_.levels.size(), 0);
+  r.feed_updates.assign(a_.levels.size(), 0);
   r.op_work.assign(w_.ops.size(), 0);
   r.op_cycles.assign(w_.ops.size(), 0);
   r.op_instruction_cycles.assign(w_.ops.size(), 0);
@@ -42,6 +44,7 @@ void Walker::add_phase(const WalkResult& r) {
       r_.peak_elems[l][t] = std::max(r_.peak_elems[l][t], r.peak_elems[l][t]);
     }
     r_.level_peak_elems[l] = std::max(r_.level_peak_elems[l], r.level_peak_elems[l]);
+    r_.feed_reads[l] += r.feed_reads[l], r_.feed_updates[l] += r.feed_updates[l];
   }
   r_.macs += r.macs, r_.vector_ops += r.vector_ops;
   for (size_t o = 0; o < r.op_work.size(); ++o) {

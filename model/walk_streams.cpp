@@ -76,6 +76,7 @@ void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
 void Walker::charge_source(int tensor, int source, int level, bool write, int64_t n) {
   auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
   (write ? src.update : src.read) += n;
+  if (!a_.addressable(level)) (write ? r_.feed_updates : r_.feed_reads)[static_cast<size_t>(source)] += n;
   for (int via : staging_levels(source, level)) {
     auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
     mid.update += n;

@@ -450,6 +450,25 @@ TEST(Analyze, InstructionUnitsOperandsAreNotTheLevelsBusyTime) {
   }
 }
 
+// tpu_like's systolic array takes its operands from the SPM into per-PE registers no program
+// addresses, and writes its results back: the mma's own work (WalkResult::feed_reads), not the
+// DMA's. The GEMM chain keeps the array 96% busy; its bottleneck read "SPM bandwidth" at 10x
+// its cycles when those feeds counted as the SPM's transfers.
+TEST(Analyze, RegisterFeedsAreTheArraysWork) {
+  const arch::Arch a = arch::load_arch(test::config("arch/tpu_like.yaml"));
+  const Workload w = load_workload(test::config("workloads/gemm_chain_g1.yaml"));
+  const Report r = analyze(a, w, load_dataflow(test::config("dataflows/gemm_chain_g1_tpu_like_explored.yaml"), a, w));
+  ASSERT_TRUE(r.valid) << r.reason;
+  const LevelReport& spm = r.levels[static_cast<size_t>(a.level_index("SPM"))];
+  const LevelReport& reg = r.levels[static_cast<size_t>(a.level_index("Reg"))];
+  // The array's register fills are read from the SPM; the DMA's transfers are the rest.
+  EXPECT_GT(spm.unit_reads, 0);
+  EXPECT_LE(spm.unit_reads, spm.traffic.read);
+  EXPECT_EQ(reg.unit_reads, reg.traffic.read);  // the MACs' operands
+  EXPECT_LT(spm.busy_cycles, r.cycles);
+  EXPECT_EQ(r.bottleneck, "compute");
+}
+
 }  // namespace
 }  // namespace dfx::model
 
