@@ -120,8 +120,10 @@ class ChainTreeWriter {
   void buffer_tile(int o, const std::string& indent, int out2, int64_t t1, int64_t t2, int64_t across, int64_t down, int red,
                    int64_t tred) {
     const model::Op& op = w_.ops[static_cast<size_t>(o)];
+    // A matrix unit's rows and columns are two axes, one dim each (mapper/pe_axes.h); the lanes
+    // are one, and m takes what out2 leaves of them.
     const Spread s2 = spread(t2, down);
-    const Spread s1 = spread(t1, across * (down / s2.across));
+    const Spread s1 = spread(t1, op.unit == arch::UnitKind::Matrix ? across : across * (down / s2.across));
     std::vector<std::string> loops;
     if (s1.steps > 1) loops.push_back(loop(c_.m, s1.steps));
     if (out2 >= 0 && s2.steps > 1) loops.push_back(loop(out2, s2.steps));
