@@ -161,6 +161,7 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
                                         " per instance but holds " + human_bytes(lv.capacity_bytes)});
     r.levels.push_back(std::move(L));
   }
+  r.bottleneck_cycles = bottleneck_time;
   // The roofline ignores reuse below DRAM: compulsory traffic, the elements of the workload's own
   // inputs its ops read (a strided window skips some) and of its outputs, each moved once. Archs
   // scheduled by the tree move reads and writes side by side (each at its own bandwidth, as the

@@ -69,6 +69,9 @@ struct Report {
   int64_t vector_ops = 0;        // vector-unit operations
   double utilization = 0;        // of the matrix unit (vector unit if there is none)
   std::string bottleneck;        // "compute" or "<level> bandwidth"
+  // How long the bottleneck is busy: the busiest resource. Well below `cycles` the dataflow waits
+  // on its own dependencies (units and transfers taking turns), not on one resource.
+  double bottleneck_cycles = 0;
   double roofline_cycles = 0;
   int64_t matrix_pes_used = 0;
   int64_t vector_lanes_used = 0;

@@ -31,6 +31,7 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
   j["vector_ops"] = r.vector_ops;
   j["utilization"] = r.utilization;
   j["bottleneck"] = r.bottleneck;
+  j["bottleneck_cycles"] = r.bottleneck_cycles;
   j["roofline_cycles"] = r.roofline_cycles;
   j["dram_bytes"] = r.dram_bytes;
   j["matrix_pes_used"] = r.matrix_pes_used;

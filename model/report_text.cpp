@@ -39,8 +39,8 @@ std::string to_table(const Report& r) {
                 human(r.cycles).c_str(), human(r.energy_pj).c_str(), human(static_cast<double>(r.macs)).c_str(),
                 human(static_cast<double>(r.vector_ops)).c_str(), 100 * r.utilization);
   os << line;
-  std::snprintf(line, sizeof line, "bottleneck %s   roofline %s cycles (%.2fx of it)   DRAM %s\n",
-                r.bottleneck.c_str(), human(r.roofline_cycles).c_str(),
+  std::snprintf(line, sizeof line, "bottleneck %s (busy %.0f%% of the cycles)   roofline %s cycles (%.2fx of it)   DRAM %s\n",
+                r.bottleneck.c_str(), r.cycles > 0 ? 100 * r.bottleneck_cycles / r.cycles : 0.0, human(r.roofline_cycles).c_str(),
                 r.roofline_cycles > 0 ? r.cycles / r.roofline_cycles : 0.0,
                 human_bytes(static_cast<double>(r.dram_bytes)).c_str());
   os << line << '\n';

@@ -31,6 +31,11 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// How much of the cycles the bottleneck is busy: well below all, the dataflow waits on itself.
+std::string busy_share(const model::Report& r) {
+  return r.cycles > 0 ? fmt("%.0f%%", 100 * r.bottleneck_cycles / r.cycles) : "";
+}
+
 // The tree as nested boxes: a tile's level, loops and primitive on its header; an op's box adds
 // its instances, its compute alone and its own cycles (model::OpReport), the longest stage marked.
 void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workload& w, const model::Report& r, int id,
@@ -179,7 +184,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   os << "<p>" << out.evaluations
      << " evaluations (" << out.valid << " valid) in " << fmt("%.1f", out.seconds) << " s. Best: <b>" << num(best.report.cycles)
      << " cycles</b>, " << num(best.report.energy_pj) << " pJ, utilisation " << fmt("%.1f", 100 * best.report.utilization)
-     << "%, bottleneck " << esc(best.report.bottleneck) << ".</p>";
+     << "%, bottleneck " << esc(best.report.bottleneck) << " (busy " << busy_share(best.report) << " of the cycles).</p>";
   double layerwise = 0;
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") layerwise = b.report.cycles;
@@ -192,7 +197,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
     os << "<tr" << (c == &best ? " class='best'" : "") << "><td>" << esc(c->name) << "</td><td>" << num(c->report.cycles)
        << "</td><td>" << (layerwise > 0 ? fmt("%.2fx", layerwise / c->report.cycles) : "") << "</td><td>"
        << num(static_cast<double>(c->report.dram_bytes)) << "</td><td>" << num(c->report.energy_pj) << "</td><td>"
-       << fmt("%.1f%%", 100 * c->report.utilization) << "</td><td>" << esc(c->report.bottleneck) << "</td></tr>";
+       << fmt("%.1f%%", 100 * c->report.utilization) << "</td><td>" << esc(c->report.bottleneck) << " (" << busy_share(c->report) << ")</td></tr>";
   os << "</table>";
   os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
         "primitive between children, intermediates kept at a level of their own (lilac). Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "

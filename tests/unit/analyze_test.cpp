@@ -439,8 +439,12 @@ TEST(Analyze, InstructionUnitsOperandsAreNotTheLevelsBusyTime) {
   EXPECT_NE(r.bottleneck, "L0A bandwidth");
   double busiest_unit[2] = {0, 0};
   for (size_t o = 0; o < r.ops.size(); ++o) busiest_unit[r.ops[o].unit == "matrix" ? 0 : 1] += r.ops[o].compute_cycles;
+  for (const LevelReport& l : r.levels) EXPECT_LE(l.busy_cycles, r.bottleneck_cycles) << l.name;
+  EXPECT_GE(r.bottleneck_cycles, std::max(busiest_unit[0], busiest_unit[1]));
+  EXPECT_LT(r.bottleneck_cycles, r.cycles);  // this tree waits on its units' turns (49% busy)
   for (const LevelReport& l : r.levels) {
     if (r.bottleneck == l.name + " bandwidth") {
+      EXPECT_EQ(l.busy_cycles, r.bottleneck_cycles);
       for (const LevelReport& other : r.levels) EXPECT_LE(other.busy_cycles, l.busy_cycles) << other.name;
       EXPECT_GE(l.busy_cycles, std::max(busiest_unit[0], busiest_unit[1]));
     }
