@@ -90,18 +90,24 @@ std::string traffic_svg(const std::vector<const mapper::Candidate*>& cands) {
     const int y0 = 24 + static_cast<int>(l) * group;
     os << "<text x='0' y='" << y0 + 12 << "' font-weight='bold'>" << esc(cands.front()->report.levels[l].name) << "</text>";
     for (size_t ci = 0; ci < cands.size(); ++ci) {
-      const auto& t = cands[ci]->report.levels[l].traffic;
+      const auto& lv = cands[ci]->report.levels[l];
+      const auto& t = lv.traffic;
       const double v[3] = {static_cast<double>(t.fill), static_cast<double>(t.read), static_cast<double>(t.update)};
+      // Of the reads and updates, the units' own (operands, results, register feeds).
+      const double own[3] = {0, static_cast<double>(lv.unit_reads), static_cast<double>(lv.unit_updates)};
       for (int k = 0; k < 3; ++k) {
         const int y = y0 + 16 + (static_cast<int>(ci) * 3 + k) * row;
         const double wpx = 440.0 * std::log10(1 + v[k]) / std::log10(1 + most);
         if (k == 0) os << "<text x='10' y='" << y + 10 << "'>" << esc(cands[ci]->name) << "</text>";
         os << "<rect x='160' y='" << y << "' width='" << fmt("%.1f", wpx) << "' height='" << row - 3 << "' fill='"
-           << colors[k] << "'/><text x='" << fmt("%.1f", 165 + wpx) << "' y='" << y + 10 << "'>" << num(v[k]) << "</text>";
+           << colors[k] << "'/><text x='" << fmt("%.1f", 165 + wpx) << "' y='" << y + 10 << "'>" << num(v[k])
+           << (own[k] > 0 ? " (" + num(own[k]) + " by the units)" : "") << "</text>";
       }
     }
   }
-  os << "</svg><p class='note'>Elements moved, log scale.</p>";
+  os << "</svg><p class='note'>Elements moved, log scale; \"by the units\": the ops' own operand reads and result "
+        "writes at that level and the transfers to and from per-PE registers inside it, which the units do themselves "
+        "(on units that take whole instructions, their times cover them).</p>";
   return os.str();
 }
 
