@@ -49,14 +49,14 @@ std::vector<int64_t> trip_counts(int64_t n) {
   return out;
 }
 
-int64_t pick_trips(int64_t n, std::mt19937_64& rng) {
+int64_t pick_trips(int64_t n, std::mt19937_64& rng, bool divisors_only) {
   const std::vector<int64_t> ds = divisors(n);
-  if (ds.size() > 4 || std::bernoulli_distribution(0.5)(rng)) return pick(ds, rng);
+  if (divisors_only || ds.size() > 4 || std::bernoulli_distribution(0.5)(rng)) return pick(ds, rng);
   return pick(trip_counts(n), rng);
 }
 
-int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng) {
-  if (n % f == 0 && std::uniform_int_distribution<int>(0, 3)(rng) > 0) return neighbour(divisors(n), f, n, rng);
+int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng, bool divisors_only) {
+  if (divisors_only || (n % f == 0 && std::uniform_int_distribution<int>(0, 3)(rng) > 0)) return neighbour(divisors(n), f, n, rng);
   return neighbour(trip_counts(n), f, n, rng);
 }
 

@@ -37,10 +37,11 @@ int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, st
 // tiles alike), or, half the time where n has four divisors or fewer, any trip count. Drawing
 // them everywhere spread the search thin: attention G3 / cloud ended 14–49% higher on two of
 // three seeds.
-int64_t pick_trips(int64_t n, std::mt19937_64& rng);
+// With `divisors_only`, always a divisor.
+int64_t pick_trips(int64_t n, std::mt19937_64& rng, bool divisors_only = false);
 // A local step: to the next larger or smaller divisor, or (a quarter of the time, and always when
 // `f` is not a divisor) to the next trip count — where a climb refines a tile to fill a buffer.
 // Small steps let a climb walk a factor towards its best value instead of jumping at random.
-int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng);
+int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng, bool divisors_only = false);
 
 }  // namespace dfx::mapper

@@ -18,8 +18,8 @@ auto fields(const Choice& c) {
 bool Choice::operator==(const Choice& o) const { return fields(*this) == fields(o); }
 bool Choice::operator<(const Choice& o) const { return fields(*this) < fields(o); }
 
-Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::Prim> prims)
-    : a_(a), w_(w), prims_(std::move(prims)) {
+Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::Prim> prims, bool divisors_only)
+    : a_(a), w_(w), prims_(std::move(prims)), divisors_only_(divisors_only) {
   if (prims_.empty()) prims_ = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
   cores_ = a.cores;
   const auto uses = [&](arch::UnitKind k) {
@@ -188,7 +188,7 @@ void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& membe
   c.outer[g].clear();
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t extent = core_extent(c, members, g, i);
-    c.outer[g].push_back(may_tile(c, g, i) ? pick_trips(extent, rng) : 1);
+    c.outer[g].push_back(may_tile(c, g, i) ? pick_trips(extent, rng, divisors_only_) : 1);
   }
   pin_outer(c, g);
   const model::OpBoxes first = group_tile(c, static_cast<int>(g)), last = group_tile(c, static_cast<int>(g), true);
@@ -373,7 +373,8 @@ Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) cons
       f = trips_of(e, f);
     }
     int64_t& factor = c.outer[static_cast<size_t>(g)][i];
-    if (gene == 2) factor = std::bernoulli_distribution(0.5)(rng) ? adjacent_trips(extent, factor, rng) : pick_trips(extent, rng);
+    if (gene == 2)
+      factor = std::bernoulli_distribution(0.5)(rng) ? adjacent_trips(extent, factor, rng, divisors_only_) : pick_trips(extent, rng, divisors_only_);
     pin_outer(c, static_cast<size_t>(g));
   }
   // Keep the group's spatial choices legal for its new extents; re-draw one op's.

@@ -58,8 +58,11 @@ class Space {
  public:
   // Contract: throws InputError when the arch does not fit the template (no buffer level, no
   // unit for an op).
+  // `divisors_only`: every loop's factor divides what it loops over — no partial last steps, no
+  // padded spatial loops, no uneven core shares — the points the lowering can express
+  // (`dfx explore --emit`).
   Space(const arch::Arch& a, const model::Workload& w,
-        std::vector<model::Prim> prims = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe});
+        std::vector<model::Prim> prims = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe}, bool divisors_only = false);
 
   // Fixes the fusion: every point then has these groups (per op, runs in op order), and only the
   // baselines grouped alike remain.
@@ -249,6 +252,9 @@ class Space {
   // dim whole; else 0.
   int64_t private_extent(const Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op, size_t i) const;
   bool own_loops_ok_ = false;  // the template's fused groups keep everything in one buffer level
+  bool divisors_only_ = false;  // see the constructor
+  // The trip counts an outer loop over `extent` may take: all of them, or its divisors only.
+  std::vector<int64_t> outer_trips(int64_t extent) const { return divisors_only_ ? divisors(extent) : trip_counts(extent); }
   // Drops own loops the group's tiles (`first`, `last`) no longer allow (after its outer tiling
   // or its primitive changed).
   void fit_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, const std::vector<int>& members) const;

@@ -12,7 +12,7 @@ namespace dfx::mapper {
 std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims, size_t first_op, size_t end_op) const {
   std::vector<CoreSplit> out = splits_above(dims, cores_ / 2);
   if (out.empty()) out = splits_above(dims, 1);
-  add_uneven_splits(dims, first_op, end_op, out);
+  if (!divisors_only_) add_uneven_splits(dims, first_op, end_op, out);
   return out;
 }
 

@@ -87,7 +87,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
           std::function<bool(size_t)> factors = [&](size_t i) -> bool {
             if (i == dims.size()) return group(g + 1);
             const int64_t extent = core_extent(c, members[g], g, i);
-            for (int64_t d : trip_counts(extent)) {
+            for (int64_t d : outer_trips(extent)) {
               c.outer[g][i] = d;
               if (!factors(i + 1)) return false;
             }
@@ -197,7 +197,7 @@ std::vector<Choice> Space::unpinned_options(const Choice& partial, size_t step) 
     if (step <= dims.size()) {  // outer factor i
       const size_t i = step - 1;
       const int64_t extent = core_extent(partial, members[g], g, i);
-      for (int64_t d : may_tile(partial, g, i) ? trip_counts(extent) : std::vector<int64_t>{1}) {
+      for (int64_t d : may_tile(partial, g, i) ? outer_trips(extent) : std::vector<int64_t>{1}) {
         Choice c = partial;
         c.outer[g][i] = d;
         out.push_back(c);

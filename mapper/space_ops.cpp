@@ -13,7 +13,7 @@ std::vector<int64_t> Space::op_extents(const model::OpBoxes& tile, size_t op) co
 }
 
 SpatialRoom Space::spatial_room(const model::OpBoxes& first, size_t op) const {
-  return SpatialRoom(op_extents(first, op), unit_axes(op).geometric());
+  return SpatialRoom(op_extents(first, op), unit_axes(op).geometric() && !divisors_only_);
 }
 
 SpatialRoom Space::spatial_room(const Choice& c, size_t op) const {
