@@ -101,6 +101,23 @@ class Planner {
   // access indexes the tensor (offsets and terms of every index).
   using SharedInput = std::tuple<int, const Item*, int, std::vector<int64_t>, Pipe, std::vector<int64_t>>;
   std::map<SharedInput, Buffer> shared_inputs_;
+  // An intermediate that goes back to DRAM for a later group, as an operator of this tile wrote
+  // it: its buffer there (the model's owner holds it for the readers of the same tile too), the
+  // writer's path and unit. By tensor, position and level.
+  struct Written {
+    Buffer buf;
+    std::vector<Item*> producer;
+    Pipe writer = Pipe::Matrix;
+    std::vector<int64_t> box, signature;
+  };
+  std::map<std::tuple<int, const Item*, int>, Written> written_here_;
+  // Readers of such a buffer in the same tile: each waits for its writer (sync_locals).
+  struct DirectUse {
+    std::vector<Item*> producer, consumer;
+    Pipe writer, reader;
+    int64_t copies;
+  };
+  std::vector<DirectUse> direct_uses_;
 
   static std::vector<int64_t> access_signature(const model::TensorAccess& acc) {
     std::vector<int64_t> sig;
@@ -300,6 +317,7 @@ class Planner {
       refuse("operator '" + x.name + "' would read '" + w_.tensors[t].name + "' straight from DRAM; give it an on-chip tile");
     std::vector<Stage> stages = {outer};
     bool shared = false;  // the innermost stage is another operator's input buffer, filled there
+    const Written* reused = nullptr;  // ... or the buffer its producer wrote it to in this tile
     for (size_t i = 0; i < owners.size(); ++i) {
       const Stage& prev = stages.back();
       const size_t anchor = hoist(acc, owners[i], static_cast<size_t>(prev.pos + 1));
@@ -307,6 +325,15 @@ class Planner {
       const int level = tp.level[static_cast<size_t>(path_[owners[i]]->node)];
       const std::vector<int64_t> box = box_of(acc, extent_at(anchor, c));
       if (innermost && !output) {
+        // An intermediate written in this tile and sent to DRAM for a later group is read where
+        // it was written, as the model's owner holds it: the DRAM copy is not there yet.
+        const auto w = written_here_.find({acc.tensor, path_[anchor], level});
+        if (w != written_here_.end() && w->second.box == box && w->second.signature == access_signature(acc)) {
+          reused = &w->second;
+          shared = true;
+          stages.push_back({w->second.buf, static_cast<long>(anchor)});
+          continue;
+        }
         // Operators of one tile that read the same slice on the same unit read one buffer,
         // filled once (the model's owner holds it for all of them).
         const SharedInput key{acc.tensor, path_[anchor], level, box, pipe, access_signature(acc)};
@@ -345,6 +372,15 @@ class Planner {
     for (size_t i = n; output && i-- > 1;)
       transfers_.push_back({path_[static_cast<size_t>(stages[i].pos)], false, out[i], i + 1 < n ? engine(out[i + 1], false) : pipe,
                             stages[i].buf.copies});
+    if (output && home_node_[t] < 0 && w_.tensors[t].is_intermediate() && n > 1) {
+      const Stage& inner = stages.back();
+      written_here_[{acc.tensor, path_[static_cast<size_t>(inner.pos)], inner.buf.level}] =
+          Written{inner.buf, path_, pipe, inner.buf.box, access_signature(acc)};
+    }
+    if (reused) {
+      direct_uses_.push_back({reused->producer, path_, reused->writer, pipe, stages.back().buf.copies});
+      return stages.back();
+    }
     // Who touches the home buffer (or DRAM) for the operators on either side of an intermediate.
     if (w_.tensors[t].is_intermediate()) {
       LocalUse& use = local_uses_[{acc.tensor, home_node_[t]}];
@@ -387,6 +423,10 @@ class Planner {
   // Flags around intermediates that one pipe writes and another reads: readers wait for the
   // writer's result; the writer waits until the readers are done before overwriting it.
   void sync_locals() {
+    for (const DirectUse& d : direct_uses_) {
+      auto [wp, rp] = diverge(d.producer, d.consumer);
+      hand_over(*wp, *rp, *wp, *rp, d.writer, d.reader, d.copies, flags_);
+    }
     for (auto& [key, use] : local_uses_) {
       if (use.producer.empty()) continue;  // this core has no share of the producer (barriers order it)
       std::vector<Pipe> done;
