@@ -204,7 +204,8 @@ class Searcher {
     for (Entry& e : done) {
       ++out_.evaluations;
       out_.ruled_out += e.ruled_out;
-      if (o_.lowering && e.valid && e.cost < best_ && !lowering_.lowers(space_.build(e.choice, "candidate"))) {
+      // Ties too: a point as good as the best so far may end up first.
+      if (o_.lowering && e.valid && e.cost <= best_ && !lowering_.lowers(space_.build(e.choice, "candidate"))) {
         e.valid = false, e.cost = INFINITY;
         ++out_.not_lowered;
       }
