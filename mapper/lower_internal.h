@@ -31,6 +31,9 @@ struct Skeleton {
 
 Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f);
 
+// The skeleton's instructions in program order (mapper/lower_skeleton.cpp).
+void flatten(const Item& it, std::vector<arch::Instruction>& out);
+
 // Attaches transfers, instructions, flags and barriers for one core and returns its program: the
 // flags' initial tokens, then the skeleton in order, then halt. A core skips the operators whose
 // on-core loops spread over fewer cores than its number.

@@ -111,6 +111,16 @@ int64_t stride_of(const model::TensorAccess& acc, const Buffer& b, int dim) {
   return s;
 }
 
+std::vector<int64_t> access_signature(const model::TensorAccess& acc) {
+  std::vector<int64_t> sig;
+  for (const auto& ix : acc.index) {
+    sig.push_back(ix.offset);
+    for (const auto& term : ix.terms) sig.push_back(term.dim), sig.push_back(term.coef);
+    sig.push_back(-1);
+  }
+  return sig;
+}
+
 std::vector<int64_t> box_of(const model::TensorAccess& acc, const std::vector<int64_t>& ext) {
   std::vector<int64_t> box;
   for (const auto& ix : acc.index) {

@@ -43,6 +43,9 @@ bool indexes(const model::TensorAccess& acc, int dim);
 int64_t stride_of(const model::TensorAccess& acc, const Buffer& b, int dim);
 // The access's slice over dims of the given extents: per index Σ coef·(extent − 1) + 1.
 std::vector<int64_t> box_of(const model::TensorAccess& acc, const std::vector<int64_t>& ext);
+// How the access indexes its tensor, as integers (offsets and terms of every index): equal for
+// accesses that address it the same way.
+std::vector<int64_t> access_signature(const model::TensorAccess& acc);
 bool is_reduction(const model::Op& op, int dim);
 
 // Contract: the instruction(s) of a tile of a matrix or vector operator (an mma, a vec op,

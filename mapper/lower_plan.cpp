@@ -108,26 +108,16 @@ class Planner {
     Buffer buf;
     std::vector<Item*> producer;
     Pipe writer = Pipe::Matrix;
-    std::vector<int64_t> box, signature;
+    std::vector<int64_t> signature;  // access_signature of the writer's access
   };
   std::map<std::tuple<int, const Item*, int>, Written> written_here_;
   // Readers of such a buffer in the same tile: each waits for its writer (sync_locals).
   struct DirectUse {
-    std::vector<Item*> producer, consumer;
-    Pipe writer, reader;
-    int64_t copies;
+    const Written* written;  // in written_here_, whose nodes stay put
+    std::vector<Item*> consumer;
+    Pipe reader;
   };
   std::vector<DirectUse> direct_uses_;
-
-  static std::vector<int64_t> access_signature(const model::TensorAccess& acc) {
-    std::vector<int64_t> sig;
-    for (const auto& ix : acc.index) {
-      sig.push_back(ix.offset);
-      for (const auto& term : ix.terms) sig.push_back(term.dim), sig.push_back(term.coef);
-      sig.push_back(-1);
-    }
-    return sig;
-  }
 
   [[noreturn]] void refuse(const std::string& msg) const { throw InputError(f_.root().loc, msg); }
   const model::Op& op(int i) const { return w_.ops[static_cast<size_t>(i)]; }
@@ -328,7 +318,7 @@ class Planner {
         // An intermediate written in this tile and sent to DRAM for a later group is read where
         // it was written, as the model's owner holds it: the DRAM copy is not there yet.
         const auto w = written_here_.find({acc.tensor, path_[anchor], level});
-        if (w != written_here_.end() && w->second.box == box && w->second.signature == access_signature(acc)) {
+        if (w != written_here_.end() && w->second.buf.box == box && w->second.signature == access_signature(acc)) {
           reused = &w->second;
           shared = true;
           stages.push_back({w->second.buf, static_cast<long>(anchor)});
@@ -375,10 +365,10 @@ class Planner {
     if (output && home_node_[t] < 0 && w_.tensors[t].is_intermediate() && n > 1) {
       const Stage& inner = stages.back();
       written_here_[{acc.tensor, path_[static_cast<size_t>(inner.pos)], inner.buf.level}] =
-          Written{inner.buf, path_, pipe, inner.buf.box, access_signature(acc)};
+          Written{inner.buf, path_, pipe, access_signature(acc)};
     }
     if (reused) {
-      direct_uses_.push_back({reused->producer, path_, reused->writer, pipe, stages.back().buf.copies});
+      direct_uses_.push_back({reused, path_, pipe});
       return stages.back();
     }
     // Who touches the home buffer (or DRAM) for the operators on either side of an intermediate.
@@ -424,8 +414,8 @@ class Planner {
   // writer's result; the writer waits until the readers are done before overwriting it.
   void sync_locals() {
     for (const DirectUse& d : direct_uses_) {
-      auto [wp, rp] = diverge(d.producer, d.consumer);
-      hand_over(*wp, *rp, *wp, *rp, d.writer, d.reader, d.copies, flags_);
+      auto [wp, rp] = diverge(d.written->producer, d.consumer);
+      hand_over(*wp, *rp, *wp, *rp, d.written->writer, d.reader, d.written->buf.copies, flags_);
     }
     for (auto& [key, use] : local_uses_) {
       if (use.producer.empty()) continue;  // this core has no share of the producer (barriers order it)
@@ -480,25 +470,6 @@ class Planner {
       refuse("the program's buffers need " + std::to_string(static_cast<int64_t>(bytes)) + " B of " + lv.name + ", which holds " +
              std::to_string(static_cast<int64_t>(lv.capacity_bytes)) + " B (lowering keeps one buffer per tensor and operator)");
     }
-  }
-
-  static void flatten(const Item& it, std::vector<Instruction>& out) {
-    out.insert(out.end(), it.before.begin(), it.before.end());
-    const bool loop_here = it.kind == Item::Kind::Loop && !it.on_cores;
-    if (loop_here) {
-      Instruction loop;
-      loop.op = Opcode::Loop;
-      loop.count = it.count;
-      out.push_back(loop);
-    }
-    out.insert(out.end(), it.code.begin(), it.code.end());
-    for (const Item& child : it.body) flatten(child, out);
-    if (loop_here) {
-      Instruction end;
-      end.op = Opcode::EndLoop;
-      out.push_back(end);
-    }
-    out.insert(out.end(), it.after.begin(), it.after.end());
   }
 };
 

@@ -148,4 +148,25 @@ Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const mod
   return s;
 }
 
+// The skeleton in program order: each item's instructions before, a loop's `loop` … `end`
+// around its code and body (on-core loops are addresses, not loops), its instructions after.
+void flatten(const Item& it, std::vector<arch::Instruction>& out) {
+  out.insert(out.end(), it.before.begin(), it.before.end());
+  const bool loop_here = it.kind == Item::Kind::Loop && !it.on_cores;
+  if (loop_here) {
+    arch::Instruction loop;
+    loop.op = arch::Opcode::Loop;
+    loop.count = it.count;
+    out.push_back(loop);
+  }
+  out.insert(out.end(), it.code.begin(), it.code.end());
+  for (const Item& child : it.body) flatten(child, out);
+  if (loop_here) {
+    arch::Instruction end;
+    end.op = arch::Opcode::EndLoop;
+    out.push_back(end);
+  }
+  out.insert(out.end(), it.after.begin(), it.after.end());
+}
+
 }  // namespace dfx::mapper::lowering

@@ -179,8 +179,7 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
       (w.tensors[t].producer >= 0 ? outputs : inputs) += static_cast<double>(touched[t].size()) * a.levels[0].word_bytes;
   const double ports = static_cast<double>(a.levels[0].instances);
   const double read_time = inputs / (a.levels[0].read_bw * ports), write_time = outputs / (a.levels[0].write_bw * ports);
-  const bool one_port = instructions;
-  r.roofline_cycles = std::max(compute_time, one_port ? read_time + write_time : std::max(read_time, write_time));
+  r.roofline_cycles = std::max(compute_time, instructions ? read_time + write_time : std::max(read_time, write_time));
   // Of the matrix unit, or of the lanes where nothing runs on it (an element-wise workload).
   if (mu && r.cycles > 0 && (walk.macs > 0 || !vu)) r.utilization = static_cast<double>(walk.macs) / (r.cycles * static_cast<double>(mu->total_pes()));
   else if (vu && r.cycles > 0) r.utilization = static_cast<double>(walk.vector_ops) / (r.cycles * static_cast<double>(vu->total_pes()));
