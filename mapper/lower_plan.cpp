@@ -63,6 +63,8 @@ class Planner {
     std::vector<Instruction> copies;
     Pipe inside = Pipe::Dma;
     int64_t buffer_copies = 1;
+    // A drain: where its writer waits for the buffer to be free (see first_write_item).
+    Item* writes_at = nullptr;
   };
 
   const arch::Arch& a_;
@@ -221,6 +223,17 @@ class Planner {
     return best;
   }
 
+  // Where the writer of a buffer anchored at path position `pos` first writes it, as late as a
+  // wait that runs once per anchor can sit: down through the groups on the path to the operator,
+  // stopping at a loop (whose waits run before it, once). A writer waiting at the anchor instead
+  // holds back everything its queue has to do before that write — on ascend_like the fixpipe's
+  // copies of Q·K waited for the previous tile's output to reach GM, serialising the tiles.
+  Item* first_write_item(size_t pos) const {
+    size_t p = pos;
+    while (p + 1 < path_.size() && path_[p]->kind == Item::Kind::Group) ++p;
+    return path_[p];
+  }
+
   size_t group_position(int node) const {
     size_t p = 0;
     while (path_[p]->kind != Item::Kind::Group || path_[p]->node != node) ++p;
@@ -333,7 +346,7 @@ class Planner {
         stages.push_back({it->second, static_cast<long>(anchor)});
         continue;
       }
-      stages.push_back({allocate(level, box, static_cast<int>(anchor), innermost), static_cast<long>(anchor)});
+      stages.push_back({allocate(level, box, static_cast<int>(anchor)), static_cast<long>(anchor)});
     }
     // Transfers, anchored at each stage's position: fills outside in, write-backs inside out.
     // Each stage buffer is read (written) inside by the next stage's first (last) engine, or by
@@ -361,7 +374,7 @@ class Planner {
                               stages[i].buf.copies});
     for (size_t i = n; output && i-- > 1;)
       transfers_.push_back({path_[static_cast<size_t>(stages[i].pos)], false, out[i], i + 1 < n ? engine(out[i + 1], false) : pipe,
-                            stages[i].buf.copies});
+                            stages[i].buf.copies, in[i].empty() ? first_write_item(static_cast<size_t>(stages[i].pos)) : nullptr});
     if (output && home_node_[t] < 0 && w_.tensors[t].is_intermediate() && n > 1) {
       const Stage& inner = stages.back();
       written_here_[{acc.tensor, path_[static_cast<size_t>(inner.pos)], inner.buf.level}] =
@@ -449,7 +462,7 @@ class Planner {
     for (const Transfer& t : transfers_) {
       const Chain c = sequence(t.copies, a_, flags_);
       if (!t.fill) {
-        drain_around(*t.at, c, t.inside, t.buffer_copies, flags_);
+        drain_around(*t.at, t.writes_at ? *t.writes_at : *t.at, c, t.inside, t.buffer_copies, flags_);
         continue;
       }
       if (!pre.count(t.at)) order.push_back(t.at);

@@ -65,14 +65,14 @@ void fill_around(Item& at, const Chain& c, Pipe reader, int64_t copies, Flags& f
   flags.prime(reader, c.last, e, copies);
 }
 
-void drain_around(Item& at, const Chain& c, Pipe writer, int64_t copies, Flags& flags) {
+void drain_around(Item& at, Item& writes_at, const Chain& c, Pipe writer, int64_t copies, Flags& flags) {
   if (c.empty()) return;
   if (c.first == writer) {
     at.after.insert(at.after.end(), c.code.begin(), c.code.end());
     return;
   }
   const int e = flags.fresh(c.first, writer);
-  at.before.push_back(flag(Opcode::WaitFlag, c.first, writer, e));
+  writes_at.before.push_back(flag(Opcode::WaitFlag, c.first, writer, e));
   at.after.push_back(flag(Opcode::SetFlag, writer, c.first, 0));
   at.after.push_back(flag(Opcode::WaitFlag, writer, c.first, 0));
   at.after.insert(at.after.end(), c.code.begin(), c.code.end());

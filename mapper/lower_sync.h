@@ -40,8 +40,9 @@ Chain sequence(const std::vector<arch::Instruction>& copies, const arch::Arch& a
 // A chain that fills a buffer (copies: its copies) read by `reader` inside `at`: flags before
 // and after `at`, appended to `pre` (which goes in front of at.before) and at.after.
 void fill_around(Item& at, const Chain& c, arch::Pipe reader, int64_t copies, Flags& flags, std::vector<arch::Instruction>& pre);
-// A chain that drains a buffer written by `writer` inside `at`, after `at`.
-void drain_around(Item& at, const Chain& c, arch::Pipe writer, int64_t copies, Flags& flags);
+// A chain that drains a buffer written by `writer` inside `at`, after `at`; the writer waits
+// for the buffer to be free before `writes_at` (`at` or an item inside it that runs once per `at`).
+void drain_around(Item& at, Item& writes_at, const Chain& c, arch::Pipe writer, int64_t copies, Flags& flags);
 // A handover between two items at the same depth (an intermediate between operators): the
 // writer's item sets "ready" after it (after its own transfers out), the reader's item waits for
 // it before anything else; "free" back. Call it after the items' transfers are attached.
