@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "model/analyze.h"
+#include "model/placement.h"
+#include "model/walk.h"
 
 namespace {
 
@@ -69,6 +71,23 @@ void BM_AnalyzeLayerwiseAttention(benchmark::State& state) {
   state.counters["analyses_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_AnalyzeLayerwiseAttention)->Unit(benchmark::kMicrosecond);
+
+// The walk alone (the analysis's largest part) with representative steps replayed or walked
+// (model/walk_replay.h): arg 0 picks the tree (0: the fused Pipe tree above, 1: the tree the
+// search found, configs/dataflows/attention_g1_edge_explored.yaml), arg 1 the replay (0: off).
+void BM_WalkFusedAttention(benchmark::State& state) {
+  dfx::arch::Arch a = dfx::arch::load_arch(std::string(DFX_CONFIG_DIR) + "/arch/edge.yaml");
+  dfx::model::Workload w = dfx::model::load_workload_from_string(read("workloads/attention_g1.yaml"), "w");
+  const char* flow = state.range(0) == 0 ? "dataflows/attention_g1_edge_fused_pipe.yaml" : "dataflows/attention_g1_edge_explored.yaml";
+  dfx::model::Dataflow f = dfx::model::load_dataflow_from_string(read(flow), "f", a, w);
+  const dfx::model::Placement p = dfx::model::place(a, w, f);
+  const auto replay = state.range(1) ? dfx::model::StepReplay::Worthwhile : dfx::model::StepReplay::Off;
+  const dfx::model::WalkResult r = dfx::model::walk_tree(a, w, f, p, nullptr, replay);
+  for (auto _ : state) benchmark::DoNotOptimize(dfx::model::walk_tree(a, w, f, p, nullptr, replay));
+  state.counters["walks_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["replayed_steps"] = static_cast<double>(r.replayed_steps);
+}
+BENCHMARK(BM_WalkFusedAttention)->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -106,7 +106,7 @@ Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
   }
   // Programs move data only between the levels they address; a unit writing its registers
   // back is part of its instructions, not a store that runs after the last of them.
-  if (store > 0 && (moved_out > 0 || !instructions_.decoupled())) last_store_ = store, last_store_port_ = store_port;
+  if (store > 0 && (moved_out > 0 || !instructions_.decoupled())) last_store_ = store, last_store_port_ = store_port, ++stores_;
   Time t = inner;
   t.latency = std::max({load, inner.latency, store});
   t.compute = std::max({load - moved_in, inner.compute, store - moved_out});
@@ -202,7 +202,7 @@ Time Walker::children(int node, const OpBoxes& boxes, int64_t weight) {
     const int saved_part = part_ctx_;
     if (split) part_ctx_ = contexts_.enter(part_ctx_, static_cast<int64_t>(node) * 1024 + static_cast<int64_t>(i));
     for (const auto& [reader, load] : later)
-      if (reader == i) total.then(Time::engine_only(load)), after_last_load_ = 0;
+      if (reader == i) total.then(Time::engine_only(load)), after_last_load_ = 0, ++load_resets_;
     const Time t = phases && node == 0 && phase_cache_ ? cached_phase(n.children[i], boxes, weight)
                    : phases                           ? phase(n.children[i], boxes, weight)
                                                       : visit(n.children[i], boxes, weight);
@@ -223,6 +223,7 @@ Time Walker::phase(int child, const OpBoxes& boxes, int64_t weight) {
   computed_ = false, first_loads_ = 0, last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;
   const double t = cycles_of(visit(child, boxes, weight));
   computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;
+  ++stores_, ++load_resets_;
   return Time::exclusive(t);
 }
 
@@ -263,7 +264,7 @@ Time Walker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
     const int64_t middle = full - 1;
     BoxPool::Lease b1 = at(1);
     if (middle == 1) {
-      latency.next_iteration(loops(node, li + 1, *b1, weight));
+      latency.next_iteration(step(node, li + 1, *b1, weight));
     } else if (BoxPool::Lease b2 = at(2);
                !index_.steps_alike(node, loop.dim, boxes, chunk, full) && !evenly_spaced(*b1, *b2, *at(full - 1), full - 2)) {
       for (int64_t i = 1; i < full; ++i) {
@@ -275,7 +276,7 @@ Time Walker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
       ++representing_;
       const double repeat = repeat_;
       repeat_ *= static_cast<double>(middle);
-      latency.next_iteration(loops(node, li + 1, *b1, weight * middle).times(static_cast<double>(middle)));
+      latency.next_iteration(step(node, li + 1, *b1, weight * middle).times(static_cast<double>(middle)));
       repeat_ = repeat;
       --representing_;
       // One step's move, in the starts of b2 (the walk below reads boxes, never writes them).
@@ -288,7 +289,7 @@ Time Walker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
   if (full < trips) {
     BoxPool::Lease bl = at(trips - 1);
     ++partial_;
-    latency.next_iteration(loops(node, li + 1, *bl, weight));
+    latency.next_iteration(step(node, li + 1, *bl, weight, true));
     --partial_;
   }
   latency.pipeline_iterations(one, trips);
@@ -412,6 +413,7 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
     return instances(node, li, weight, count, key + pass, *b, &*b1);
   };
   if (runs.size == 1) return run(0);
+  ++irregular_;
   // The first run (in every step the one that does most), then the others beside it: their
   // walks must not move the pipeline's first loads or last store either. Where nothing steps
   // below, a second such loop later in the tile walks its runs inside each of this one's: one
@@ -460,16 +462,17 @@ Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64
   return latency;
 }
 
-WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases) {
-  Walker walker(a, w, f, p, phases);
+WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases,
+                     StepReplay replay) {
+  Walker walker(a, w, f, p, phases, nullptr, replay);
   WalkResult r = walker.run();
   if (walker.needs_classes()) {
     const Walker::InstanceCounts classes = walker.instance_counts();
-    Walker again(a, w, f, p, phases, &classes);
+    Walker again(a, w, f, p, phases, &classes, replay);
     r = again.run();
-    return again.must_walk_again() ? Walker(a, w, f, p, nullptr, &classes).run() : r;
+    return again.must_walk_again() ? Walker(a, w, f, p, nullptr, &classes, replay).run() : r;
   }
-  return walker.must_walk_again() ? Walker(a, w, f, p).run() : r;
+  return walker.must_walk_again() ? Walker(a, w, f, p, nullptr, nullptr, replay).run() : r;
 }
 
 }  // namespace dfx::model

@@ -32,6 +32,7 @@ struct WalkResult {
   std::vector<int64_t> feed_reads, feed_updates;
   double cycles = 0;
   std::vector<Problem> problems;
+  int64_t replayed_steps = 0;  // representative steps replayed rather than walked (model/walk_replay.h)
 };
 
 // What one phase adds to a walk (model/phase_cache.h): its traffic, its peaks (on chip it
@@ -45,8 +46,12 @@ class PhaseCache;
 
 // With `phases`, the phases of a tree whose root hands data between its children through DRAM
 // are looked up there and kept (model/phase_cache.h); the result is the same.
+// Representative steps under an enclosing loop's later steps replay their first walk
+// (model/walk_replay.h) instead of walking again: where loops step below them (Worthwhile), at
+// every loop (All: tests, to exercise it on small trees), or never (Off: tests compare).
+enum class StepReplay { Off, Worthwhile, All };
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,
-                     PhaseCache* phases = nullptr);
+                     PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile);
 
 // Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
 // start, then shrinks fused producers to what their consumers below `node` read. Shared by the

@@ -43,7 +43,8 @@ bool Walker::spreads_for(int node, int tensor, const OpBoxes& boxes, const Multi
 }
 
 void Walker::drop_for_sibling(int seq_node, int next_child) {
-  for (auto& s : streams_) {
+  for (size_t i = 0; i < streams_.size(); ++i) {
+    Stream& s = streams_[i];
     if (s.resident.empty() || s.owner == seq_node || !inside(s.owner, seq_node) ||
         inside(s.owner, next_child))
       continue;
@@ -51,6 +52,8 @@ void Walker::drop_for_sibling(int seq_node, int next_child) {
     for (int o : s.owners) used_next |= inside(o, next_child);
     if (used_next) continue;
     if (!contexts_.within(s.inst_ctx, inst_ctx_)) continue;
+    const int id = static_cast<int>(i);
+    note_change(id);
     add_occupancy(s.level, s.tensor, s.inst_ctx, -s.resident.size());
     s.resident = MultiSlice();
     s.dropped = true;
@@ -64,10 +67,12 @@ MultiSlice Walker::slice_of(int node, int tensor, const OpBoxes& boxes) const {
 void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
   const uint64_t key = occupancy_key(inst, level);
   int64_t& lv = level_occupancy_[key];
+  if (!recorders_.empty()) note_occupancy(key, level, -1, lv, lv + delta);
   lv += delta;
   r_.level_peak_elems[static_cast<size_t>(level)] =
       std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
   int64_t& tv = occupancy_[key | static_cast<uint64_t>(tensor)];
+  if (!recorders_.empty()) note_occupancy(key | static_cast<uint64_t>(tensor), level, tensor, tv, tv + delta);
   tv += delta;
   auto& peak = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
   peak = std::max(peak, tv);
@@ -115,9 +120,10 @@ int Walker::stream_for(int node, int tensor) {
 
 Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64_t weight) {
   int id = stream_for(node, tensor);
+  note_change(id);
   Stream& s = streams_[static_cast<size_t>(id)];
   if (recording_from_ != kNotRecording && static_cast<size_t>(id) < recording_from_ && (s.write || !s.resident.empty()))
-    entangled_ = true;
+    entangled_ = true, ++entangles_;
   if (std::find(s.owners.begin(), s.owners.end(), node) == s.owners.end()) s.owners.push_back(node);
   s.owner = node;  // the snapshot below belongs to this node's subtree
   MultiSlice now = slice_of(node, tensor, boxes);
@@ -159,7 +165,7 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   const TransferTime moved = transfer_time(a_, s.source, s.level, s.write, row, fresh, shared);
   const double t = moved.cycles, port = moved.port;
   if (!s.write && !computed_) first_loads_ += t;
-  if (!s.write && fresh > 0 && a_.addressable(s.level)) after_last_load_ = 0;
+  if (!s.write && fresh > 0 && a_.addressable(s.level)) after_last_load_ = 0, ++load_resets_;
   Moved m;
   (s.write ? m.store : m.load) = t;
   m.port = port;
@@ -193,6 +199,7 @@ void Walker::add_cover(int id, const Slice& part) {
   for (size_t j = 0; j < part.size(); ++j)
     if (!s.cover[j].contains(part[j])) s.cover[j] = s.cover[j].united(part[j]);
   if (representing_) cover_log_.push_back({id, part});
+  for (StepRecording* rec : recorders_) rec->covers.push_back({id, part});
 }
 
 void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra) {

@@ -15,6 +15,7 @@
 #include "model/instruction_time.h"
 #include "model/phase_cache.h"
 #include "model/walk.h"
+#include "model/walk_replay.h"
 #include "model/walk_support.h"
 #include "model/walk_time.h"
 
@@ -52,9 +53,11 @@ class Walker {
 
   // With `phases`, the root's children that are phases of their own are looked up there, or
   // walked and kept (see cached_phase).
+  // `replay`: whether representative steps under an enclosing loop's later steps are replayed
+  // from their first walk (model/walk_replay.h); the result is the same.
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases = nullptr,
-         const InstanceCounts* classes = nullptr)
-      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), instructions_(a, w, f) {
+         const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
+      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), instructions_(a, w, f), replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
@@ -68,6 +71,11 @@ class Walker {
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
     plain_ = accesses_plain();
     to_scan_ = subtrees_to_scan();
+    if (replay_) {
+      recordings_.resize(f.nodes.size());
+      for (size_t i = 0; i < f.nodes.size(); ++i) recordings_[i].resize(2 * (f.nodes[i].loops.size() + 1));
+      note_replay_at(replay == StepReplay::All);
+    }
   }
 
   WalkResult run();
@@ -206,6 +214,34 @@ class Walker {
   static constexpr size_t kNotRecording = ~size_t{0};
   size_t recording_from_ = kNotRecording;
   bool entangled_ = false, used_cache_ = false;
+
+  // Replayed steps (model/walk_replay.cpp, walk_replay.h).
+  bool replay_ = true;
+  // [node][loop index * 2 + last]: the last walked representative (partial last) step there.
+  std::vector<std::vector<StepRecording>> recordings_;
+  std::vector<StepRecording*> recorders_;               // steps being recorded, outermost first
+  // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
+  // recording entangled, a spatial loop walked in passes (not replayed).
+  int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0, irregular_ = 0;
+  // [node][loop index]: steps there are recorded and replayed: a temporal loop of more than one
+  // step from there down (else a step is one visit of each node below, no cheaper to replay than
+  // to walk) and one around the loop they are steps of (else no later step would replay them).
+  std::vector<std::vector<char>> replay_at_;
+  void note_replay_at(bool everywhere);
+  Tally tally_scratch_;
+  std::vector<char> replay_uniform_;
+  OpBoxes replay_delta_;                     // scratch of replay()
+  std::vector<std::vector<int64_t>> replay_shifts_;  // scratch of replay(): per change
+  // A representative step, or with `last` a partial last one: loops(node, li, ...), replayed when
+  // an earlier walk of it started alike.
+  Time step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last = false);
+  bool replayable() const;
+  bool replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weight, Time& out);
+  void start_recording(StepRecording& rec, const OpBoxes& boxes, int64_t weight);
+  void finish_recording(StepRecording& rec, const Time& t);
+  // Hooks: a stream about to change, an occupancy key moved, a cover grown.
+  void note_change(int id);
+  void note_occupancy(uint64_t key, int level, int tensor, int64_t before, int64_t after);
 
   WalkResult empty_result() const;
   // The root's children can be phases whose costs do not depend on one another: the root is a

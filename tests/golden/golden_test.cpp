@@ -9,6 +9,8 @@
 
 #include "mapper/lower.h"
 #include "model/analyze.h"
+#include "model/placement.h"
+#include "model/walk.h"
 #include "sim/simulator.h"
 #include "tools/validation_cases.h"
 
@@ -110,6 +112,35 @@ TEST(Golden, ShippedDataflowsMatchStoredFigures) {
 // transfers through GM (the level tree's common ancestor; the programs go through UB): 13.6 MB
 // of DRAM traffic for the fused GEMM chain where the programs move 5.2 MB. Conv C1 on tpu_like
 // is left out: its lowering reloads the windows' overlap (2.3% more DRAM reads; docs/status.md).
+// The shipped dataflows nest loops deeply (the random trees of the property tier seldom do):
+// replaying representative steps (model/walk_replay.h) must leave every count and time as the
+// full walk finds it, bit for bit, and skip work on most of them.
+TEST(Golden, ReplayedStepsChangeNothingOnShippedDataflows) {
+  int replaying = 0;
+  for (const Shipped& s : kShipped) {
+    arch::Arch a = arch::load_arch(config(std::string("arch/") + s.arch + ".yaml"));
+    model::Workload w = model::load_workload(config(std::string("workloads/") + s.workload + ".yaml"));
+    model::Dataflow f = model::load_dataflow(config(std::string("dataflows/") + s.flow + ".yaml"), a, w);
+    const model::Placement p = model::place(a, w, f);
+    const model::WalkResult fast = model::walk_tree(a, w, f, p);
+    const model::WalkResult walked = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Off);
+    replaying += fast.replayed_steps > 0;
+    EXPECT_EQ(fast.cycles, walked.cycles) << s.flow;
+    EXPECT_EQ(fast.macs, walked.macs) << s.flow;
+    EXPECT_EQ(fast.vector_ops, walked.vector_ops) << s.flow;
+    EXPECT_EQ(fast.op_work, walked.op_work) << s.flow;
+    EXPECT_EQ(fast.op_cycles, walked.op_cycles) << s.flow;
+    EXPECT_EQ(fast.op_instruction_cycles, walked.op_instruction_cycles) << s.flow;
+    EXPECT_EQ(fast.peak_elems, walked.peak_elems) << s.flow;
+    EXPECT_EQ(fast.level_peak_elems, walked.level_peak_elems) << s.flow;
+    EXPECT_EQ(fast.feed_reads, walked.feed_reads) << s.flow;
+    EXPECT_EQ(fast.feed_updates, walked.feed_updates) << s.flow;
+    for (size_t l = 0; l < fast.traffic.size(); ++l)
+      for (size_t t = 0; t < fast.traffic[l].size(); ++t) EXPECT_TRUE(fast.traffic[l][t] == walked.traffic[l][t]) << s.flow;
+  }
+  EXPECT_GE(replaying, 8);  // of the 13 shipped dataflows
+}
+
 TEST(Golden, ModelMovesWhatTheProgramsMove) {
   const Shipped exact[] = {
       {"tpu_like", "attention_g1", "attention_g1_tpu_like_explored"},

@@ -1,6 +1,8 @@
 // Property: the fast analysis equals the brute-force oracle on random small cases.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <sstream>
@@ -167,6 +169,39 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
             << " with a spatial factor not dividing its dimension, " << padded << " padded, " << two << " with two irregular in one tile, " << stepping
             << " with an uneven one above loops) out of " << drawn
             << " drawn\n";
+}
+
+// Replaying a representative step (model/walk_replay.h) must change nothing: every count the
+// oracle test compares, and the cycles, per-op cycles and register feeds it does not. Random
+// trees are small, so steps are replayed at every loop here (StepReplay::All), not only where
+// loops step below them as analyses do.
+TEST(ReplayProperty, ReplayedStepsEqualWalkedOnesOnRandomCases) {
+  std::mt19937_64 rng(20261126);
+  int valid = 0, replayed = 0;
+  for (int drawn = 0; replayed < 200 && drawn < 100000; ++drawn) {
+    RandomCase c = random_case(rng);
+    Loaded l;
+    if (!load(c, l)) continue;
+    const model::Placement p = model::place(l.a, l.w, l.f);
+    const model::WalkResult fast = model::walk_tree(l.a, l.w, l.f, p, nullptr, model::StepReplay::All);
+    const model::WalkResult walked = model::walk_tree(l.a, l.w, l.f, p, nullptr, model::StepReplay::Off);
+    ASSERT_EQ(walked.replayed_steps, 0);
+    ASSERT_EQ(fast.problems.size(), walked.problems.size()) << describe(c, l);
+    if (!fast.problems.empty()) continue;
+    ++valid;
+    replayed += fast.replayed_steps > 0;
+    ASSERT_EQ(first_difference(l, fast, walked), "") << describe(c, l);
+    auto near = [](double x, double y) { return std::abs(x - y) <= 1e-9 * std::max({1.0, std::abs(x), std::abs(y)}); };
+    ASSERT_TRUE(near(fast.cycles, walked.cycles)) << fast.cycles << " vs " << walked.cycles << "\n" << describe(c, l);
+    for (size_t o = 0; o < l.w.ops.size(); ++o) {
+      ASSERT_TRUE(near(fast.op_cycles[o], walked.op_cycles[o])) << l.w.ops[o].name << "\n" << describe(c, l);
+      ASSERT_TRUE(near(fast.op_instruction_cycles[o], walked.op_instruction_cycles[o])) << l.w.ops[o].name << "\n" << describe(c, l);
+    }
+    ASSERT_EQ(fast.feed_reads, walked.feed_reads) << describe(c, l);
+    ASSERT_EQ(fast.feed_updates, walked.feed_updates) << describe(c, l);
+  }
+  EXPECT_GE(replayed, 200);  // cases where a step was replayed: the ones the check above is about
+  std::cout << replayed << " of " << valid << " valid cases replayed a step\n";
 }
 
 // Calls `check` on the first `wanted` random cases whose analysis is valid (an invalid tree's

@@ -1,0 +1,262 @@
+// Replayed steps (model/walk_replay.h): a representative step walked once under an enclosing
+// loop's first step is replayed under its later ones, when every buffer it changes starts in the
+// same state moved by the same boxes. Its counters scale with the weight, its buffers' states,
+// covers and occupancies move with the boxes, and its time is the same.
+#include <algorithm>
+
+#include "model/walker.h"
+
+namespace dfx::model {
+
+void Tally::take(const WalkResult& r) {
+  counts.clear(), cycles.clear();
+  for (const auto& level : r.traffic)
+    for (const Traffic& x : level) counts.insert(counts.end(), {x.fill, x.read, x.update});
+  counts.insert(counts.end(), r.feed_reads.begin(), r.feed_reads.end());
+  counts.insert(counts.end(), r.feed_updates.begin(), r.feed_updates.end());
+  counts.push_back(r.macs);
+  counts.push_back(r.vector_ops);
+  counts.insert(counts.end(), r.op_work.begin(), r.op_work.end());
+  cycles.insert(cycles.end(), r.op_cycles.begin(), r.op_cycles.end());
+  cycles.insert(cycles.end(), r.op_instruction_cycles.begin(), r.op_instruction_cycles.end());
+}
+
+void TallyDelta::between(const Tally& before, const Tally& after) {
+  counts.clear(), cycles.clear();
+  for (size_t i = 0; i < after.counts.size(); ++i)
+    if (after.counts[i] != before.counts[i]) counts.push_back({i, after.counts[i] - before.counts[i]});
+  for (size_t i = 0; i < after.cycles.size(); ++i)
+    if (after.cycles[i] != before.cycles[i]) cycles.push_back({i, after.cycles[i] - before.cycles[i]});
+}
+
+void TallyDelta::add_to(WalkResult& r, int64_t k, double kd) const {
+  const size_t levels = r.traffic.size(), tensors = levels ? r.traffic[0].size() : 0;
+  const size_t traffic = levels * tensors * 3, feeds = traffic + 2 * levels, work = feeds + 2;
+  for (const auto& [i, d] : counts) {
+    int64_t* x = nullptr;
+    if (i < traffic) {
+      Traffic& t = r.traffic[i / (tensors * 3)][i / 3 % tensors];
+      x = i % 3 == 0 ? &t.fill : i % 3 == 1 ? &t.read : &t.update;
+    } else if (i < feeds) {
+      x = i - traffic < levels ? &r.feed_reads[i - traffic] : &r.feed_updates[i - traffic - levels];
+    } else if (i < work) {
+      x = i == feeds ? &r.macs : &r.vector_ops;
+    } else {
+      x = &r.op_work[i - work];
+    }
+    *x += d * k;
+  }
+  const size_t ops = r.op_cycles.size();
+  for (const auto& [i, d] : cycles) (i < ops ? r.op_cycles[i] : r.op_instruction_cycles[i - ops]) += d * kd;
+}
+
+namespace {
+
+// `now` is `then` with every op's box moved by `delta` (starts in delta[o][d].first).
+bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta) {
+  if (now.size() != then.size() || now.dims() != then.dims()) return false;
+  for (size_t o = 0; o < now.size(); ++o)
+    for (size_t d = 0; d < now.dims(); ++d)
+      if (now[o][d].first != then[o][d].first + delta[o][d].first || now[o][d].second != then[o][d].second + delta[o][d].first)
+        return false;
+  return true;
+}
+
+void move_by(OpBoxes& boxes, const OpBoxes& delta) {
+  for (size_t o = 0; o < boxes.size(); ++o)
+    for (size_t d = 0; d < boxes.dims(); ++d) boxes[o][d].first += delta[o][d].first, boxes[o][d].second += delta[o][d].first;
+}
+
+}  // namespace
+
+void Walker::note_replay_at(bool everywhere) {
+  auto steps = [](const Loop& l) { return !l.spatial && l.factor > 1; };
+  // Children come after their parent: bottom-up, whether a node's subtree steps anywhere.
+  std::vector<char> subtree(f_.nodes.size(), 0);
+  replay_at_.assign(f_.nodes.size(), {});
+  for (size_t i = f_.nodes.size(); i-- > 0;) {
+    const TreeNode& n = f_.nodes[i];
+    char below = 0;
+    for (int c : n.children) below |= subtree[static_cast<size_t>(c)];
+    replay_at_[i].assign(n.loops.size() + 1, below);
+    for (size_t li = n.loops.size(); li-- > 0;) replay_at_[i][li] = replay_at_[i][li + 1] || steps(n.loops[li]);
+    subtree[i] = replay_at_[i][0];
+  }
+  // A step of loop li - 1 is replayed only under a later step of a loop around that one: top-down,
+  // whether one steps above. Without one, its recording would never be used.
+  std::vector<char> above(f_.nodes.size(), 0);  // per node: a stepping loop at an ancestor
+  for (size_t i = 0; i < f_.nodes.size(); ++i) {
+    const TreeNode& n = f_.nodes[i];
+    char outer = n.parent >= 0 ? above[i] : 0;
+    for (size_t li = 0; li <= n.loops.size(); ++li) {
+      const char enclosed = li >= 1 && outer;  // a stepping loop around loop li - 1
+      replay_at_[i][li] = everywhere || (replay_at_[i][li] && enclosed);
+      if (li >= 1 && li - 1 < n.loops.size()) outer |= steps(n.loops[li - 1]);
+    }
+    for (const Loop& l : n.loops) outer |= steps(l);
+    for (int c : n.children) above[static_cast<size_t>(c)] = outer;
+  }
+}
+
+bool Walker::replayable() const {
+  return !passes_ && stepping_runs_.empty() && untimed_ == 0 && computed_ && deferred_loads_.empty();
+}
+
+Time Walker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
+  if (!replay_ || !replay_at_[static_cast<size_t>(node)][li]) return loops(node, li, boxes, weight);
+  StepRecording& rec = recordings_[static_cast<size_t>(node)][2 * li + last];
+  if (!replayable() || rec.irregular > 0) return loops(node, li, boxes, weight);
+  Time t;
+  if (rec.valid && replay(rec, boxes, weight, t)) return t;
+  start_recording(rec, boxes, weight);
+  recorders_.push_back(&rec);
+  t = loops(node, li, boxes, weight);
+  recorders_.pop_back();
+  finish_recording(rec, t);
+  return t;
+}
+
+void Walker::start_recording(StepRecording& rec, const OpBoxes& boxes, int64_t weight) {
+  rec.valid = false;
+  rec.boxes = boxes;
+  rec.weight = weight, rec.instance_weight = instance_weight_, rec.repeat = repeat_;
+  rec.inst_ctx = inst_ctx_, rec.part_ctx = part_ctx_, rec.partial = partial_;
+  rec.spatial_depth = spatial_stack_.size();
+  rec.changes.clear(), rec.covers.clear(), rec.occupancy.clear();
+  rec.before.take(r_);
+  rec.load_resets = load_resets_, rec.stores = stores_, rec.entangles = entangles_, rec.irregular = irregular_;
+  rec.after_last_load = after_last_load_;
+}
+
+void Walker::finish_recording(StepRecording& rec, const Time& t) {
+  tally_scratch_.take(r_);
+  rec.delta.between(rec.before, tally_scratch_);
+  rec.time = t;
+  rec.load_resets = load_resets_ - rec.load_resets, rec.stores = stores_ - rec.stores;
+  rec.entangles = entangles_ - rec.entangles, rec.irregular = irregular_ - rec.irregular;
+  rec.after_last_load_end = after_last_load_, rec.last_store = last_store_, rec.last_store_port = last_store_port_;
+  for (StepRecording::Change& c : rec.changes) {
+    const Stream& s = streams_[static_cast<size_t>(c.id)];
+    c.end_owner = s.owner, c.end_dropped = s.dropped;
+    c.end_resident = s.resident, c.end_snapshot = s.snapshot, c.end_owners = s.owners;
+    c.write_entries = s.write_entries - c.write_entries, c.mc_write_entries = s.mc_write_entries - c.mc_write_entries;
+    c.mc_count = s.mc_count, c.spreads = s.spreads, c.spreads_owner = s.spreads_owner;
+  }
+  // A cover is a set per dimension: the step's parts for one stream unite into one.
+  size_t kept = 0;
+  for (size_t i = 0; i < rec.covers.size(); ++i) {
+    size_t j = 0;
+    while (j < kept && rec.covers[j].first != rec.covers[i].first) ++j;
+    if (j == kept) {
+      if (i != kept) rec.covers[kept] = std::move(rec.covers[i]);
+      ++kept;
+      continue;
+    }
+    Slice& into = rec.covers[j].second;
+    const Slice& part = rec.covers[i].second;
+    for (size_t d = 0; d < into.size(); ++d)
+      if (!into[d].contains(part[d])) into[d] = into[d].united(part[d]);
+  }
+  rec.covers.resize(kept);
+  // A step walked in passes changed what the passes share (Passes), which no replay restores.
+  rec.valid = rec.irregular == 0;
+}
+
+void Walker::note_change(int id) {
+  for (StepRecording* rec : recorders_) {
+    if (std::any_of(rec->changes.begin(), rec->changes.end(), [&](const auto& c) { return c.id == id; })) continue;
+    const Stream& s = streams_[static_cast<size_t>(id)];
+    StepRecording::Change c;
+    c.id = id, c.owner = s.owner, c.dropped = s.dropped, c.snapshot = s.snapshot;
+    c.write_entries = s.write_entries, c.mc_write_entries = s.mc_write_entries;
+    rec->changes.push_back(std::move(c));
+  }
+}
+
+void Walker::note_occupancy(uint64_t key, int level, int tensor, int64_t before, int64_t after) {
+  for (StepRecording* rec : recorders_) {
+    auto it = std::find_if(rec->occupancy.begin(), rec->occupancy.end(),
+                           [&](const auto& o) { return o.key == key && o.tensor == tensor; });
+    if (it == rec->occupancy.end()) it = rec->occupancy.insert(it, {key, level, tensor, before, before, before});
+    it->high = std::max(it->high, after);
+    it->end = after;
+  }
+}
+
+bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weight, Time& out) {
+  if (rec.inst_ctx != inst_ctx_ || rec.part_ctx != part_ctx_ || rec.partial != partial_ ||
+      rec.instance_weight != instance_weight_ || rec.spatial_depth != spatial_stack_.size() || weight % rec.weight != 0)
+    return false;
+  OpBoxes& delta = replay_delta_;
+  delta.assign_zero(boxes);
+  if (boxes.size() != rec.boxes.size()) return false;
+  for (size_t o = 0; o < boxes.size(); ++o)
+    for (size_t d = 0; d < boxes.dims(); ++d) {
+      const Range &now = boxes[o][d], &then = rec.boxes[o][d];
+      if (now.second - now.first != then.second - then.first) return false;
+      delta[o][d].first = now.first - then.first;
+    }
+  // Every buffer the step changes starts as it did, moved with the boxes; what it ends holding
+  // moves alike (else it is sliced again), and what a write stream covers must.
+  std::vector<std::vector<int64_t>>& shifts = replay_shifts_;
+  if (shifts.size() < rec.changes.size()) shifts.resize(rec.changes.size());
+  std::vector<char>& uniform = replay_uniform_;
+  uniform.assign(rec.changes.size(), 0);
+  for (size_t i = 0; i < rec.changes.size(); ++i) {
+    const StepRecording::Change& c = rec.changes[i];
+    const Stream& s = streams_[static_cast<size_t>(c.id)];
+    if (s.owner != c.owner || s.dropped != c.dropped || !moved_by(s.snapshot, c.snapshot, delta)) return false;
+    uniform[i] = uniform_shift(c.end_owner, s.tensor, delta, 1, shifts[i]);
+    if (s.write && !uniform[i]) return false;
+  }
+  const int64_t k = weight / rec.weight;
+  const double kd = rec.repeat != 0 ? repeat_ / rec.repeat : 1;
+  rec.delta.add_to(r_, k, kd);
+  for (size_t i = 0; i < rec.changes.size(); ++i) {
+    const StepRecording::Change& c = rec.changes[i];
+    note_change(c.id);
+    Stream& s = streams_[static_cast<size_t>(c.id)];
+    s.owner = c.end_owner;
+    for (int o : c.end_owners)
+      if (std::find(s.owners.begin(), s.owners.end(), o) == s.owners.end()) s.owners.push_back(o);
+    s.snapshot = c.end_snapshot;
+    move_by(s.snapshot, delta);
+    s.dropped = c.end_dropped;
+    if (c.end_resident.empty()) {
+      s.resident = MultiSlice();
+    } else if (uniform[i]) {
+      s.resident = c.end_resident;
+      s.resident.shift(shifts[i]);
+    } else {
+      s.resident = slice_of(s.owner, s.tensor, s.snapshot);
+    }
+    s.write_entries += c.write_entries * k, s.mc_write_entries += c.mc_write_entries * k;
+    s.mc_count = c.mc_count, s.spreads = c.spreads, s.spreads_owner = c.spreads_owner;
+    if (representing_) touched_.push_back(c.id);
+  }
+  for (const auto& [id, part] : rec.covers) {
+    size_t i = 0;
+    while (rec.changes[i].id != id) ++i;  // a cover grows only where the step activated
+    Slice moved = part;
+    for (size_t j = 0; j < moved.size(); ++j) moved[j].shift(shifts[i][j]);
+    add_cover(id, moved);
+  }
+  for (const StepRecording::Occupancy& o : rec.occupancy) {
+    int64_t& v = o.tensor < 0 ? level_occupancy_[o.key] : occupancy_[o.key];
+    const int64_t high = v + o.high - o.start, end = v + o.end - o.start;
+    if (!recorders_.empty()) note_occupancy(o.key, o.level, o.tensor, v, high), note_occupancy(o.key, o.level, o.tensor, high, end);
+    int64_t& peak = o.tensor < 0 ? r_.level_peak_elems[static_cast<size_t>(o.level)]
+                                 : r_.peak_elems[static_cast<size_t>(o.level)][static_cast<size_t>(o.tensor)];
+    peak = std::max(peak, high);
+    v = end;
+  }
+  if (rec.entangles > 0) entangled_ = true, ++entangles_;
+  if (rec.load_resets > 0) after_last_load_ = rec.after_last_load_end, ++load_resets_;
+  else after_last_load_ += rec.after_last_load_end - rec.after_last_load;
+  if (rec.stores > 0) last_store_ = rec.last_store, last_store_port_ = rec.last_store_port, ++stores_;
+  out = rec.time;
+  ++r_.replayed_steps;
+  return true;
+}
+
+}  // namespace dfx::model

@@ -1,0 +1,81 @@
+#pragma once
+// What a representative step of a loop did to the walk (model/walk_replay.cpp), kept so that the
+// same step under a later step of an enclosing loop can be replayed instead of walked.
+//
+// The walk visits a loop's first step, then one step standing for the middle ones. Under an
+// enclosing loop's representative step, the inner loop's first step sees what the enclosing
+// loop's previous step left (walked again), but its representative step starts from the state
+// its own first step left: the same, relative to the boxes, as under the enclosing loop's first
+// step. Without replay a nest of d loops visits its innermost body 2^d times; with it, d + 1.
+// Internal to model/.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/index_set.h"
+#include "model/placement.h"
+#include "model/walk.h"
+#include "model/walk_support.h"
+#include "model/walk_time.h"
+
+namespace dfx::model {
+
+// The counters of a WalkResult that grow in proportion to a visit's weight (traffic, work, feeds)
+// or its repeat (cycles per op), flattened: a step's share is the difference of two tallies,
+// kept as the entries that changed.
+struct Tally {
+  std::vector<int64_t> counts;
+  std::vector<double> cycles;
+  void take(const WalkResult& r);  // reuses the storage
+};
+struct TallyDelta {
+  std::vector<std::pair<size_t, int64_t>> counts;
+  std::vector<std::pair<size_t, double>> cycles;
+  void between(const Tally& before, const Tally& after);
+  // r += this * k (counts), * kd (cycles), in Tally's order.
+  void add_to(WalkResult& r, int64_t k, double kd) const;
+};
+
+struct StepRecording {
+  bool valid = false;
+  // The call: loops(node, li, boxes, weight) with repeat_ at `repeat`, in these contexts.
+  OpBoxes boxes;
+  int64_t weight = 0, instance_weight = 0;
+  double repeat = 0;
+  int inst_ctx = 0, part_ctx = 0, partial = 0;
+  size_t spatial_depth = 0;
+  Time time;
+  Tally before;  // at the start (scratch while recording)
+  TallyDelta delta;
+  // A buffer the step changed: its state before (to check the replay starts alike) and after.
+  struct Change {
+    int id = 0;
+    int owner = 0;
+    bool dropped = false;
+    OpBoxes snapshot;
+    int64_t write_entries = 0, mc_write_entries = 0;  // at the start; deltas once finished
+    int end_owner = 0;
+    bool end_dropped = false;
+    MultiSlice end_resident;
+    OpBoxes end_snapshot;
+    std::vector<int> end_owners;
+    int64_t mc_count = 1;
+    Spreads spreads;
+    int spreads_owner = -1;
+  };
+  std::vector<Change> changes;
+  std::vector<std::pair<int, Slice>> covers;  // what write streams covered (one entry per stream once finished)
+  // Occupancy keys the step moved: the value before, the highest, and the value after.
+  struct Occupancy {
+    uint64_t key = 0;
+    int level = 0, tensor = -1;  // tensor -1: the level's total
+    int64_t start = 0, high = 0, end = 0;
+  };
+  std::vector<Occupancy> occupancy;
+  // Event counters at the start, then how many happened in the step. A step that walked a
+  // spatial loop in passes is walked from then on (its passes would be again).
+  int64_t load_resets = 0, stores = 0, entangles = 0, irregular = 0;
+  double after_last_load = 0, after_last_load_end = 0, last_store = 0, last_store_port = 0;
+};
+
+}  // namespace dfx::model
