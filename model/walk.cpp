@@ -413,7 +413,6 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
     return instances(node, li, weight, count, key + pass, *b, &*b1);
   };
   if (runs.size == 1) return run(0);
-  ++irregular_;
   // The first run (in every step the one that does most), then the others beside it: their
   // walks must not move the pipeline's first loads or last store either. Where nothing steps
   // below, a second such loop later in the tile walks its runs inside each of this one's: one

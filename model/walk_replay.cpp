@@ -105,7 +105,7 @@ bool Walker::replayable() const {
 Time Walker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
   if (!replay_ || !replay_at_[static_cast<size_t>(node)][li]) return loops(node, li, boxes, weight);
   StepRecording& rec = recordings_[static_cast<size_t>(node)][2 * li + last];
-  if (!replayable() || rec.irregular > 0) return loops(node, li, boxes, weight);
+  if (!replayable()) return loops(node, li, boxes, weight);
   Time t;
   if (rec.valid && replay(rec, boxes, weight, t)) return t;
   start_recording(rec, boxes, weight);
@@ -124,7 +124,7 @@ void Walker::start_recording(StepRecording& rec, const OpBoxes& boxes, int64_t w
   rec.spatial_depth = spatial_stack_.size();
   rec.changes.clear(), rec.covers.clear(), rec.occupancy.clear();
   rec.before.take(r_);
-  rec.load_resets = load_resets_, rec.stores = stores_, rec.entangles = entangles_, rec.irregular = irregular_;
+  rec.load_resets = load_resets_, rec.stores = stores_, rec.entangles = entangles_;
   rec.after_last_load = after_last_load_;
 }
 
@@ -133,12 +133,12 @@ void Walker::finish_recording(StepRecording& rec, const Time& t) {
   rec.delta.between(rec.before, tally_scratch_);
   rec.time = t;
   rec.load_resets = load_resets_ - rec.load_resets, rec.stores = stores_ - rec.stores;
-  rec.entangles = entangles_ - rec.entangles, rec.irregular = irregular_ - rec.irregular;
+  rec.entangles = entangles_ - rec.entangles;
   rec.after_last_load_end = after_last_load_, rec.last_store = last_store_, rec.last_store_port = last_store_port_;
   for (StepRecording::Change& c : rec.changes) {
     const Stream& s = streams_[static_cast<size_t>(c.id)];
     c.end_owner = s.owner, c.end_dropped = s.dropped;
-    c.end_resident = s.resident, c.end_snapshot = s.snapshot, c.end_owners = s.owners;
+    c.end_resident = s.resident, c.end_snapshot = s.snapshot, c.end_owners = s.owners, c.end_twins = s.twins;
     c.write_entries = s.write_entries - c.write_entries, c.mc_write_entries = s.mc_write_entries - c.mc_write_entries;
     c.mc_count = s.mc_count, c.spreads = s.spreads, c.spreads_owner = s.spreads_owner;
   }
@@ -158,8 +158,9 @@ void Walker::finish_recording(StepRecording& rec, const Time& t) {
       if (!into[d].contains(part[d])) into[d] = into[d].united(part[d]);
   }
   rec.covers.resize(kept);
-  // A step walked in passes changed what the passes share (Passes), which no replay restores.
-  rec.valid = rec.irregular == 0;
+  // A spatial loop walked in passes inside the step keeps what its passes share (Passes,
+  // stepping runs) to itself: replayable() asks that none was under way when the step began.
+  rec.valid = true;
 }
 
 void Walker::note_change(int id) {
@@ -231,7 +232,7 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
       s.resident = slice_of(s.owner, s.tensor, s.snapshot);
     }
     s.write_entries += c.write_entries * k, s.mc_write_entries += c.mc_write_entries * k;
-    s.mc_count = c.mc_count, s.spreads = c.spreads, s.spreads_owner = c.spreads_owner;
+    s.mc_count = c.mc_count, s.spreads = c.spreads, s.spreads_owner = c.spreads_owner, s.twins = c.end_twins;
     if (representing_) touched_.push_back(c.id);
   }
   for (const auto& [id, part] : rec.covers) {

@@ -58,7 +58,7 @@ struct StepRecording {
     bool end_dropped = false;
     MultiSlice end_resident;
     OpBoxes end_snapshot;
-    std::vector<int> end_owners;
+    std::vector<int> end_owners, end_twins;
     int64_t mc_count = 1;
     Spreads spreads;
     int spreads_owner = -1;
@@ -72,9 +72,8 @@ struct StepRecording {
     int64_t start = 0, high = 0, end = 0;
   };
   std::vector<Occupancy> occupancy;
-  // Event counters at the start, then how many happened in the step. A step that walked a
-  // spatial loop in passes is walked from then on (its passes would be again).
-  int64_t load_resets = 0, stores = 0, entangles = 0, irregular = 0;
+  // Event counters at the start, then how many happened in the step.
+  int64_t load_resets = 0, stores = 0, entangles = 0;
   double after_last_load = 0, after_last_load_end = 0, last_store = 0, last_store_port = 0;
 };
 

@@ -221,8 +221,8 @@ class Walker {
   std::vector<std::vector<StepRecording>> recordings_;
   std::vector<StepRecording*> recorders_;               // steps being recorded, outermost first
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
-  // recording entangled, a spatial loop walked in passes (not replayed).
-  int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0, irregular_ = 0;
+  // recording entangled.
+  int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0;
   // [node][loop index]: steps there are recorded and replayed: a temporal loop of more than one
   // step from there down (else a step is one visit of each node below, no cheaper to replay than
   // to walk) and one around the loop they are steps of (else no later step would replay them).

@@ -176,9 +176,13 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
 // trees are small, so steps are replayed at every loop here (StepReplay::All), not only where
 // loops step below them as analyses do.
 TEST(ReplayProperty, ReplayedStepsEqualWalkedOnesOnRandomCases) {
-  std::mt19937_64 rng(20261126);
+  // DFX_PROPERTY_SEED / DFX_PROPERTY_CASES (cases with a replay) widen it by hand, as above.
+  const char* seed_env = std::getenv("DFX_PROPERTY_SEED");
+  const char* cases_env = std::getenv("DFX_PROPERTY_CASES");
+  std::mt19937_64 rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261126);
+  const int wanted = cases_env ? std::atoi(cases_env) : 200;
   int valid = 0, replayed = 0;
-  for (int drawn = 0; replayed < 200 && drawn < 100000; ++drawn) {
+  for (int drawn = 0; replayed < wanted && drawn < 500 * wanted; ++drawn) {
     RandomCase c = random_case(rng);
     Loaded l;
     if (!load(c, l)) continue;
@@ -200,7 +204,7 @@ TEST(ReplayProperty, ReplayedStepsEqualWalkedOnesOnRandomCases) {
     ASSERT_EQ(fast.feed_reads, walked.feed_reads) << describe(c, l);
     ASSERT_EQ(fast.feed_updates, walked.feed_updates) << describe(c, l);
   }
-  EXPECT_GE(replayed, 200);  // cases where a step was replayed: the ones the check above is about
+  EXPECT_GE(replayed, wanted);  // cases where a step was replayed: the ones the check above is about
   std::cout << replayed << " of " << valid << " valid cases replayed a step\n";
 }
 
