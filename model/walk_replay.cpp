@@ -52,13 +52,16 @@ void TallyDelta::add_to(WalkResult& r, int64_t k, double kd) const {
 
 namespace {
 
-// `now` is `then` with every op's box moved by `delta` (starts in delta[o][d].first).
-bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta) {
+// `now` is `then` with the boxes of the ops that access a buffer (what its slice is made of)
+// moved by `delta` (starts in delta[o][d].first).
+bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, const std::vector<BufferAccesses::Access>& by) {
   if (now.size() != then.size() || now.dims() != then.dims()) return false;
-  for (size_t o = 0; o < now.size(); ++o)
+  for (const BufferAccesses::Access& a : by) {
+    const auto o = static_cast<size_t>(a.op);
     for (size_t d = 0; d < now.dims(); ++d)
       if (now[o][d].first != then[o][d].first + delta[o][d].first || now[o][d].second != then[o][d].second + delta[o][d].first)
         return false;
+  }
   return true;
 }
 
@@ -69,16 +72,24 @@ void move_by(OpBoxes& boxes, const OpBoxes& delta) {
 
 }  // namespace
 
+StepRecording& Walker::recording(int node, size_t li, bool last) {
+  int& slot = recording_slot_[static_cast<size_t>(node)][2 * li + (last ? 1 : 0)];
+  if (slot < 0) slot = static_cast<int>(recordings_.size()), recordings_.emplace_back();
+  return recordings_[static_cast<size_t>(slot)];
+}
+
 void Walker::note_replay_at(bool everywhere) {
   auto steps = [](const Loop& l) { return !l.spatial && l.factor > 1; };
   // Children come after their parent: bottom-up, whether a node's subtree steps anywhere.
   std::vector<char> subtree(f_.nodes.size(), 0);
   replay_at_.assign(f_.nodes.size(), {});
+  recording_slot_.assign(f_.nodes.size(), {});
   for (size_t i = f_.nodes.size(); i-- > 0;) {
     const TreeNode& n = f_.nodes[i];
     char below = 0;
     for (int c : n.children) below |= subtree[static_cast<size_t>(c)];
     replay_at_[i].assign(n.loops.size() + 1, below);
+    recording_slot_[i].assign(2 * (n.loops.size() + 1), -1);
     for (size_t li = n.loops.size(); li-- > 0;) replay_at_[i][li] = replay_at_[i][li + 1] || steps(n.loops[li]);
     subtree[i] = replay_at_[i][0];
   }
@@ -104,7 +115,7 @@ bool Walker::replayable() const {
 
 Time Walker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
   if (!replay_ || !replay_at_[static_cast<size_t>(node)][li]) return loops(node, li, boxes, weight);
-  StepRecording& rec = recordings_[static_cast<size_t>(node)][2 * li + last];
+  StepRecording& rec = recording(node, li, last);
   if (!replayable()) return loops(node, li, boxes, weight);
   Time t;
   if (rec.valid && replay(rec, boxes, weight, t)) return t;
@@ -206,7 +217,8 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
   for (size_t i = 0; i < rec.changes.size(); ++i) {
     const StepRecording::Change& c = rec.changes[i];
     const Stream& s = streams_[static_cast<size_t>(c.id)];
-    if (s.owner != c.owner || s.dropped != c.dropped || !moved_by(s.snapshot, c.snapshot, delta)) return false;
+    if (s.owner != c.owner || s.dropped != c.dropped || !moved_by(s.snapshot, c.snapshot, delta, accesses_.of(c.owner, s.tensor)))
+      return false;
     uniform[i] = uniform_shift(c.end_owner, s.tensor, delta, 1, shifts[i]);
     if (s.write && !uniform[i]) return false;
   }

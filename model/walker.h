@@ -72,8 +72,6 @@ class Walker {
     plain_ = accesses_plain();
     to_scan_ = subtrees_to_scan();
     if (replay_) {
-      recordings_.resize(f.nodes.size());
-      for (size_t i = 0; i < f.nodes.size(); ++i) recordings_[i].resize(2 * (f.nodes[i].loops.size() + 1));
       note_replay_at(replay == StepReplay::All);
     }
   }
@@ -217,8 +215,11 @@ class Walker {
 
   // Replayed steps (model/walk_replay.cpp, walk_replay.h).
   bool replay_ = true;
-  // [node][loop index * 2 + last]: the last walked representative (partial last) step there.
-  std::vector<std::vector<StepRecording>> recordings_;
+  // The last walked representative (partial last) step at each place steps are replayed, made on
+  // first use: [node][loop index] * 2 + last indexes recording_slot_ (-1: none yet).
+  std::vector<std::vector<int>> recording_slot_;
+  std::deque<StepRecording> recordings_;  // grows without moving the ones being recorded
+  StepRecording& recording(int node, size_t li, bool last);
   std::vector<StepRecording*> recorders_;               // steps being recorded, outermost first
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
   // recording entangled.
