@@ -33,7 +33,7 @@ namespace {
 class Searcher {
  public:
   Searcher(const arch::Arch& a, const model::Workload& w, const SearchOptions& o)
-      : a_(a), w_(w), o_(o), space_(a, w, o.prims, o.lowering.has_value()), scorer_(a, w, o.objective, o.max_footprint), rng_(o.seed),
+      : a_(a), w_(w), o_(o), space_(a, w, o.prims, o.lowering.has_value()), scorer_(a, w, o.objective, o.max_footprint, o.replay_steps ? model::StepReplay::Worthwhile : model::StepReplay::Off), rng_(o.seed),
         start_(std::chrono::steady_clock::now()) {
     if (!o.groups.empty()) space_.fix_groups(o.groups);
     if (!o.fix.empty()) space_.pin(o.fix);
@@ -329,7 +329,7 @@ class Searcher {
     ++out_.analyses;
     try {
       model::Dataflow f = model::load_dataflow_from_string(solved->flow_yaml, "chain_solver", a_, w_);
-      model::Report r = model::analyze(a_, w_, f);
+      model::Report r = model::analyze(a_, w_, f, nullptr, o_.replay_steps ? model::StepReplay::Worthwhile : model::StepReplay::Off);
       if (!r.valid || !scorer_.within_limits(r)) return;
       ++out_.valid;
       out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective), {}});

@@ -59,6 +59,9 @@ struct SearchOptions {
   // Skip the analysis of candidates whose cycles floor (model::cycles_floor) shows they cannot be
   // used (Outcome::ruled_out). The results are the same either way; off only to check that.
   bool rule_out = true;
+  // Replay representative steps in the analyses (model/walk_replay.h). The results are the same
+  // either way; off only to check that.
+  bool replay_steps = true;
   // After the search, walk the best point's neighbourhood one tiling decision at a time until no
   // single change improves it (Outcome::polished), on up to a tenth of `evaluations` more (at
   // least 1,000, or two sweeps of its neighbourhood) and within `seconds`.

@@ -13,6 +13,7 @@
 #include "mapper/search.h"
 #include "model/dataflow.h"
 #include "model/phase_cache.h"
+#include "model/walk.h"
 #include "model/report.h"
 #include "model/workload.h"
 
@@ -22,7 +23,8 @@ class TreeScorer {
  public:
   // Contract: throws InputError when `max_footprint` names a level the arch does not have.
   TreeScorer(const arch::Arch& a, const model::Workload& w, Objective objective,
-             const std::vector<std::pair<std::string, double>>& max_footprint);
+             const std::vector<std::pair<std::string, double>>& max_footprint,
+             model::StepReplay replay = model::StepReplay::Worthwhile);
 
   // A pure function of the tree — unless its cycles floor is above `bar`, the cost below which a
   // result would be used (then it is ruled out, not analysed: whatever its cost, the search
@@ -36,6 +38,7 @@ class TreeScorer {
   const arch::Arch& a_;
   const model::Workload& w_;
   Objective objective_;
+  model::StepReplay replay_;
   std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   std::shared_ptr<const model::Report> ruled_out_report_;
   // Groups hand their data over through DRAM and most candidates share groups with earlier

@@ -3,6 +3,7 @@
 #include "model/dataflow.h"
 #include "model/phase_cache.h"
 #include "model/report.h"
+#include "model/walk.h"
 #include "model/workload.h"
 
 namespace dfx::model {
@@ -13,6 +14,8 @@ namespace dfx::model {
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f);
 // The same report; phases of the tree found in `phases` are not walked again, and those walked
 // are kept there (model/phase_cache.h: one cache per arch and workload, trees built in code).
-Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases);
+// `replay`: how the walk replays representative steps (model/walk.h); the report is the same.
+Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases,
+               StepReplay replay = StepReplay::Worthwhile);
 
 }  // namespace dfx::model

@@ -217,8 +217,7 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
   for (size_t i = 0; i < rec.changes.size(); ++i) {
     const StepRecording::Change& c = rec.changes[i];
     const Stream& s = streams_[static_cast<size_t>(c.id)];
-    if (s.owner != c.owner || s.dropped != c.dropped || !moved_by(s.snapshot, c.snapshot, delta, accesses_.of(c.owner, s.tensor)))
-      return false;
+    if (s.owner != c.owner || s.dropped != c.dropped || !moved_by(s.snapshot, c.snapshot, delta, accesses_.of(c.owner, s.tensor))) return false;
     uniform[i] = uniform_shift(c.end_owner, s.tensor, delta, 1, shifts[i]);
     if (s.write && !uniform[i]) return false;
   }

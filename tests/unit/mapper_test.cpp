@@ -1087,3 +1087,46 @@ TEST(Mcts, ReachesTheBestTilingOfAStructure) {
 
 }  // namespace
 }  // namespace dfx::mapper
+
+namespace dfx::mapper {
+namespace {
+
+// Replayed steps (model/walk_replay.h) leave every analysis as the full walk finds it, so a
+// search takes the same path with and without them, analysis for analysis. The searches' trees
+// nest loops more deeply than the property tier's random ones and cover the archs timed by
+// instructions, whose replays carry the pipeline's last load and store.
+TEST(ReplayedStepsSearch, FindsTheSameWithAndWithout) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"tpu_like", "cosim/gemm_chain_s2"}, {"tpu_like", "cosim/attention_s2"}, {"edge", "attention_g1"},
+      {"cloud", "conv_chain_c1"}, {"ascend_like", "attention_g1"}};
+  for (const auto& [arch_name, workload] : cases) {
+    const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + arch_name + ".yaml"));
+    const model::Workload w = model::load_workload(test::config(std::string("workloads/") + workload + ".yaml"));
+    for (uint64_t seed : {1, 2}) {
+      SearchOptions o;
+      o.evaluations = 600;
+      o.seed = seed;
+      o.top = 16;
+      const Outcome with = explore(a, w, o);
+      o.replay_steps = false;
+      const Outcome without = explore(a, w, o);
+      const std::string where = std::string(arch_name) + " " + workload + " seed " + std::to_string(seed);
+      EXPECT_EQ(with.analyses, without.analyses) << where;
+      ASSERT_EQ(with.best.size(), without.best.size()) << where;
+      for (size_t i = 0; i < with.best.size(); ++i) {
+        EXPECT_EQ(with.best[i].flow_yaml, without.best[i].flow_yaml) << where;
+        EXPECT_EQ(with.best[i].report.cycles, without.best[i].report.cycles) << where;
+        EXPECT_EQ(with.best[i].report.dram_bytes, without.best[i].report.dram_bytes) << where;
+      }
+      ASSERT_EQ(with.baselines.size(), without.baselines.size()) << where;
+      for (size_t i = 0; i < with.baselines.size(); ++i) {
+        EXPECT_EQ(with.baselines[i].flow_yaml, without.baselines[i].flow_yaml) << where;
+        EXPECT_EQ(with.baselines[i].report.cycles, without.baselines[i].report.cycles) << where;
+      }
+      EXPECT_EQ(with.convergence, without.convergence) << where;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dfx::mapper
