@@ -9,16 +9,20 @@
 namespace dfx::model {
 
 void Tally::take(const WalkResult& r) {
-  counts.clear(), cycles.clear();
+  // Written in place (a recording takes two per step): no growth checks per entry.
+  const size_t levels = r.traffic.size(), tensors = levels ? r.traffic[0].size() : 0;
+  counts.resize(levels * tensors * 3 + 2 * levels + 2 + r.op_work.size());
+  int64_t* c = counts.data();
   for (const auto& level : r.traffic)
-    for (const Traffic& x : level) counts.insert(counts.end(), {x.fill, x.read, x.update});
-  counts.insert(counts.end(), r.feed_reads.begin(), r.feed_reads.end());
-  counts.insert(counts.end(), r.feed_updates.begin(), r.feed_updates.end());
-  counts.push_back(r.macs);
-  counts.push_back(r.vector_ops);
-  counts.insert(counts.end(), r.op_work.begin(), r.op_work.end());
-  cycles.insert(cycles.end(), r.op_cycles.begin(), r.op_cycles.end());
-  cycles.insert(cycles.end(), r.op_instruction_cycles.begin(), r.op_instruction_cycles.end());
+    for (const Traffic& x : level) *c++ = x.fill, *c++ = x.read, *c++ = x.update;
+  c = std::copy(r.feed_reads.begin(), r.feed_reads.end(), c);
+  c = std::copy(r.feed_updates.begin(), r.feed_updates.end(), c);
+  *c++ = r.macs;
+  *c++ = r.vector_ops;
+  std::copy(r.op_work.begin(), r.op_work.end(), c);
+  cycles.resize(2 * r.op_cycles.size());
+  std::copy(r.op_instruction_cycles.begin(), r.op_instruction_cycles.end(),
+            std::copy(r.op_cycles.begin(), r.op_cycles.end(), cycles.begin()));
 }
 
 void TallyDelta::between(const Tally& before, const Tally& after) {
