@@ -63,7 +63,7 @@ class Planner {
     std::vector<Instruction> copies;
     Pipe inside = Pipe::Dma;
     int64_t buffer_copies = 1;
-    // A drain: where its writer waits for the buffer to be free (see first_write_item).
+    // A drain: where its writer waits for the buffer to be free (lower_sync.h, first_write_item).
     Item* writes_at = nullptr;
   };
 
@@ -223,21 +223,6 @@ class Planner {
     return best;
   }
 
-  // Where the writer of a buffer anchored at path position `pos` first writes it, as late as a
-  // wait that runs once per anchor can sit: down through the groups on the path to the operator,
-  // stopping at a loop (whose waits run before it, once). Used where the writer is the engine of
-  // an inner stage's copies (a staging hop), which moves data for every operator of the tile:
-  // waiting at the anchor held back all of them — on ascend_like the fixpipe's copies of Q·K
-  // waited for the previous tile's output to reach GM, serialising the tiles. An operator's own
-  // unit keeps the wait at the anchor: moved down, the waits of tpu_like's vector unit came later
-  // in its queue, the dispatcher stalled on it full more often, and the frozen fidelity sample's
-  // programs ran up to 12% longer on the RTL (2.70% → 3.31% mean model error).
-  Item* first_write_item(size_t pos) const {
-    size_t p = pos;
-    while (p + 1 < path_.size() && path_[p]->kind == Item::Kind::Group) ++p;
-    return path_[p];
-  }
-
   size_t group_position(int node) const {
     size_t p = 0;
     while (path_[p]->kind != Item::Kind::Group || path_[p]->node != node) ++p;
@@ -376,10 +361,12 @@ class Planner {
       if (!in[i].empty())
         transfers_.push_back({path_[static_cast<size_t>(stages[i].pos)], true, in[i], i + 1 < n ? engine(in[i + 1], true) : pipe,
                               stages[i].buf.copies});
+    // A staging engine (i + 1 < n) waits for a free copy at its first write; the operator's own
+    // unit at the buffer's position (moved down, tpu_like's units stalled the dispatcher: docs/lowering.md).
     for (size_t i = n; output && i-- > 1;)
       transfers_.push_back({path_[static_cast<size_t>(stages[i].pos)], false, out[i], i + 1 < n ? engine(out[i + 1], false) : pipe,
                             stages[i].buf.copies,
-                            in[i].empty() && i + 1 < n ? first_write_item(static_cast<size_t>(stages[i].pos)) : nullptr});
+                            in[i].empty() && i + 1 < n ? &first_write_item(path_, static_cast<size_t>(stages[i].pos)) : nullptr});
     if (output && home_node_[t] < 0 && w_.tensors[t].is_intermediate() && n > 1) {
       const Stage& inner = stages.back();
       written_here_[{acc.tensor, path_[static_cast<size_t>(inner.pos)], inner.buf.level}] =
@@ -450,13 +437,6 @@ class Planner {
         hand_over(*wp, *rp, *wq, *rq, use.writer, reader, use.copies, flags_);
       }
     }
-  }
-
-  // The items of two paths just below their last common ancestor.
-  static std::pair<Item*, Item*> diverge(const std::vector<Item*>& a, const std::vector<Item*>& b) {
-    size_t k = 0;
-    while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
-    return {a[k], b[k]};
   }
 
   // Transfers with their handover flags, in planning order; an item's fills go in front of it,

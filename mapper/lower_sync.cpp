@@ -92,6 +92,17 @@ void hand_over(Item& writer_item, Item& reader_item, Item& writer_next, Item& re
   flags.prime(reader, writer, e, copies);
 }
 
+std::pair<Item*, Item*> diverge(const std::vector<Item*>& a, const std::vector<Item*>& b) {
+  size_t k = 0;
+  while (k < a.size() && k < b.size() && a[k] == b[k]) ++k;
+  return {a[k], b[k]};
+}
+
+Item& first_write_item(const std::vector<Item*>& path, size_t pos) {
+  while (pos + 1 < path.size() && path[pos]->kind == Item::Kind::Group) ++pos;
+  return *path[pos];
+}
+
 namespace {
 
 // The on-core loops of a path: (dim, cores) from the outside in.

@@ -4,6 +4,7 @@
 // the write and waited for right after that) and "free" (R → W, an event of its own, set when R
 // is done with a copy and waited for before W overwrites one; primed with one token per copy).
 // Set and wait of each pair sit at the same loop depth, so their counts match.
+#include <utility>
 #include <vector>
 
 #include "arch/isa.h"
@@ -48,6 +49,16 @@ void drain_around(Item& at, Item& writes_at, const Chain& c, arch::Pipe writer, 
 // it before anything else; "free" back. Call it after the items' transfers are attached.
 void hand_over(Item& writer_item, Item& reader_item, Item& writer_next, Item& reader_last, arch::Pipe writer, arch::Pipe reader,
                int64_t copies, Flags& flags);
+
+// The items of two paths just below their last common ancestor.
+std::pair<Item*, Item*> diverge(const std::vector<Item*>& a, const std::vector<Item*>& b);
+
+// Where a staging engine that writes a buffer positioned at path[pos] waits for a free copy:
+// as late as a wait that runs once per position can sit, down through the groups on the path
+// to the operator, stopping at a loop (whose waits run before it, once). At the position itself
+// the engine, which moves data for every operator of the tile, held all of them back
+// (docs/lowering.md, "Flags").
+Item& first_write_item(const std::vector<Item*>& path, size_t pos);
 
 // Cores hand intermediates over through DRAM: unless every core reads exactly what it wrote
 // (same core split, same indexing), the consumer starts with a barrier; inside a loop, so does

@@ -41,13 +41,27 @@ const Shipped kShipped[] = {
 
 std::string config(const std::string& rel) { return std::string(DFX_CONFIG_DIR) + "/" + rel; }
 
+struct Loaded {
+  arch::Arch a;
+  model::Workload w;
+  model::Dataflow f;
+};
+
+Loaded load(const Shipped& s) {
+  Loaded l{arch::load_arch(config(std::string("arch/") + s.arch + ".yaml")),
+           model::load_workload(config(std::string("workloads/") + s.workload + ".yaml")), {}};
+  l.f = model::load_dataflow(config(std::string("dataflows/") + s.flow + ".yaml"), l.a, l.w);
+  return l;
+}
+
 // Every figure a user reads, as "flow metric value" lines.
 std::map<std::string, std::string> figures() {
   std::map<std::string, std::string> out;
   for (const Shipped& s : kShipped) {
-    arch::Arch a = arch::load_arch(config(std::string("arch/") + s.arch + ".yaml"));
-    model::Workload w = model::load_workload(config(std::string("workloads/") + s.workload + ".yaml"));
-    model::Dataflow f = model::load_dataflow(config(std::string("dataflows/") + s.flow + ".yaml"), a, w);
+    const Loaded shipped = load(s);
+    const arch::Arch& a = shipped.a;
+    const model::Workload& w = shipped.w;
+    const model::Dataflow& f = shipped.f;
     model::Report r = model::analyze(a, w, f);
     auto put = [&](const std::string& metric, double v) {
       std::ostringstream os;
@@ -118,9 +132,10 @@ TEST(Golden, ShippedDataflowsMatchStoredFigures) {
 TEST(Golden, ReplayedStepsChangeNothingOnShippedDataflows) {
   int replaying = 0;
   for (const Shipped& s : kShipped) {
-    arch::Arch a = arch::load_arch(config(std::string("arch/") + s.arch + ".yaml"));
-    model::Workload w = model::load_workload(config(std::string("workloads/") + s.workload + ".yaml"));
-    model::Dataflow f = model::load_dataflow(config(std::string("dataflows/") + s.flow + ".yaml"), a, w);
+    const Loaded shipped = load(s);
+    const arch::Arch& a = shipped.a;
+    const model::Workload& w = shipped.w;
+    const model::Dataflow& f = shipped.f;
     const model::Placement p = model::place(a, w, f);
     const model::WalkResult fast = model::walk_tree(a, w, f, p);
     const model::WalkResult walked = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Off);
@@ -151,9 +166,10 @@ TEST(Golden, ModelMovesWhatTheProgramsMove) {
   };
   for (const Shipped& s : exact) {
     SCOPED_TRACE(s.flow);
-    arch::Arch a = arch::load_arch(config(std::string("arch/") + s.arch + ".yaml"));
-    model::Workload w = model::load_workload(config(std::string("workloads/") + s.workload + ".yaml"));
-    model::Dataflow f = model::load_dataflow(config(std::string("dataflows/") + s.flow + ".yaml"), a, w);
+    const Loaded shipped = load(s);
+    const arch::Arch& a = shipped.a;
+    const model::Workload& w = shipped.w;
+    const model::Dataflow& f = shipped.f;
     const model::Report r = model::analyze(a, w, f);
     ASSERT_TRUE(r.valid) << r.reason;
     const sim::SimResult run = sim::simulate(a, mapper::lower(a, w, f, arch::DType::Int16).programs, {}, sim::SimOptions{}, s.flow);
