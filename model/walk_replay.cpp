@@ -118,9 +118,8 @@ bool Walker::replayable() const {
 }
 
 Time Walker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
-  if (!replay_ || !replay_at_[static_cast<size_t>(node)][li]) return loops(node, li, boxes, weight);
+  if (!replay_ || !replay_at_[static_cast<size_t>(node)][li] || !replayable()) return loops(node, li, boxes, weight);
   StepRecording& rec = recording(node, li, last);
-  if (!replayable()) return loops(node, li, boxes, weight);
   Time t;
   if (rec.valid && replay(rec, boxes, weight, t)) return t;
   start_recording(rec, boxes, weight);
@@ -158,21 +157,9 @@ void Walker::finish_recording(StepRecording& rec, const Time& t) {
     c.mc_count = s.mc_count, c.spreads = s.spreads, c.spreads_owner = s.spreads_owner;
   }
   // A cover is a set per dimension: the step's parts for one stream unite into one.
-  size_t kept = 0;
-  for (size_t i = 0; i < rec.covers.size(); ++i) {
-    size_t j = 0;
-    while (j < kept && rec.covers[j].first != rec.covers[i].first) ++j;
-    if (j == kept) {
-      if (i != kept) rec.covers[kept] = std::move(rec.covers[i]);
-      ++kept;
-      continue;
-    }
-    Slice& into = rec.covers[j].second;
-    const Slice& part = rec.covers[i].second;
-    for (size_t d = 0; d < into.size(); ++d)
-      if (!into[d].contains(part[d])) into[d] = into[d].united(part[d]);
-  }
-  rec.covers.resize(kept);
+  std::vector<std::pair<int, Slice>> united;
+  for (const auto& [id, part] : rec.covers) unite_by_stream(united, id, part);
+  rec.covers = std::move(united);
   // A spatial loop walked in passes inside the step keeps what its passes share (Passes,
   // stepping runs) to itself: replayable() asks that none was under way when the step began.
   rec.valid = true;

@@ -195,9 +195,7 @@ int64_t Walker::sent_over_passes(int node, int tensor, int id, const MultiSlice&
 void Walker::add_cover(int id, const Slice& part) {
   Stream& s = streams_[static_cast<size_t>(id)];
   if (s.cover.empty()) s.cover.assign(part.size(), IndexSet());
-  // Most writes land on elements already covered (partial sums written back again).
-  for (size_t j = 0; j < part.size(); ++j)
-    if (!s.cover[j].contains(part[j])) s.cover[j] = s.cover[j].united(part[j]);
+  unite_per_dim(s.cover, part);
   if (representing_) cover_log_.push_back({id, part});
   for (StepRecording* rec : recorders_) rec->covers.push_back({id, part});
 }
@@ -212,14 +210,7 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
   // Per write stream: what the representative iteration wrote (few streams: a flat list).
   std::vector<std::pair<int, Slice>>& written = written_;
   written.clear();
-  for (size_t i = cover_mark; i < cover_log_.size(); ++i) {
-    const auto& [id, part] = cover_log_[i];
-    auto at = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
-    if (at == written.end()) written.emplace_back(id, part);
-    else
-      for (size_t j = 0; j < part.size(); ++j)  // mostly the same elements again (partial sums)
-        if (!at->second[j].contains(part[j])) at->second[j] = at->second[j].united(part[j]);
-  }
+  for (size_t i = cover_mark; i < cover_log_.size(); ++i) unite_by_stream(written, cover_log_[i].first, cover_log_[i].second);
   for (int id : ids) {
     Stream& s = streams_[static_cast<size_t>(id)];
     auto shift_boxes = [&](int64_t k) {

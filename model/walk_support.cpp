@@ -183,4 +183,15 @@ bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& l
   return true;
 }
 
+void unite_per_dim(Slice& into, const Slice& part) {
+  for (size_t j = 0; j < part.size(); ++j)
+    if (!into[j].contains(part[j])) into[j] = into[j].united(part[j]);
+}
+
+void unite_by_stream(std::vector<std::pair<int, Slice>>& covers, int id, const Slice& part) {
+  auto at = std::find_if(covers.begin(), covers.end(), [&](const auto& e) { return e.first == id; });
+  if (at == covers.end()) covers.emplace_back(id, part);
+  else unite_per_dim(at->second, part);
+}
+
 }  // namespace dfx::model

@@ -89,6 +89,12 @@ std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow&
 // dimension it moves, by how much, and how many instances.
 using Spreads = std::vector<std::tuple<size_t, int64_t, int64_t>>;  // (axis, step, count)
 
+// A write stream's cover is a set per dimension: `into` grows by `part` dimension by dimension
+// (most parts are in already: partial sums written back again).
+void unite_per_dim(Slice& into, const Slice& part);
+// The same, kept per stream in a flat list of (stream, cover) (few streams per step).
+void unite_by_stream(std::vector<std::pair<int, Slice>>& covers, int id, const Slice& part);
+
 // |union over the merged instances of what each newly holds|.
 int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fresh, const Spreads& spreads);
 
