@@ -21,6 +21,7 @@ Lowered lower(const arch::Arch& a, const model::Workload& w, const model::Datafl
     // Lines as in the emitted text (one header line, the declarations, then the code), so that
     // any message about the program points into the file dfx emit writes.
     arch::Program& p = out.programs.back();
+    lowering::hoist_loads(p.code, a);
     const int first = 2 + static_cast<int>(p.tensors.size()) + (p.dtype != arch::DType::Int16 ? 1 : 0);
     for (size_t k = 0; k < p.code.size(); ++k) p.code[k].line = first + static_cast<int>(k);
     arch::check_program(out.programs.back(), a, f.name + " (lowered, core " + std::to_string(core) + ")");

@@ -40,4 +40,11 @@ void flatten(const Item& it, std::vector<arch::Instruction>& out);
 arch::Program plan_program(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, Skeleton s,
                            int64_t core, arch::DType dtype);
 
+// Moves every instruction of a pipe that loads from DRAM up in the dispatch order, as far as
+// the previous instruction of its pipe, its loop's start or a barrier (a wait stops at a set of
+// its own counter): the in-order dispatcher stalls on a full queue (the vector unit's softmax
+// chain), and loads placed after it in the program started only once that queue drained,
+// although their buffers were free (mapper/lower_hoist.cpp).
+void hoist_loads(std::vector<arch::Instruction>& code, const arch::Arch& a);
+
 }  // namespace dfx::mapper::lowering
