@@ -79,7 +79,7 @@ Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
   if (n.is_leaf) return visit_leaf(node, boxes, weight);
   double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0, colliding_store_port = 0;
   double colliding_waits[2] = {0, 0}, colliding[2] = {0, 0};  // [0] loads, [1] stores
-  double deferred = 0;
+  double deferred = 0, staged = 0;
   std::vector<std::pair<size_t, double>> later;
   for (size_t t = 0; t < w_.tensors.size(); ++t) {
     if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
@@ -94,7 +94,9 @@ Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
     if (m.store > 0) store_port += m.port;
     if (m.store > 0 && m.colliding_wait > 0) colliding_store_port += m.port;
     if (m.colliding_wait > 0) colliding_waits[m.store > 0] += m.colliding_wait, ++colliding[m.store > 0];
-    if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) moved_in += m.load, moved_out += m.store;
+    const int level = p_.tensors[t].level[static_cast<size_t>(node)], source = p_.tensors[t].source[static_cast<size_t>(node)];
+    if (a_.addressable(level)) moved_in += m.load, moved_out += m.store;
+    if (a_.addressable(level) && source != 0 && a_.addressable(source)) staged += m.load + m.store;
   }
   deferred_loads_ = std::move(later), deferred_node_ = node;
   Time inner = loops(node, 0, boxes, weight);
@@ -115,7 +117,7 @@ Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
   // delays the load engine for as much of its time as the loads spend moving pieces.
   const double piece_share = moved_in > 0 ? (port - store_port) / moved_in : 0;
   t.engine += moved_in - deferred + colliding_store_port * piece_share;
-  t.in += moved_in, t.out += moved_out, t.port += port;
+  t.in += moved_in, t.out += moved_out, t.port += port, t.staged += staged;
   for (int k = 0; k < 2; ++k) t.colliding_waits[k] += colliding_waits[k], t.colliding[k] += colliding[k];
   return t;
 }

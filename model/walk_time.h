@@ -35,6 +35,9 @@ struct Time {
   // and pieces plus the port pieces of stores that interleave with them; `makespan`: from the
   // first load to the end of the chain (stores after it not included).
   double engine = 0, makespan = 0;
+  // Transfers between two on-chip levels a program addresses (ascend_like's MTE1, fixpipe,
+  // MTE3): in-order engines that carry the units' operands and intermediates between them.
+  double staged = 0;
   bool looped = false;  // holds iterations of a loop whose instructions overlap
   // The order the units run in: the first and last unit (-1: none), the units used, and whether
   // a unit runs again after another one did (then in-order queues serialize repetitions).
@@ -97,7 +100,15 @@ struct Time {
   void pipeline_iterations(const Time& one, int64_t trips) {
     if (one.used == 0) return;
     looped = true;  // a body of many iterations is not one the dispatcher rule counts entries in
-    if (one.revisits) return;
+    if (one.revisits) {
+      // A body that uses a unit again after another (Q·K, softmax, P·V) hands its intermediates
+      // between the units over the staging engines, and the engines take the next body's
+      // operands only after this body's (their queues are in order): the body's staged
+      // transfers are part of its chain, once.
+      compute += staged;
+      staged = 0;
+      return;
+    }
     const double bottleneck = std::max(unit[0], unit[1]), one_bottleneck = std::max(one.unit[0], one.unit[1]);
     compute = std::min(compute, bottleneck + one.compute - one_bottleneck);
     // Alike bodies: the flow shop's longest path turns from the engine to the chain at the
@@ -129,6 +140,7 @@ struct Time {
     t.latency *= n, t.compute *= n, t.in *= n, t.out *= n, t.port *= n, t.unit[0] *= n, t.unit[1] *= n;
     t.instructions[0] *= n, t.instructions[1] *= n, t.dispatch_floor *= n;
     t.colliding_waits[0] *= n, t.colliding_waits[1] *= n, t.colliding[0] *= n, t.colliding[1] *= n;
+    t.staged *= n;
     t.makespan = makespan + (n - 1) * std::max(compute, engine);
     t.engine *= n;
     return t;
@@ -169,6 +181,7 @@ struct Time {
     instructions[0] += o.instructions[0], instructions[1] += o.instructions[1];
     dispatch_floor += o.dispatch_floor;
     engine += o.engine;
+    staged += o.staged;
     colliding_waits[0] += o.colliding_waits[0], colliding_waits[1] += o.colliding_waits[1];
     colliding[0] += o.colliding[0], colliding[1] += o.colliding[1];
     looped = looped || o.looped;
