@@ -223,6 +223,18 @@ class Planner {
     return best;
   }
 
+  // A Seq of several children on the path in [from, to): where the next child starts, the
+  // model empties what the one before filled (docs/semantics.md, "Sibling primitives").
+  bool empties_between(size_t from, size_t to) const {
+    for (size_t p = from; p < to; ++p) {
+      const Item& it = *path_[p];
+      if (it.kind != Item::Kind::Group) continue;
+      const model::TreeNode& n = f_.nodes[static_cast<size_t>(it.node)];
+      if (n.prim == model::Prim::Seq && n.children.size() > 1) return true;
+    }
+    return false;
+  }
+
   size_t group_position(int node) const {
     size_t p = 0;
     while (path_[p]->kind != Item::Kind::Group || path_[p]->node != node) ++p;
@@ -312,7 +324,11 @@ class Planner {
     const Written* reused = nullptr;  // ... or the buffer its producer wrote it to in this tile
     for (size_t i = 0; i < owners.size(); ++i) {
       const Stage& prev = stages.back();
-      const size_t anchor = hoist(acc, owners[i], static_cast<size_t>(prev.pos + 1));
+      // An inner stage may move out as far as the stage outside it, so a slice no loop between
+      // them moves is staged once (ViT's K and V in L0B, refilled every row before); but not
+      // past a Seq whose next child empties it (the model's owner refills it after that child).
+      const long limit = prev.pos >= 0 && !empties_between(static_cast<size_t>(prev.pos), owners[i]) ? prev.pos : prev.pos + 1;
+      const size_t anchor = hoist(acc, owners[i], static_cast<size_t>(limit));
       const bool innermost = i + 1 == owners.size();
       const int level = tp.level[static_cast<size_t>(path_[owners[i]]->node)];
       const std::vector<int64_t> box = box_of(acc, extent_at(anchor, c));
