@@ -35,6 +35,7 @@ const Shipped kShipped[] = {
     {"ascend_like", "attention_g1", "attention_g1_ascend_fused"},
     {"ascend_like", "gemm_chain_g1", "gemm_chain_g1_ascend_fused"},
     {"ascend_like", "conv_chain_c1", "conv_chain_c1_ascend"},
+    {"ascend_like", "attention_g2", "attention_g2_ascend_explored"},
     {"edge", "gemm_chain_g1", "gemm_chain_g1_edge_own_loops"},  // ops with loops of their own at DRAM
     {"tileflow_validation", "fused_gemm_validation", "validation_fused_gemm"},
 };
@@ -153,7 +154,7 @@ TEST(Golden, ReplayedStepsChangeNothingOnShippedDataflows) {
     for (size_t l = 0; l < fast.traffic.size(); ++l)
       for (size_t t = 0; t < fast.traffic[l].size(); ++t) EXPECT_TRUE(fast.traffic[l][t] == walked.traffic[l][t]) << s.flow;
   }
-  EXPECT_GE(replaying, 8);  // of the 13 shipped dataflows
+  EXPECT_GE(replaying, 8);  // of the 14 shipped dataflows
 }
 
 TEST(Golden, ModelMovesWhatTheProgramsMove) {
@@ -163,6 +164,7 @@ TEST(Golden, ModelMovesWhatTheProgramsMove) {
       {"ascend_like", "attention_g1", "attention_g1_ascend_fused"},
       {"ascend_like", "gemm_chain_g1", "gemm_chain_g1_ascend_fused"},
       {"ascend_like", "conv_chain_c1", "conv_chain_c1_ascend"},
+      {"ascend_like", "attention_g2", "attention_g2_ascend_explored"},
   };
   for (const Shipped& s : exact) {
     SCOPED_TRACE(s.flow);
@@ -192,17 +194,22 @@ TEST(Golden, ModelMovesWhatTheProgramsMove) {
 // ascend_like's fused attention hands S and P between the cube and the vector unit over the
 // staging engines (fixpipe L0C -> UB, MTE3 UB -> L1, MTE1 L1 -> L0A) inside each body of its
 // group's loop; the body uses the cube again after the vector unit, so its iterations do not
-// overlap, and the model puts those hand-overs on the chain (Time::staged). Before, it
-// overlapped them with the units and read 16,950 cycles where the lowered programs take 25,795
-// on the simulator (-34%); now 26,956 (+4.5%).
-TEST(Golden, ModelTimesAttentionHandOversOnAscend) {
-  const Loaded shipped = load({"ascend_like", "attention_g1", "attention_g1_ascend_fused"});
-  const model::Report r = model::analyze(shipped.a, shipped.w, shipped.f);
-  ASSERT_TRUE(r.valid) << r.reason;
-  const sim::SimResult run = sim::simulate(shipped.a, mapper::lower(shipped.a, shipped.w, shipped.f, arch::DType::Fp16).programs, {},
-                                           sim::SimOptions{}, "attention_g1_ascend_fused");
-  const double simulated = static_cast<double>(run.cycles);
-  EXPECT_NEAR(r.cycles, simulated, 0.10 * simulated);
+// overlap: the model puts those hand-overs on the chain (Time::staged), and holds the next
+// body's loads behind the dispatcher even where the body holds loops. Before (2026-11-27), the
+// shipped G1 tree read 16,950 cycles where its programs take 25,795 on the simulator (-34%; now
+// 26,956), and the G2 tree the search picks 19,142 against 31,429 (-39%; now 30,364).
+TEST(Golden, ModelTimesAttentionOnAscendWithinTenPercent) {
+  for (const Shipped& s : {Shipped{"ascend_like", "attention_g1", "attention_g1_ascend_fused"},
+                           Shipped{"ascend_like", "attention_g2", "attention_g2_ascend_explored"}}) {
+    SCOPED_TRACE(s.flow);
+    const Loaded shipped = load(s);
+    const model::Report r = model::analyze(shipped.a, shipped.w, shipped.f);
+    ASSERT_TRUE(r.valid) << r.reason;
+    const sim::SimResult run =
+        sim::simulate(shipped.a, mapper::lower(shipped.a, shipped.w, shipped.f, arch::DType::Fp16).programs, {}, sim::SimOptions{}, s.flow);
+    const double simulated = static_cast<double>(run.cycles);
+    EXPECT_NEAR(r.cycles, simulated, 0.10 * simulated);
+  }
 }
 
 TEST(Golden, ModelAgreesWithTileFlowRtlMeasurements) {
