@@ -108,16 +108,23 @@ TEST(Lower, ConvolutionChainWithDifferentCoreSplits) {
   expect_dram_writes_equal(c);
 }
 
-TEST(Lower, AscendLikeStagesThroughItsLevels) {
-  // GEMM: A and B through L1 into L0A / L0B, C from L0C through UB (no L0C → GM path) to GM.
-  const char* gemm = "name: gemm\ndims: {m: 64, n: 64, k: 128}\nops:\n  - {name: mm, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n";
-  const char* flow = "name: f\nworkload: gemm\ntree:\n  tile: GM\n  loops: [\"m:2\", \"n:2\"]\n  children:\n    - tile: L1\n"
-                     "      loops: [\"k:2\"]\n      children:\n        - tile: [L0A, L0B, L0C]\n"
-                     "          loops: [\"k:64\", \"m:32:sp\", \"n:32:sp\"]\n          children: [{op: mm}]\n";
+// A GEMM C[m,n] += A[m,k] * B[k,n] on ascend_like, its tree GM -> L1 -> [L0A, L0B, L0C] with the
+// given loops (quoted, comma-separated), lowered, simulated and checked: outputs bit-exact,
+// DRAM traffic the model's.
+std::pair<Case, Comparison> ascend_gemm(const std::string& dims, const std::string& gm, const std::string& l1, const std::string& l0) {
+  const std::string gemm = "name: gemm\ndims: {" + dims + "}\nops:\n  - {name: mm, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n";
+  const std::string flow = "name: f\nworkload: gemm\ntree:\n  tile: GM\n  loops: [" + gm + "]\n  children:\n    - tile: L1\n      loops: [" + l1 +
+                           "]\n      children:\n        - tile: [L0A, L0B, L0C]\n          loops: [" + l0 + "]\n          children: [{op: mm}]\n";
   Case g = small("ascend_like", gemm, flow);
-  const Comparison c = compare(g.a, g.w, g.f, arch::DType::Int16, 1);
+  Comparison c = compare(g.a, g.w, g.f, arch::DType::Int16, 1);
   expect_outputs_ok(c);
   expect_dram_traffic_equal(c);
+  return {std::move(g), std::move(c)};
+}
+
+TEST(Lower, AscendLikeStagesThroughItsLevels) {
+  // GEMM: A and B through L1 into L0A / L0B, C from L0C through UB (no L0C → GM path) to GM.
+  const auto [g, c] = ascend_gemm("m: 64, n: 64, k: 128", "\"m:2\", \"n:2\"", "\"k:2\"", "\"k:64\", \"m:32:sp\", \"n:32:sp\"");
   const std::string text = mapper::lower(g.a, g.w, g.f, arch::DType::Int16).text;
   for (const char* hop : {"dma L0A[", "dma L0B[", "dma UB[0 : 32x32 / 32,1] <- L0C[", "<- UB["}) EXPECT_NE(text.find(hop), std::string::npos) << hop;
   // Attention: the softmax runs in UB between the two cube products, on 32 cores.
@@ -133,14 +140,7 @@ TEST(Lower, AscendLikeStagesThroughItsLevels) {
 // tree on ascend_like moved 119 MB into L0B where the model counts 0.6 MB, and simulated 100 K
 // cycles instead of 70 K).
 TEST(Lower, AnInvariantOperandIsStagedOnceOutsideTheLoop) {
-  const char* gemm = "name: gemm\ndims: {m: 64, n: 32, k: 32}\nops:\n  - {name: mm, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n";
-  const char* flow = "name: f\nworkload: gemm\ntree:\n  tile: GM\n  loops: [\"m:4\"]\n  children:\n    - tile: L1\n"
-                     "      loops: []\n      children:\n        - tile: [L0A, L0B, L0C]\n"
-                     "          loops: [\"k:32\", \"m:16:sp\", \"n:32:sp\"]\n          children: [{op: mm}]\n";
-  Case g = small("ascend_like", gemm, flow);
-  const Comparison c = compare(g.a, g.w, g.f, arch::DType::Int16, 1);
-  expect_outputs_ok(c);
-  expect_dram_traffic_equal(c);
+  const auto [g, c] = ascend_gemm("m: 64, n: 32, k: 32", "\"m:4\"", "", "\"k:32\", \"m:16:sp\", \"n:32:sp\"");
   const int l0b = g.a.level_index("L0B");
   int64_t staged = 0;
   for (const auto& p : c.sim.paths) staged += p.to == l0b ? p.bytes : 0;
