@@ -27,4 +27,10 @@ arch::DType default_dtype(const model::Workload& w);
 // extent, an operator with more than one vector operation, buffers beyond a level's capacity…).
 Lowered lower(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType dtype);
 
+// Whether lower() succeeds, at the cost of two cores' programs: the first (it runs every
+// operator, so its buffers are the largest) and the last (its DRAM addresses reach furthest);
+// the cores between differ from them only in their addresses and in operators they skip.
+// Contract: throws what lower() would, else returns.
+void check_lowering(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType dtype);
+
 }  // namespace dfx::mapper

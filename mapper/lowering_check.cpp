@@ -5,18 +5,23 @@
 #include <vector>
 
 #include "mapper/lower.h"
+#include "model/phase_cache.h"
 
 namespace dfx::mapper {
 
+size_t LoweringCheck::Hash::operator()(const TreeKey& k) const { return model::hash_words(k); }
+
 bool LoweringCheck::lowers(const model::Dataflow& f) {
   if (!dtype_) return true;
+  auto [it, fresh] = verdicts_.try_emplace(tree_key(f), true);
+  if (!fresh) return it->second;
   try {
-    lower(a_, w_, f, *dtype_);
-    return true;
+    check_lowering(a_, w_, f, *dtype_);
   } catch (const InputError& e) {
     ++refused_[e.problems().empty() ? e.what() : e.problems().front().message];
-    return false;
+    it->second = false;
   }
+  return it->second;
 }
 
 std::string LoweringCheck::refusals() const {

@@ -5,8 +5,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "arch/arch.h"
+#include "mapper/analysis_cache.h"
 #include "model/dataflow.h"
 #include "model/workload.h"
 
@@ -18,7 +20,8 @@ class LoweringCheck {
   LoweringCheck(const arch::Arch& a, const model::Workload& w, std::optional<arch::DType> dtype)
       : a_(a), w_(w), dtype_(dtype) {}
 
-  // A lowering costs a few analyses: ask only about candidates that matter.
+  // A lowering costs a few analyses: ask only about candidates that matter. A tree asked about
+  // before gets its first answer (a search meets the trees that tie with its best many times).
   bool lowers(const model::Dataflow& f);
   // The reasons for the refusals so far, most frequent first (up to three), one per line.
   std::string refusals() const;
@@ -27,7 +30,11 @@ class LoweringCheck {
   const arch::Arch& a_;
   const model::Workload& w_;
   std::optional<arch::DType> dtype_;
-  std::map<std::string, int64_t> refused_;  // reason → how often
+  std::map<std::string, int64_t> refused_;  // reason → how many trees
+  struct Hash {
+    size_t operator()(const TreeKey& k) const;
+  };
+  std::unordered_map<TreeKey, bool, Hash> verdicts_;
 };
 
 }  // namespace dfx::mapper
