@@ -109,8 +109,8 @@ struct Time {
       staged = 0;
       // Its units run one after another, so its queues stay full to its end however many
       // loops it holds: the dispatcher keeps the next body's loads out as below (since
-      // 2026-11-27; attention G2's best tree on ascend_like: model 20.0 K, simulator 31.4 K
-      // before, 30.4 K now).
+      // 2026-11-27; configs/dataflows/attention_g2_ascend_explored: model 19.1 K before,
+      // 30.4 K now, simulator 31.4 K).
       if (trips > 1) hold_loads_behind_the_dispatcher(one, trips);
       return;
     }
