@@ -212,27 +212,22 @@ class Planner {
   }
 
   // The outermost position in [limit, start] the access can move out to while its slice stays
-  // the same: past every loop that does not index it, stopping at the first that does.
+  // the same: past loops that do not index it, stopping at one that does or that holds a Seq of
+  // several children below (whose next child empties the buffer: docs/semantics.md).
   size_t hoist(const model::TensorAccess& acc, size_t start, size_t limit) const {
     size_t best = start;
+    bool emptied = false;
     for (size_t p = start; p-- > limit;) {
+      const Item& it = *path_[p];
+      if (it.kind == Item::Kind::Group) {
+        const model::TreeNode& n = f_.nodes[static_cast<size_t>(it.node)];
+        emptied = emptied || (n.prim == model::Prim::Seq && n.children.size() > 1);
+      }
       if (!program_loop(p)) continue;
-      if (indexes(acc, path_[p]->dim)) break;
+      if (emptied || indexes(acc, path_[p]->dim)) break;
       best = p;
     }
     return best;
-  }
-
-  // A Seq of several children on the path in [from, to): where the next child starts, the
-  // model empties what the one before filled (docs/semantics.md, "Sibling primitives").
-  bool empties_between(size_t from, size_t to) const {
-    for (size_t p = from; p < to; ++p) {
-      const Item& it = *path_[p];
-      if (it.kind != Item::Kind::Group) continue;
-      const model::TreeNode& n = f_.nodes[static_cast<size_t>(it.node)];
-      if (n.prim == model::Prim::Seq && n.children.size() > 1) return true;
-    }
-    return false;
   }
 
   size_t group_position(int node) const {
@@ -324,11 +319,9 @@ class Planner {
     const Written* reused = nullptr;  // ... or the buffer its producer wrote it to in this tile
     for (size_t i = 0; i < owners.size(); ++i) {
       const Stage& prev = stages.back();
-      // An inner stage may move out as far as the stage outside it, so a slice no loop between
-      // them moves is staged once (ViT's K and V in L0B, refilled every row before); but not
-      // past a Seq whose next child empties it (the model's owner refills it after that child).
-      const long limit = prev.pos >= 0 && !empties_between(static_cast<size_t>(prev.pos), owners[i]) ? prev.pos : prev.pos + 1;
-      const size_t anchor = hoist(acc, owners[i], static_cast<size_t>(limit));
+      // As far out as the stage it is filled from: a slice no loop between them moves is staged
+      // once (ViT's K and V in L0B were refilled on every row before 2026-11-27).
+      const size_t anchor = hoist(acc, owners[i], static_cast<size_t>(std::max<long>(prev.pos, 0)));
       const bool innermost = i + 1 == owners.size();
       const int level = tp.level[static_cast<size_t>(path_[owners[i]]->node)];
       const std::vector<int64_t> box = box_of(acc, extent_at(anchor, c));
