@@ -16,6 +16,9 @@ namespace dfx::mapper {
 // do not have), as integers: equal keys mean equal trees, so equal reports.
 using TreeKey = std::vector<int64_t>;
 TreeKey tree_key(const model::Dataflow& f);
+struct TreeKeyHash {
+  size_t operator()(const TreeKey& k) const;
+};
 
 // What the search keeps of one analysis: the report (shared: entries copy it often) and whether it
 // is a valid candidate under the search's limits, with its cost.
@@ -37,10 +40,7 @@ class AnalysisCache {
   static constexpr size_t kMaxEntries = size_t{1} << 16;
 
  private:
-  struct Hash {
-    size_t operator()(const TreeKey& k) const;
-  };
-  std::unordered_map<TreeKey, Scored, Hash> entries_;
+  std::unordered_map<TreeKey, Scored, TreeKeyHash> entries_;
 };
 
 }  // namespace dfx::mapper

@@ -5,11 +5,8 @@
 #include <vector>
 
 #include "mapper/lower.h"
-#include "model/phase_cache.h"
 
 namespace dfx::mapper {
-
-size_t LoweringCheck::Hash::operator()(const TreeKey& k) const { return model::hash_words(k); }
 
 bool LoweringCheck::lowers(const model::Dataflow& f) {
   if (!dtype_) return true;

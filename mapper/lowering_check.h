@@ -31,10 +31,7 @@ class LoweringCheck {
   const model::Workload& w_;
   std::optional<arch::DType> dtype_;
   std::map<std::string, int64_t> refused_;  // reason → how many trees
-  struct Hash {
-    size_t operator()(const TreeKey& k) const;
-  };
-  std::unordered_map<TreeKey, bool, Hash> verdicts_;
+  std::unordered_map<TreeKey, bool, TreeKeyHash> verdicts_;
 };
 
 }  // namespace dfx::mapper

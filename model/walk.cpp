@@ -94,9 +94,11 @@ Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
     if (m.store > 0) store_port += m.port;
     if (m.store > 0 && m.colliding_wait > 0) colliding_store_port += m.port;
     if (m.colliding_wait > 0) colliding_waits[m.store > 0] += m.colliding_wait, ++colliding[m.store > 0];
-    const int level = p_.tensors[t].level[static_cast<size_t>(node)], source = p_.tensors[t].source[static_cast<size_t>(node)];
-    if (a_.addressable(level)) moved_in += m.load, moved_out += m.store;
-    if (a_.addressable(level) && source != 0 && a_.addressable(source)) staged += m.load + m.store;
+    if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) {
+      moved_in += m.load, moved_out += m.store;
+      const int source = p_.tensors[t].source[static_cast<size_t>(node)];
+      if (source != 0 && a_.addressable(source)) staged += m.load + m.store;  // between two on-chip levels
+    }
   }
   deferred_loads_ = std::move(later), deferred_node_ = node;
   Time inner = loops(node, 0, boxes, weight);
