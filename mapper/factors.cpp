@@ -1,6 +1,7 @@
 #include "mapper/factors.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dfx::mapper {
 
@@ -15,6 +16,7 @@ int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, st
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
+  out.reserve(64);  // highly composite sizes below 10^7 have fewer divisors
   for (int64_t d = 1; d * d <= n; ++d)
     if (n % d == 0) {
       out.push_back(d);
@@ -39,6 +41,7 @@ std::vector<int64_t> trip_counts(int64_t n) {
   // One trip count per chunk size: chunks below sqrt(n) give trip counts above it and the
   // reverse, so both halves are found in O(sqrt n).
   std::vector<int64_t> out;
+  out.reserve(2 * static_cast<size_t>(std::sqrt(static_cast<double>(n))) + 4);
   for (int64_t chunk = 1; chunk <= n && (chunk - 1) * (chunk - 1) <= n; ++chunk) {
     out.push_back(trips_of(n, (n + chunk - 1) / chunk));
     out.push_back(trips_of(n, chunk));

@@ -88,4 +88,10 @@ std::string PeAxes::describe() const {
   return out + " (one spatial loop on each, up to its size)";
 }
 
+std::vector<int64_t> PeAxes::key() const {
+  std::vector<int64_t> k = sizes_;
+  k.insert(k.end(), {sub_cores_, ways_, pes_, static_cast<int64_t>(sizes_.size())});
+  return k;
+}
+
 }  // namespace dfx::mapper

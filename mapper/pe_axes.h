@@ -33,6 +33,8 @@ class PeAxes {
   // For messages: "axes 32 × 32 (one spatial loop on each, up to its size)", "4096 PEs (at most
   // 2 spatial loops)".
   std::string describe() const;
+  // Everything that tells two apart, as integers (a memo's key).
+  std::vector<int64_t> key() const;
 
  private:
   std::vector<int64_t> sizes_;  // the unit's axes, then the sub-cores' (if any); empty: by count

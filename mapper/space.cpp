@@ -1,6 +1,7 @@
 #include "mapper/space.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <optional>
 #include <set>
@@ -20,6 +21,8 @@ bool Choice::operator<(const Choice& o) const { return fields(*this) < fields(o)
 
 Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::Prim> prims, bool divisors_only)
     : a_(a), w_(w), prims_(std::move(prims)), divisors_only_(divisors_only) {
+  static std::atomic<uint64_t> spaces{0};
+  memo_id_ = ++spaces;
   if (prims_.empty()) prims_ = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
   cores_ = a.cores;
   const auto uses = [&](arch::UnitKind k) {
@@ -137,7 +140,37 @@ std::vector<int> Space::dims_outside(const std::vector<int>& ops) const {
 
 // Every op's box inside group g's first outer tile (fusion may shrink producers), or its last
 // one, which is partial where an outer factor does not divide its extent.
+// Building, mutating and checking a candidate ask for the same few group tiles again and again
+// (~4 times a candidate, ~9 k instructions each): the last ones are kept per thread, each
+// entry with everything the tile depends on — the group's run of ops, its core split and outer
+// factors — and the Space it was made for.
 model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const {
+  struct Entry {
+    uint64_t space = 0;
+    int first = -1, size = 0, core = -1;
+    bool last = false;
+    std::vector<int64_t> outer;
+    model::OpBoxes boxes;
+  };
+  constexpr size_t kEntries = 64;
+  thread_local std::vector<Entry> memo(kEntries);
+  const auto from = std::find(c.group_of.begin(), c.group_of.end(), g);
+  const int first = static_cast<int>(from - c.group_of.begin());
+  const int size = static_cast<int>(std::count(from, c.group_of.end(), g));
+  const int core = c.core_dim[static_cast<size_t>(g)];
+  const std::vector<int64_t>& outer = c.outer[static_cast<size_t>(g)];
+  uint64_t h = memo_id_ * 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(first) << 40 | static_cast<uint64_t>(size) << 32 |
+                                                  static_cast<uint64_t>(core + 1) << 1 | (last ? 1 : 0));
+  for (int64_t f : outer) h = (h ^ static_cast<uint64_t>(f)) * 0x100000001b3ull;
+  Entry& e = memo[(h ^ (h >> 29)) % kEntries];
+  if (e.space != memo_id_ || e.first != first || e.size != size || e.core != core || e.last != last || e.outer != outer) {
+    e.boxes = compute_group_tile(c, g, last);
+    e.space = memo_id_, e.first = first, e.size = size, e.core = core, e.last = last, e.outer = outer;
+  }
+  return e.boxes;
+}
+
+model::OpBoxes Space::compute_group_tile(const Choice& c, int g, bool last) const {
   std::vector<int> members;
   std::vector<bool> below(w_.ops.size(), false);
   for (size_t o = 0; o < w_.ops.size(); ++o)

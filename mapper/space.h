@@ -214,6 +214,10 @@ class Space {
   // One of `splits` (of the group of group_ops), a single dim as likely as a pair (pairs are many more).
   int pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, std::mt19937_64& rng) const;
   std::vector<std::vector<std::vector<int>>> run_dims_;  // [first op][ops - 1]: outer_dims of that run
+  // Names this Space in group_tile()'s per-thread memo (whose entries outlive no Space's use:
+  // an id is never reused).
+  uint64_t memo_id_ = 0;
+  model::OpBoxes compute_group_tile(const Choice& c, int g, bool last) const;
   // The dims a group (a run of ops) may loop over outside its ops; tabulated for every run.
   const std::vector<int>& outer_dims(const std::vector<int>& group_ops) const;
   std::vector<int> dims_outside(const std::vector<int>& ops) const;
@@ -271,6 +275,8 @@ class Space {
   // `partial` with op o's own loop over its dim i at each trip count it may take (1 alone where none).
   std::vector<Choice> own_trips_options(const Choice& partial, size_t o, size_t i) const;
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
+  // op_extents(op_tile(group_tile, c, op), op), without copying the boxes.
+  std::vector<int64_t> op_tile_extents(const model::OpBoxes& group_tile, const Choice& c, size_t op) const;
   // What an op's spatial loops may take in its group's tiles (first and last).
   SpatialRoom spatial_room(const model::OpBoxes& first, size_t op) const;
   SpatialRoom spatial_room(const Choice& c, size_t op) const;

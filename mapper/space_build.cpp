@@ -27,6 +27,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     l.dim = dim, l.factor = factor, l.spatial = spatial;
     return l;
   };
+  f.nodes.reserve(2 + 2 * c.prim.size() + 5 * w_.ops.size());  // the most a template tree has
   const int root = add(-1, tile({0}));
   // Outputs that wait for later groups in a shared level: kept there at the root, where the
   // groups meet.
@@ -63,7 +64,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     }
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
-      const std::vector<int64_t> ext = op_extents(op_tile(boxes, c, static_cast<size_t>(o)), static_cast<size_t>(o));
+      const std::vector<int64_t> ext = op_tile_extents(boxes, c, static_cast<size_t>(o));
       const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
       // stays put), the others in the order the choice ranks (Space::ordered_dims).

@@ -1,6 +1,7 @@
 // Every point of the template space, for exhaustive search of small spaces.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "mapper/space.h"
@@ -13,6 +14,15 @@ namespace dfx::mapper {
 // narrower chunks (attention G8 / edge: 9, 12, 12, 8 and 11 of 64 lanes for its vector stages),
 // while every chunk size on every dim at once made conv chains' polish four times slower.
 std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room, const PeAxes& axes) {
+  // A climb's aimed steps list the same op's options again and again (~100 k instructions a
+  // list): the lists are kept per thread, by everything they depend on.
+  constexpr size_t kMostKept = 4096;
+  thread_local std::map<std::vector<int64_t>, std::vector<std::vector<int64_t>>> kept;
+  std::vector<int64_t> key = axes.key();
+  key.push_back(room.padding() ? 1 : 0);
+  for (size_t i = 0; i < room.size(); ++i) key.push_back(room.extent(i));
+  if (auto at = kept.find(key); at != kept.end()) return at->second;
+  if (kept.size() >= kMostKept) kept.clear();
   const size_t n = room.size();
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> sp(n, 1);
@@ -33,6 +43,7 @@ std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room
     }
   };
   rec(0, axes.ways(), false);
+  kept.emplace(std::move(key), out);
   return out;
 }
 

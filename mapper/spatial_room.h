@@ -24,6 +24,7 @@ class SpatialRoom {
 
   size_t size() const { return extent_.size(); }
   int64_t extent(size_t i) const { return extent_[i]; }
+  bool padding() const { return padding_; }
   // The factors dim i may take, at most `at_most`, ascending (1 first): the divisors of its
   // extent in the first tile, and with padding every chunk size. Local steps move among them.
   std::vector<int64_t> values(size_t i, int64_t at_most) const;

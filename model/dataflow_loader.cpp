@@ -313,6 +313,16 @@ const char* prim_name(Prim p) {
 
 OpsBelow ops_below(const Dataflow& f, size_t n_ops) {
   OpsBelow below(f.nodes.size(), std::vector<bool>(n_ops, false));
+  if (n_ops <= 64) {  // every tree a search analyses: masks, then the bits set once
+    std::vector<uint64_t> mask(f.nodes.size(), 0);
+    for (size_t i = f.nodes.size(); i-- > 0;) {
+      const auto& n = f.nodes[i];
+      if (n.is_leaf && n.op >= 0) mask[i] |= uint64_t{1} << n.op;
+      for (int c : n.children) mask[i] |= mask[static_cast<size_t>(c)];
+      for (uint64_t m = mask[i]; m; m &= m - 1) below[i][static_cast<size_t>(__builtin_ctzll(m))] = true;
+    }
+    return below;
+  }
   for (size_t i = f.nodes.size(); i-- > 0;) {
     const auto& n = f.nodes[i];
     if (n.is_leaf && n.op >= 0) below[i][static_cast<size_t>(n.op)] = true;

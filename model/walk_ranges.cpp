@@ -1,6 +1,8 @@
 // Which points of each op a sub-tile computes: loops cut boxes, fusion shrinks producers.
 #include <algorithm>
 
+#include <boost/container/small_vector.hpp>
+
 #include "model/walk.h"
 
 namespace dfx::model {
@@ -28,7 +30,8 @@ void restrict_and_project(const Workload& w, const std::vector<bool>& ops_below,
     if (!ops_below[o]) continue;
     const Op& prod = w.ops[o];
     const Tensor& t = w.tensors[static_cast<size_t>(prod.out.tensor)];
-    std::vector<Range> need(prod.out.index.size(), {0, 0});
+    // Called for every loop of every candidate the search builds: no allocation for the usual ranks.
+    boost::container::small_vector<Range, 6> need(prod.out.index.size(), Range{0, 0});
     bool any = false;
     for (int c : t.consumers) {
       if (!ops_below[static_cast<size_t>(c)]) continue;

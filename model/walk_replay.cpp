@@ -58,7 +58,7 @@ namespace {
 
 // `now` is `then` with the boxes of the ops that access a buffer (what its slice is made of)
 // moved by `delta` (starts in delta[o][d].first).
-bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, const std::vector<BufferAccesses::Access>& by) {
+bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, BufferAccesses::Accesses by) {
   if (now.size() != then.size() || now.dims() != then.dims()) return false;
   for (const BufferAccesses::Access& a : by) {
     const auto o = static_cast<size_t>(a.op);

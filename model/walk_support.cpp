@@ -16,14 +16,24 @@ bool Contexts::within(int ctx, int ancestor) const {
   return ctx == ancestor;
 }
 
-TileIndex::TileIndex(const Workload& w, const Dataflow& f, const Placement& p) : w_(w), nodes_(f.nodes.size()) {
+TileIndex::TileIndex(const Workload& w, const Dataflow& f, const Placement& p)
+    : w_(w), dims_(w.dims.size()), nodes_(f.nodes.size()) {
+  // Counted, then placed: per (node, dim) the ops in their order.
+  auto each = [&](auto&& visit) {
+    for (size_t n = 0; n < f.nodes.size(); ++n)
+      for (size_t o = 0; o < w.ops.size(); ++o)
+        if (p.ops_below[n][o])
+          for (int d : w.ops[o].dims) visit(n * dims_ + static_cast<size_t>(d), static_cast<int>(o));
+  };
+  users_at_.assign(f.nodes.size() * dims_ + 1, 0);
+  each([&](size_t k, int) { ++users_at_[k + 1]; });
+  for (size_t k = 1; k < users_at_.size(); ++k) users_at_[k] += users_at_[k - 1];
+  users_.resize(users_at_.back());
+  std::vector<uint32_t> next(users_at_.begin(), users_at_.end() - 1);
+  each([&](size_t k, int o) { users_[next[k]++] = o; });
   for (size_t n = 0; n < f.nodes.size(); ++n) {
     const auto& below = p.ops_below[n];
     Node& ix = nodes_[n];
-    ix.ops_using.assign(w.dims.size(), {});
-    for (size_t o = 0; o < w.ops.size(); ++o)
-      if (below[o])
-        for (int d : w.ops[o].dims) ix.ops_using[static_cast<size_t>(d)].push_back(static_cast<int>(o));
     for (size_t o = w.ops.size(); o-- > 0;) {
       if (!below[o]) continue;
       Feed feed{static_cast<int>(o), {}};
@@ -38,16 +48,16 @@ TileIndex::TileIndex(const Workload& w, const Dataflow& f, const Placement& p) :
 }
 
 int64_t TileIndex::extent(int node, int dim, const OpBoxes& boxes) const {
-  const auto& users = nodes_[static_cast<size_t>(node)].ops_using[static_cast<size_t>(dim)];
+  const Users users = ops_using(node, dim);
   if (users.empty()) return -1;
-  const Range& r = boxes[static_cast<size_t>(users.front())][static_cast<size_t>(dim)];
+  const Range& r = boxes[static_cast<size_t>(*users.begin())][static_cast<size_t>(dim)];
   return r.second - r.first;
 }
 
 bool TileIndex::steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chunk, int64_t full) const {
   const Node& ix = nodes_[static_cast<size_t>(node)];
   if (!ix.feeds.empty()) return false;  // a fused producer's box follows what its consumers read
-  for (int o : ix.ops_using[static_cast<size_t>(dim)]) {
+  for (int o : ops_using(node, dim)) {
     const Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
     if (r.second - r.first < full * chunk) return false;
   }
@@ -57,7 +67,7 @@ bool TileIndex::steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chu
 void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
   constexpr size_t kMaxRank = 16;  // the parser allows no more
   const Node& ix = nodes_[static_cast<size_t>(node)];
-  for (int o : ix.ops_using[static_cast<size_t>(dim)]) {
+  for (int o : ops_using(node, dim)) {
     Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
     const int64_t base = r.first;
     r = {base + lo, std::min(base + hi, r.second)};
@@ -152,14 +162,23 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
 }
 
 BufferAccesses::BufferAccesses(const Workload& w, const Dataflow& f, const Placement& p)
-    : tensors_(w.tensors.size()), table_(f.nodes.size() * w.tensors.size()) {
-  for (size_t node = 0; node < f.nodes.size(); ++node)
-    for (size_t o = 0; o < w.ops.size(); ++o) {
-      if (!p.ops_below[node][o]) continue;
-      const Op& op = w.ops[o];
-      table_[node * tensors_ + static_cast<size_t>(op.out.tensor)].push_back({static_cast<int>(o), &op.out});
-      for (const auto& in : op.inputs) table_[node * tensors_ + static_cast<size_t>(in.tensor)].push_back({static_cast<int>(o), &in});
-    }
+    : tensors_(w.tensors.size()), at_(f.nodes.size() * w.tensors.size() + 1, 0) {
+  // Counted, then placed: per (node, tensor) in the order of the ops, an op's output before its
+  // inputs, as a slice adds them.
+  auto each = [&](auto&& visit) {
+    for (size_t node = 0; node < f.nodes.size(); ++node)
+      for (size_t o = 0; o < w.ops.size(); ++o) {
+        if (!p.ops_below[node][o]) continue;
+        const Op& op = w.ops[o];
+        visit(node * tensors_ + static_cast<size_t>(op.out.tensor), Access{static_cast<int>(o), &op.out});
+        for (const auto& in : op.inputs) visit(node * tensors_ + static_cast<size_t>(in.tensor), Access{static_cast<int>(o), &in});
+      }
+  };
+  each([&](size_t k, const Access&) { ++at_[k + 1]; });
+  for (size_t k = 1; k < at_.size(); ++k) at_[k] += at_[k - 1];
+  table_.resize(at_.back());
+  std::vector<uint32_t> next(at_.begin(), at_.end() - 1);
+  each([&](size_t k, const Access& a) { table_[next[k]++] = a; });
 }
 
 MultiSlice BufferAccesses::slice(int node, int tensor, const OpBoxes& boxes) const {

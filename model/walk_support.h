@@ -46,10 +46,25 @@ class TileIndex {
     std::vector<std::pair<int, const TensorAccess*>> reads;  // (consumer op, its access)
   };
   struct Node {
-    std::vector<std::vector<int>> ops_using;  // per dim
     std::vector<Feed> feeds;
   };
+  // The ops below a node that use a dim, for every (node, dim) in one array: built for every tree
+  // a search analyses, where one vector per pair cost ~40 allocations a tree.
+  struct Users {
+    const int* from;
+    const int* to;
+    const int* begin() const { return from; }
+    const int* end() const { return to; }
+    bool empty() const { return from == to; }
+  };
+  Users ops_using(int node, int dim) const {
+    const size_t k = static_cast<size_t>(node) * dims_ + static_cast<size_t>(dim);
+    return {users_.data() + users_at_[k], users_.data() + users_at_[k + 1]};
+  }
   const Workload& w_;
+  size_t dims_ = 0;
+  std::vector<int> users_;
+  std::vector<uint32_t> users_at_;  // [node * dims + dim]: where its ops start in users_
   std::vector<Node> nodes_;
 };
 
@@ -107,16 +122,26 @@ class BufferAccesses {
     int op;
     const TensorAccess* access;
   };
+  struct Accesses {
+    const Access* from;
+    const Access* to;
+    const Access* begin() const { return from; }
+    const Access* end() const { return to; }
+  };
   BufferAccesses(const Workload& w, const Dataflow& f, const Placement& p);
-  const std::vector<Access>& of(int node, int tensor) const {
-    return table_[static_cast<size_t>(node) * tensors_ + static_cast<size_t>(tensor)];
+  Accesses of(int node, int tensor) const {
+    const size_t k = static_cast<size_t>(node) * tensors_ + static_cast<size_t>(tensor);
+    return {table_.data() + at_[k], table_.data() + at_[k + 1]};
   }
   // The elements of `tensor` the ops below `node` touch in `boxes`: a buffer's slice.
   MultiSlice slice(int node, int tensor, const OpBoxes& boxes) const;
 
  private:
   size_t tensors_;
-  std::vector<std::vector<Access>> table_;  // [node * tensors + tensor]
+  // Every (node, tensor)'s accesses in one array (built per analysed tree: one vector per pair
+  // cost ~100 allocations a tree).
+  std::vector<Access> table_;
+  std::vector<uint32_t> at_;  // [node * tensors + tensor]: where its accesses start in table_
 };
 
 // True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
