@@ -6,14 +6,11 @@ namespace dfx::model {
 
 PhaseKey phase_key(const Dataflow& f, int node) {
   PhaseKey k;
-  int end = node + 1;  // pre-order: the subtree is [node, end)
-  while (static_cast<size_t>(end) < f.nodes.size()) {
-    int up = f.nodes[static_cast<size_t>(end)].parent;
-    while (up > node) up = f.nodes[static_cast<size_t>(up)].parent;
-    if (up != node) break;
-    ++end;
-  }
-  k.reserve(static_cast<size_t>(end - node) * 12);
+  // Pre-order: the subtree is [node, end), where end follows its last node (the last child's last).
+  int last = node;
+  while (!f.nodes[static_cast<size_t>(last)].children.empty()) last = f.nodes[static_cast<size_t>(last)].children.back();
+  const int end = last + 1;
+  k.reserve(static_cast<size_t>(end - node) * 24);
   for (int i = node; i < end; ++i) {
     const TreeNode& n = f.nodes[static_cast<size_t>(i)];
     // Each field list is preceded by its length, so two different trees never flatten alike.

@@ -83,7 +83,8 @@ void Walker::scan_loops(int node, size_t li, OpBoxes& boxes) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   if (n.is_leaf) return;
   if (li == n.loops.size()) {
-    for (int c : n.children) scan_loops(c, 0, boxes);
+    for (int c : n.children)
+      if (to_scan_[static_cast<size_t>(c)]) scan_loops(c, 0, boxes);  // the others' counts never change
     return;
   }
   const Loop& loop = n.loops[li];

@@ -17,7 +17,7 @@ bool Contexts::within(int ctx, int ancestor) const {
 }
 
 TileIndex::TileIndex(const Workload& w, const Dataflow& f, const Placement& p)
-    : w_(w), dims_(w.dims.size()), nodes_(f.nodes.size()) {
+    : w_(w), dims_(w.dims.size()) {
   // Counted, then placed: per (node, dim) the ops in their order.
   auto each = [&](auto&& visit) {
     for (size_t n = 0; n < f.nodes.size(); ++n)
@@ -31,20 +31,24 @@ TileIndex::TileIndex(const Workload& w, const Dataflow& f, const Placement& p)
   users_.resize(users_at_.back());
   std::vector<uint32_t> next(users_at_.begin(), users_at_.end() - 1);
   each([&](size_t k, int o) { users_[next[k]++] = o; });
+  // Consumers before producers (ops are in topological order): a producer's box follows its
+  // consumers' after they are cut.
+  feeds_at_.reserve(f.nodes.size() + 1);
   for (size_t n = 0; n < f.nodes.size(); ++n) {
     const auto& below = p.ops_below[n];
-    Node& ix = nodes_[n];
+    feeds_at_.push_back(static_cast<uint32_t>(feeds_.size()));
     for (size_t o = w.ops.size(); o-- > 0;) {
       if (!below[o]) continue;
-      Feed feed{static_cast<int>(o), {}};
+      const auto from = static_cast<uint32_t>(reads_.size());
       for (int c : w.tensors[static_cast<size_t>(w.ops[o].out.tensor)].consumers) {
         if (!below[static_cast<size_t>(c)]) continue;
         for (const auto& in : w.ops[static_cast<size_t>(c)].inputs)
-          if (in.tensor == w.ops[o].out.tensor) feed.reads.push_back({c, &in});
+          if (in.tensor == w.ops[o].out.tensor) reads_.push_back({c, &in});
       }
-      if (!feed.reads.empty()) ix.feeds.push_back(std::move(feed));
+      if (reads_.size() > from) feeds_.push_back({static_cast<int>(o), from, static_cast<uint32_t>(reads_.size())});
     }
   }
+  feeds_at_.push_back(static_cast<uint32_t>(feeds_.size()));
 }
 
 int64_t TileIndex::extent(int node, int dim, const OpBoxes& boxes) const {
@@ -55,8 +59,8 @@ int64_t TileIndex::extent(int node, int dim, const OpBoxes& boxes) const {
 }
 
 bool TileIndex::steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chunk, int64_t full) const {
-  const Node& ix = nodes_[static_cast<size_t>(node)];
-  if (!ix.feeds.empty()) return false;  // a fused producer's box follows what its consumers read
+  // A fused producer's box follows what its consumers read.
+  if (feeds_at_[static_cast<size_t>(node)] != feeds_at_[static_cast<size_t>(node) + 1]) return false;
   for (int o : ops_using(node, dim)) {
     const Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
     if (r.second - r.first < full * chunk) return false;
@@ -66,18 +70,19 @@ bool TileIndex::steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chu
 
 void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
   constexpr size_t kMaxRank = 16;  // the parser allows no more
-  const Node& ix = nodes_[static_cast<size_t>(node)];
   for (int o : ops_using(node, dim)) {
     Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
     const int64_t base = r.first;
     r = {base + lo, std::min(base + hi, r.second)};
   }
-  for (const Feed& feed : ix.feeds) {
+  for (uint32_t k = feeds_at_[static_cast<size_t>(node)]; k < feeds_at_[static_cast<size_t>(node) + 1]; ++k) {
+    const Feed& feed = feeds_[k];
     const Op& prod = w_.ops[static_cast<size_t>(feed.producer)];
     const size_t rank = prod.out.index.size();
     Range need[kMaxRank];
     bool any = false;
-    for (const auto& [c, in] : feed.reads) {
+    for (uint32_t i = feed.from; i < feed.to; ++i) {
+      const auto& [c, in] = reads_[i];
       for (size_t j = 0; j < rank; ++j) {
         int64_t l = in->index[j].offset, h = in->index[j].offset + 1;
         for (const auto& term : in->index[j].terms) {

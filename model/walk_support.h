@@ -41,12 +41,11 @@ class TileIndex {
   bool steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chunk, int64_t full) const;
 
  private:
+  // A fused producer below a node and its consumers' reads there, (consumer op, its access) in
+  // reads_[from, to).
   struct Feed {
     int producer;
-    std::vector<std::pair<int, const TensorAccess*>> reads;  // (consumer op, its access)
-  };
-  struct Node {
-    std::vector<Feed> feeds;
+    uint32_t from, to;
   };
   // The ops below a node that use a dim, for every (node, dim) in one array: built for every tree
   // a search analyses, where one vector per pair cost ~40 allocations a tree.
@@ -65,7 +64,9 @@ class TileIndex {
   size_t dims_ = 0;
   std::vector<int> users_;
   std::vector<uint32_t> users_at_;  // [node * dims + dim]: where its ops start in users_
-  std::vector<Node> nodes_;
+  std::vector<Feed> feeds_;
+  std::vector<uint32_t> feeds_at_;  // [node]: where its feeds start in feeds_
+  std::vector<std::pair<int, const TensorAccess*>> reads_;
 };
 
 // Box buffers reused across the walk's loop steps: each step's boxes are its parent's, restricted,
