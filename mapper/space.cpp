@@ -172,9 +172,9 @@ model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const {
 
 model::OpBoxes Space::compute_group_tile(const Choice& c, int g, bool last) const {
   std::vector<int> members;
-  std::vector<bool> below(w_.ops.size(), false);
+  model::OpSet below(w_.ops.size());
   for (size_t o = 0; o < w_.ops.size(); ++o)
-    if (c.group_of[o] == g) members.push_back(static_cast<int>(o)), below[o] = true;
+    if (c.group_of[o] == g) members.push_back(static_cast<int>(o)), below.insert(o);
   model::OpBoxes boxes = model::OpBoxes::whole(w_);
   const std::vector<int>& dims = outer_dims(members);
   // As the tree nests them: the loops over the cores (which divide their extents) outside the

@@ -37,6 +37,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
   for (size_t g = 0; g < members.size(); ++g) {
     const std::vector<int>& dims = outer_dims(members[g]);
     model::TreeNode outer = tile({0});
+    outer.loops.reserve(dims.size() + 2);
     if (c.core_dim[g] >= 0) {
       const CoreSplit& s = core_splits(members[g])[static_cast<size_t>(c.core_dim[g])];
       outer.loops.push_back(loop(dims[s.dim[0]], s.cores[0], true));
@@ -75,6 +76,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       int parent = group_tile_node;
       if (own_loops) {  // its own loops at DRAM, in the order of its tile's
         model::TreeNode own = tile({0});
+        own.loops.reserve(keep.size());
         for (size_t i : keep)
           if (!c.own_trips[static_cast<size_t>(o)].empty() && c.own_trips[static_cast<size_t>(o)][i] > 1)
             own.loops.push_back(loop(op.dims[i], c.own_trips[static_cast<size_t>(o)][i], false));
@@ -87,6 +89,8 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       // instruction accumulates in L0C).
       model::TreeNode staged = tile({levels_.matrix_staging});
       const bool stage = matrix && levels_.matrix_staging >= 0;
+      op_tile.loops.reserve(2 * op.dims.size());
+      if (stage) staged.loops.reserve(op.dims.size());
       for (size_t k = 0; k < keep.size(); ++k) {
         const size_t i = keep[k];
         const bool reduction = k >= keep.size() - reduce.size();

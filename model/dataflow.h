@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "arch/arch.h"
 #include "arch/errors.h"
 #include "model/workload.h"
@@ -48,8 +50,25 @@ Dataflow load_dataflow(const std::string& path, const arch::Arch& a, const Workl
 Dataflow load_dataflow_from_string(const std::string& text, const std::string& name,
                                    const arch::Arch& a, const Workload& w);
 
+// A set of ops, by index: one word inline (a search builds thousands of these per second, and
+// workloads have fewer than 64 ops), more words beyond.
+class OpSet {
+ public:
+  OpSet() = default;
+  explicit OpSet(size_t n_ops) : words_((n_ops + 63) / 64, 0) {}
+  bool operator[](size_t o) const { return (words_[o >> 6] >> (o & 63)) & 1; }
+  void insert(size_t o) { words_[o >> 6] |= uint64_t{1} << (o & 63); }
+  OpSet& operator|=(const OpSet& x) {
+    for (size_t i = 0; i < words_.size(); ++i) words_[i] |= x.words_[i];
+    return *this;
+  }
+
+ private:
+  boost::container::small_vector<uint64_t, 1> words_;
+};
+
 // Which ops each node's subtree holds: [node][op]. Nodes are in pre-order (parents first).
-using OpsBelow = std::vector<std::vector<bool>>;
+using OpsBelow = std::vector<OpSet>;
 OpsBelow ops_below(const Dataflow& f, size_t n_ops);
 // The fusion tile of an intermediate: the deepest node holding its producer and every consumer.
 int fusion_tile(const OpsBelow& below, const Tensor& t);

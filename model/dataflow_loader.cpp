@@ -312,23 +312,11 @@ const char* prim_name(Prim p) {
 }
 
 OpsBelow ops_below(const Dataflow& f, size_t n_ops) {
-  OpsBelow below(f.nodes.size(), std::vector<bool>(n_ops, false));
-  if (n_ops <= 64) {  // every tree a search analyses: masks, then the bits set once
-    std::vector<uint64_t> mask(f.nodes.size(), 0);
-    for (size_t i = f.nodes.size(); i-- > 0;) {
-      const auto& n = f.nodes[i];
-      if (n.is_leaf && n.op >= 0) mask[i] |= uint64_t{1} << n.op;
-      for (int c : n.children) mask[i] |= mask[static_cast<size_t>(c)];
-      for (uint64_t m = mask[i]; m; m &= m - 1) below[i][static_cast<size_t>(__builtin_ctzll(m))] = true;
-    }
-    return below;
-  }
+  OpsBelow below(f.nodes.size(), OpSet(n_ops));
   for (size_t i = f.nodes.size(); i-- > 0;) {
     const auto& n = f.nodes[i];
-    if (n.is_leaf && n.op >= 0) below[i][static_cast<size_t>(n.op)] = true;
-    for (int c : n.children)
-      for (size_t o = 0; o < n_ops; ++o)
-        if (below[static_cast<size_t>(c)][o]) below[i][o] = true;
+    if (n.is_leaf && n.op >= 0) below[i].insert(static_cast<size_t>(n.op));
+    for (int c : n.children) below[i] |= below[static_cast<size_t>(c)];
   }
   return below;
 }

@@ -19,7 +19,7 @@ struct Users {
       if (touches) ops.push_back({o, op.role_of(tensor)});
     }
   }
-  bool any_below(const std::vector<bool>& below) const {
+  bool any_below(const OpSet& below) const {
     for (const auto& [o, role] : ops)
       if (below[o]) return true;
     return false;
@@ -27,7 +27,7 @@ struct Users {
 };
 
 // The level of `node` that can hold every role the tensor plays below it, or -1.
-int holding_level(const arch::Arch& a, const TreeNode& node, const Users& users, const std::vector<bool>& below) {
+int holding_level(const arch::Arch& a, const TreeNode& node, const Users& users, const OpSet& below) {
   for (int lv : node.levels) {
     bool ok = true;
     for (const auto& [o, role] : users.ops)
@@ -65,7 +65,7 @@ class OwnerWalk {
 
   void walk(int id, int current) {
     const TreeNode& node = f_.nodes[static_cast<size_t>(id)];
-    const std::vector<bool>& below = p_.ops_below[static_cast<size_t>(id)];
+    const OpSet& below = p_.ops_below[static_cast<size_t>(id)];
     if (!users_.any_below(below)) return;
     int here = current;
     if (!node.is_leaf && id != tp_.region) {
@@ -131,7 +131,7 @@ Placement place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
 }
 
 std::vector<DimUse> dim_uses(const Workload& w, const Placement& p, int node, int dim) {
-  const std::vector<bool>& below = p.ops_below[static_cast<size_t>(node)];
+  const OpSet& below = p.ops_below[static_cast<size_t>(node)];
   // Ops whose boxes a step over `dim` moves: those that use it, and the fused producers whose
   // boxes follow such consumers'. A producer read plainly by `dim` where its output is indexed
   // plainly by `dim` too (C[m,l] written by one GEMM, read as C[m,l] by the next) moves as its

@@ -56,10 +56,10 @@ WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, 
 // Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
 // start, then shrinks fused producers to what their consumers below `node` read. Shared by the
 // analysis and the oracle: it is the definition of which points a sub-tile computes.
-void restrict_and_project(const Workload& w, const std::vector<bool>& ops_below, int dim,
+void restrict_and_project(const Workload& w, const OpSet& ops_below, int dim,
                           int64_t lo, int64_t hi, OpBoxes& boxes);
 // The extent of dimension d seen by the ops below a node (first op using it), or -1.
-int64_t extent_below(const Workload& w, const std::vector<bool>& ops_below, int dim,
+int64_t extent_below(const Workload& w, const OpSet& ops_below, int dim,
                      const OpBoxes& boxes);
 
 }  // namespace dfx::model

@@ -7,7 +7,7 @@
 
 namespace dfx::model {
 
-int64_t extent_below(const Workload& w, const std::vector<bool>& ops_below, int dim,
+int64_t extent_below(const Workload& w, const OpSet& ops_below, int dim,
                      const OpBoxes& boxes) {
   for (size_t o = 0; o < w.ops.size(); ++o)
     if (ops_below[o] && w.ops[o].uses_dim(dim)) {
@@ -17,7 +17,7 @@ int64_t extent_below(const Workload& w, const std::vector<bool>& ops_below, int 
   return -1;
 }
 
-void restrict_and_project(const Workload& w, const std::vector<bool>& ops_below, int dim,
+void restrict_and_project(const Workload& w, const OpSet& ops_below, int dim,
                           int64_t lo, int64_t hi, OpBoxes& boxes) {
   for (size_t o = 0; o < w.ops.size(); ++o) {
     if (!ops_below[o] || !w.ops[o].uses_dim(dim)) continue;
