@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 
 namespace dfx::mapper {
 
@@ -17,11 +18,18 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
   std::vector<model::Dataflow> trees(n);
   std::vector<TreeKey> keys(n);
   std::vector<const Scored*> hits(n);
+  std::vector<char> ruled_out(n, 0);
   std::atomic<size_t> next_position{0};
   pool_.run_on_all([&] {
     for (size_t i = next_position++; i < n; i = next_position++) {
       out.chosen[i] = choose(i);
       bars[i] = bar_of(i, out.chosen[i]);
+      // Whatever its tree, a candidate whose cycles floor is above its bar would not be used:
+      // it is not built (about half of a search's candidates).
+      if (bars[i] < INFINITY && space_.cycles_floor(out.chosen[i]) > bars[i]) {
+        ruled_out[i] = 1;
+        continue;
+      }
       trees[i] = space_.build(out.chosen[i], "candidate");
       keys[i] = tree_key(trees[i]);
       hits[i] = cache_.find(keys[i]);
@@ -31,6 +39,10 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
   std::vector<size_t> work;     // positions to analyse
   for (size_t i = 0; i < n; ++i) {
     from[i] = i;
+    if (ruled_out[i]) {
+      out.scored[i] = scorer_.ruled_out();
+      continue;
+    }
     if (hits[i]) {
       out.scored[i] = *hits[i];
       continue;

@@ -1,7 +1,8 @@
 #pragma once
 // A search's batches of candidates, scored on its threads (mapper/search.cpp). Everything a
-// position needs that depends on it alone — its candidate, its bar, its tree, its key, its
-// look-up in the cache (which no thread writes during a batch) — is done on the threads; then a
+// position needs that depends on it alone — its candidate, its bar, whether its cycles floor
+// (Space::cycles_floor) rules it out, and if not its tree, its key, its look-up in the cache
+// (which no thread writes during a batch) — is done on the threads; then a
 // tree chosen twice in the batch is analysed once, for its first position, with the higher of
 // their bars, and the analyses run on the threads too. The cache and the thread count change how
 // many analyses run, never a result.

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/cycles_floor.h"
 #include "model/walk.h"
 
 namespace dfx::mapper {
@@ -23,6 +24,7 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
     : a_(a), w_(w), prims_(std::move(prims)), divisors_only_(divisors_only) {
   static std::atomic<uint64_t> spaces{0};
   memo_id_ = ++spaces;
+  for (size_t o = 0; o < w.ops.size(); ++o) computed_in_full_.push_back(model::computed_in_full(w, o) ? 1 : 0);
   if (prims_.empty()) prims_ = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
   cores_ = a.cores;
   const auto uses = [&](arch::UnitKind k) {

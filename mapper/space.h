@@ -125,6 +125,9 @@ class Space {
   // The tree of a choice, built directly (not checked: run model::check_dataflow on it).
   model::Dataflow build(const Choice& c, const std::string& name) const;
   std::string flow_yaml(const Choice& c, const std::string& name) const;  // the same tree as text
+  // model::cycles_floor(build(c)), without building the tree: a search rules a candidate out
+  // before it builds it.
+  double cycles_floor(const Choice& c) const;
   // The tiling decisions of a fixed structure, one at a time (MCTS walks them): per group the
   // loop spread over the cores, then each outer factor; then per op its spatial choice, then its
   // loop order. `tiling_start` assigns none; `tiling_options` lists `partial` with step `step`
@@ -217,6 +220,7 @@ class Space {
   // Names this Space in group_tile()'s per-thread memo (whose entries outlive no Space's use:
   // an id is never reused).
   uint64_t memo_id_ = 0;
+  std::vector<char> computed_in_full_;  // per op: model::computed_in_full
   model::OpBoxes compute_group_tile(const Choice& c, int g, bool last) const;
   // The dims a group (a run of ops) may loop over outside its ops; tabulated for every run.
   const std::vector<int>& outer_dims(const std::vector<int>& group_ops) const;

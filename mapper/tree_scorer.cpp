@@ -34,11 +34,7 @@ Scored TreeScorer::score(const model::Dataflow& f, double bar) const {
       s.report = std::move(over);
       return s;
     }
-    if (bar < INFINITY && model::cycles_floor(a_, w_, f) > bar) {
-      s.report = ruled_out_report_;
-      s.ruled_out = true;
-      return s;
-    }
+    if (bar < INFINITY && model::cycles_floor(a_, w_, f) > bar) return ruled_out();
     s.analysed = true;
     s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f, &phases_, replay_));
     s.valid = s.report->valid && within_limits(*s.report);
@@ -46,6 +42,13 @@ Scored TreeScorer::score(const model::Dataflow& f, double bar) const {
     s.report = std::make_shared<const model::Report>();  // the template drew a tree the loader rejects
   }
   if (s.valid) s.cost = cost_of(*s.report, objective_);
+  return s;
+}
+
+Scored TreeScorer::ruled_out() const {
+  Scored s;
+  s.report = ruled_out_report_;
+  s.ruled_out = true;
   return s;
 }
 

@@ -31,6 +31,9 @@ class TreeScorer {
   // would do the same with it).
   Scored score(const model::Dataflow& f, double bar) const;
 
+  // The result of a candidate ruled out by its cycles floor (as score() gives one).
+  Scored ruled_out() const;
+
   // The report keeps every --max-footprint limit.
   bool within_limits(const model::Report& r) const;
 

@@ -6,26 +6,6 @@
 namespace dfx::model {
 namespace {
 
-// Whether op `o` certainly computes every point, and its spatial instances alike: each consumer
-// reads its output plainly (every index one of its dimensions, whole), so a fusion that clips
-// `o`'s box to what a consumer's step reads clips it to a box of that step's size. Shifted or
-// strided reads (convolution windows) clip instances at an edge to less than the others.
-bool computed_in_full(const Workload& w, size_t o) {
-  const int out = w.ops[o].out.tensor;
-  const Tensor& t = w.tensors[static_cast<size_t>(out)];
-  for (int c : t.consumers)
-    for (const TensorAccess& in : w.ops[static_cast<size_t>(c)].inputs) {
-      if (in.tensor != out) continue;
-      for (size_t j = 0; j < in.index.size(); ++j) {
-        const AffineIndex& ix = in.index[j];
-        if (ix.offset != 0 || ix.terms.size() != 1 || ix.terms[0].coef != 1 ||
-            w.dims[static_cast<size_t>(ix.terms[0].dim)].size != t.shape[j])
-          return false;
-      }
-    }
-  return true;
-}
-
 // The latency of `node`'s subtree over all its visits, per spatial instance of it, is at least
 // this: a leaf's work (all of it, over every visit, when computed in full; else nothing), Seq and
 // Shar children one after another, Para and Pipe children beside one another (the longest), and
@@ -52,6 +32,24 @@ double subtree_floor(const Workload& w, const Dataflow& f, const std::vector<boo
 }
 
 }  // namespace
+
+// A fused producer computes what its consumers read: a shifted or strided read (a convolution
+// window) clips instances at an edge to less than the others.
+bool computed_in_full(const Workload& w, size_t o) {
+  const int out = w.ops[o].out.tensor;
+  const Tensor& t = w.tensors[static_cast<size_t>(out)];
+  for (int c : t.consumers)
+    for (const TensorAccess& in : w.ops[static_cast<size_t>(c)].inputs) {
+      if (in.tensor != out) continue;
+      for (size_t j = 0; j < in.index.size(); ++j) {
+        const AffineIndex& ix = in.index[j];
+        if (ix.offset != 0 || ix.terms.size() != 1 || ix.terms[0].coef != 1 ||
+            w.dims[static_cast<size_t>(ix.terms[0].dim)].size != t.shape[j])
+          return false;
+      }
+    }
+  return true;
+}
 
 double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f) {
   if (a.instruction_timed()) return 0;

@@ -19,4 +19,8 @@ namespace dfx::model {
 // Contract: `f` passed check_dataflow.
 double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f);
 
+// Whether op `o` certainly computes every point, its spatial instances alike: each consumer reads
+// its output plainly (every index one of its dims, whole). Only those ops count in the floor.
+bool computed_in_full(const Workload& w, size_t o);
+
 }  // namespace dfx::model
