@@ -69,10 +69,15 @@ const std::vector<int>& Space::outer_dims(const std::vector<int>& ops) const {
 }
 
 std::vector<std::vector<int>> Space::group_members(const Choice& c) const {
-  std::vector<std::vector<int>> g;
-  for (size_t o = 0; o < c.group_of.size(); ++o) {
-    if (g.size() <= static_cast<size_t>(c.group_of[o])) g.resize(static_cast<size_t>(c.group_of[o]) + 1);
-    g[static_cast<size_t>(c.group_of[o])].push_back(static_cast<int>(o));
+  // Groups are runs of ops: each is filled in one go (asked for ~20 times a candidate).
+  const int most = c.group_of.empty() ? -1 : *std::max_element(c.group_of.begin(), c.group_of.end());
+  std::vector<std::vector<int>> g(static_cast<size_t>(most + 1));
+  for (size_t o = 0; o < c.group_of.size();) {
+    size_t end = o;
+    while (end < c.group_of.size() && c.group_of[end] == c.group_of[o]) ++end;
+    std::vector<int>& members = g[static_cast<size_t>(c.group_of[o])];
+    members.reserve(members.size() + (end - o));
+    for (; o < end; ++o) members.push_back(static_cast<int>(o));
   }
   return g;
 }

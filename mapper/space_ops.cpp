@@ -191,6 +191,7 @@ namespace {
 
 std::vector<size_t> output_dims(const model::Op& o) {
   std::vector<size_t> keep;
+  keep.reserve(o.dims.size());
   for (size_t i = 0; i < o.dims.size(); ++i)
     if (std::find(o.reduction_dims.begin(), o.reduction_dims.end(), o.dims[i]) == o.reduction_dims.end()) keep.push_back(i);
   return keep;
@@ -202,6 +203,7 @@ int factorial(size_t n) { return n <= 1 ? 1 : static_cast<int>(n) * factorial(n 
 
 std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
   std::vector<size_t> pool = output_dims(w_.ops[op]), out;
+  out.reserve(pool.size());
   // The rank's digits in the factorial base pick, outermost first, one of the dims left.
   int rank = order % factorial(pool.size());
   while (!pool.empty()) {

@@ -27,6 +27,7 @@ void Tally::take(const WalkResult& r) {
 
 void TallyDelta::between(const Tally& before, const Tally& after) {
   counts.clear(), cycles.clear();
+  counts.reserve(16), cycles.reserve(8);  // a step changes a few counters: one allocation, not several
   for (size_t i = 0; i < after.counts.size(); ++i)
     if (after.counts[i] != before.counts[i]) counts.push_back({i, after.counts[i] - before.counts[i]});
   for (size_t i = 0; i < after.cycles.size(); ++i)
