@@ -15,14 +15,16 @@ namespace dfx::mapper {
 // while every chunk size on every dim at once made conv chains' polish four times slower.
 std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room, const PeAxes& axes) {
   // A climb's aimed steps list the same op's options again and again (~100 k instructions a
-  // list): the lists are kept per thread, by everything they depend on.
-  constexpr size_t kMostKept = 4096;
+  // list): the lists are kept per thread, by everything they depend on, up to 32 k options in
+  // all (~3 MB; a convolution's list on cloud holds a thousand).
+  constexpr size_t kMostKept = size_t{1} << 15;
   thread_local std::map<std::vector<int64_t>, std::vector<std::vector<int64_t>>> kept;
+  thread_local size_t kept_options = 0;
   std::vector<int64_t> key = axes.key();
   key.push_back(room.padding() ? 1 : 0);
   for (size_t i = 0; i < room.size(); ++i) key.push_back(room.extent(i));
   if (auto at = kept.find(key); at != kept.end()) return at->second;
-  if (kept.size() >= kMostKept) kept.clear();
+  if (kept_options >= kMostKept) kept.clear(), kept_options = 0;
   const size_t n = room.size();
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> sp(n, 1);
@@ -43,6 +45,7 @@ std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room
     }
   };
   rec(0, axes.ways(), false);
+  kept_options += out.size();
   kept.emplace(std::move(key), out);
   return out;
 }
