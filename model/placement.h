@@ -77,6 +77,20 @@ class OpBoxes {
     dims_ = like.dims_;
     r_.assign(like.r_.size(), Range{0, 0});
   }
+  // A step's move from `from` to `to` (boxes of one shape) in the starts: to − from, ends 0. The
+  // walk keeps moves this way and moves boxes by them, a flat pass each (per loop step).
+  void assign_move(const OpBoxes& from, const OpBoxes& to) {
+    dims_ = from.dims_;
+    r_.resize(from.r_.size());
+    for (size_t i = 0; i < r_.size(); ++i) r_[i] = {to.r_[i].first - from.r_[i].first, 0};
+  }
+  // Every range moved by `k` times `move`'s starts (a move of this shape).
+  void move_by(const OpBoxes& move, int64_t k = 1) {
+    for (size_t i = 0; i < r_.size(); ++i) {
+      const int64_t by = k * move.r_[i].first;
+      r_[i].first += by, r_[i].second += by;
+    }
+  }
 
  private:
   size_t dims_ = 0;

@@ -284,8 +284,7 @@ Time Walker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
       repeat_ = repeat;
       --representing_;
       // One step's move, in the starts of b2 (the walk below reads boxes, never writes them).
-      for (size_t o = 0; o < (*b2).size(); ++o)
-        for (size_t d = 0; d < (*b2).dims(); ++d) (*b2)[o][d].first -= (*b1)[o][d].first;
+      (*b2).assign_move(*b1, *b2);
       translate_since(mark, cover_mark, *b2, middle - 1);
       if (!representing_) touched_.clear(), cover_log_.clear();
     }
@@ -451,10 +450,8 @@ Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64
   const int64_t saved_weight = instance_weight_;
   SpatialLevel& level = spatial_stack_.push();
   level.count = count;
-  level.delta.assign_zero(first);  // the shape; reuses the level's storage
-  if (next)
-    for (size_t o = 0; o < next->size(); ++o)
-      for (size_t d = 0; d < next->dims(); ++d) level.delta[o][d].first = (*next)[o][d].first - first[o][d].first;
+  if (next) level.delta.assign_move(first, *next);  // reuses the level's storage
+  else level.delta.assign_zero(first);
   const int saved_inst = inst_ctx_;
   inst_ctx_ = contexts_.enter(inst_ctx_, ctx_key);
   instance_weight_ = saved_weight * count;

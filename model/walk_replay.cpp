@@ -70,11 +70,6 @@ bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, Buf
   return true;
 }
 
-void move_by(OpBoxes& boxes, const OpBoxes& delta) {
-  for (size_t o = 0; o < boxes.size(); ++o)
-    for (size_t d = 0; d < boxes.dims(); ++d) boxes[o][d].first += delta[o][d].first, boxes[o][d].second += delta[o][d].first;
-}
-
 }  // namespace
 
 StepRecording& Walker::recording(int node, size_t li, bool last) {
@@ -224,7 +219,7 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
     for (int o : c.end_owners)
       if (std::find(s.owners.begin(), s.owners.end(), o) == s.owners.end()) s.owners.push_back(o);
     s.snapshot = c.end_snapshot;
-    move_by(s.snapshot, delta);
+    s.snapshot.move_by(delta);
     s.dropped = c.end_dropped;
     if (c.end_resident.empty()) {
       s.resident = MultiSlice();

@@ -16,11 +16,7 @@ bool Walker::spreads_for(int node, int tensor, const OpBoxes& boxes, const Multi
     if (sl.count <= 1) continue;
     BoxPool::Lease lease(pool_, boxes);
     OpBoxes& moved = *lease;
-    for (size_t o = 0; o < moved.size(); ++o)
-      for (size_t d = 0; d < moved.dims(); ++d) {
-        moved[o][d].first += sl.delta[o][d].first;
-        moved[o][d].second += sl.delta[o][d].first;
-      }
+    moved.move_by(sl.delta);
     MultiSlice next = slice_of(node, tensor, moved);
     if (next.parts.size() != now.parts.size()) continue;
     int axis = -1;
@@ -213,13 +209,7 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
   for (size_t i = cover_mark; i < cover_log_.size(); ++i) unite_by_stream(written, cover_log_[i].first, cover_log_[i].second);
   for (int id : ids) {
     Stream& s = streams_[static_cast<size_t>(id)];
-    auto shift_boxes = [&](int64_t k) {
-      for (size_t o = 0; o < s.snapshot.size(); ++o)
-        for (size_t d = 0; d < s.snapshot.dims(); ++d) {
-          s.snapshot[o][d].first += k * delta[o][d].first;
-          s.snapshot[o][d].second += k * delta[o][d].first;
-        }
-    };
+    auto shift_boxes = [&](int64_t k) { s.snapshot.move_by(delta, k); };
     auto it = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
     if (s.write && it != written.end()) extend_cover(s, id, it->second, extra, shift_boxes);
     else shift_boxes(extra);
