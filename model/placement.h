@@ -85,10 +85,21 @@ class OpBoxes {
     for (size_t i = 0; i < r_.size(); ++i) r_[i] = {to.r_[i].first - from.r_[i].first, 0};
   }
   // Every range moved by `k` times `move`'s starts (a move of this shape).
+  // Op `op`'s ranges alone, likewise.
+  void move_op_by(size_t op, const OpBoxes& move, int64_t k) {
+    Range* r = (*this)[op];
+    const Range* m = move[op];
+    for (size_t d = 0; d < dims_; ++d) {
+      const int64_t by = k * m[d].first;
+      r[d].first += by, r[d].second += by;
+    }
+  }
   void move_by(const OpBoxes& move, int64_t k = 1) {
-    for (size_t i = 0; i < r_.size(); ++i) {
-      const int64_t by = k * move.r_[i].first;
-      r_[i].first += by, r_[i].second += by;
+    Range* __restrict r = r_.data();
+    const Range* __restrict m = move.r_.data();
+    for (size_t i = 0, n = r_.size(); i < n; ++i) {
+      const int64_t by = k * m[i].first;
+      r[i].first += by, r[i].second += by;
     }
   }
 

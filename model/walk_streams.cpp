@@ -209,7 +209,14 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
   for (size_t i = cover_mark; i < cover_log_.size(); ++i) unite_by_stream(written, cover_log_[i].first, cover_log_[i].second);
   for (int id : ids) {
     Stream& s = streams_[static_cast<size_t>(id)];
-    auto shift_boxes = [&](int64_t k) { s.snapshot.move_by(delta, k); };
+    // A snapshot is read only through the accesses below its owner (slice_of, and replay's
+    // check): the other ops' boxes in it are not moved. An op's accesses are listed together,
+    // and an op that reads the tensor twice moves once.
+    auto shift_boxes = [&](int64_t k) {
+      int moved = -1;
+      for (const BufferAccesses::Access& a : accesses_.of(s.owner, s.tensor))
+        if (a.op != moved) s.snapshot.move_op_by(static_cast<size_t>(a.op), delta, k), moved = a.op;
+    };
     auto it = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
     if (s.write && it != written.end()) extend_cover(s, id, it->second, extra, shift_boxes);
     else shift_boxes(extra);

@@ -20,7 +20,7 @@ struct Family {
 };
 
 Family family(std::mt19937_64& rng) {
-  switch (pick(rng, 0, 5)) {
+  switch (pick(rng, 0, 6)) {
     case 0:
       return {{"m", "n", "k"}, {{"mm", "C[m,n] += A[m,k] * B[k,n]"}}, {{"mm", {"m", "n", "k"}}}};
     case 1:
@@ -40,6 +40,10 @@ Family family(std::mt19937_64& rng) {
       return {{"i", "j"},
               {{"ex", "B[i,j] = exp(A[i,j])"}, {"rs", "C[i] += B[i,j]"}, {"dv", "D[i,j] = B[i,j] / C[i]"}},
               {{"ex", {"i", "j"}}, {"rs", {"i", "j"}}, {"dv", {"i", "j"}}}};
+    case 5:  // an op that reads one tensor twice (a square, as in a norm), fused with its reduction
+      return {{"i", "j"},
+              {{"sq", "B[i,j] = A[i,j] * A[i,j]"}, {"rs", "C[i] += B[i,j]"}},
+              {{"sq", {"i", "j"}}, {"rs", {"i", "j"}}}};
     default:
       return {{"h", "r", "c"},
               {{"cv", "O[c,h] += I[c,h*2+r] * W[c,r]"}},
