@@ -152,10 +152,6 @@ void Walker::finish_recording(StepRecording& rec, const Time& t) {
     c.write_entries = s.write_entries - c.write_entries, c.mc_write_entries = s.mc_write_entries - c.mc_write_entries;
     c.mc_count = s.mc_count, c.spreads = s.spreads, c.spreads_owner = s.spreads_owner;
   }
-  // A cover is a set per dimension: the step's parts for one stream unite into one.
-  std::vector<std::pair<int, Slice>> united;
-  for (const auto& [id, part] : rec.covers) unite_by_stream(united, id, part);
-  rec.covers = std::move(united);
   // A spatial loop walked in passes inside the step keeps what its passes share (Passes,
   // stepping runs) to itself: replayable() asks that none was under way when the step began.
   rec.valid = true;

@@ -64,7 +64,7 @@ struct StepRecording {
     int spreads_owner = -1;
   };
   std::vector<Change> changes;
-  std::vector<std::pair<int, Slice>> covers;  // what write streams covered (one entry per stream once finished)
+  std::vector<std::pair<int, Slice>> covers;  // what write streams covered, one entry per stream
   // Occupancy keys the step moved: the value before, the highest, and the value after.
   struct Occupancy {
     uint64_t key = 0;

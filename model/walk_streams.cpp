@@ -193,7 +193,9 @@ void Walker::add_cover(int id, const Slice& part) {
   if (s.cover.empty()) s.cover.assign(part.size(), IndexSet());
   unite_per_dim(s.cover, part);
   if (representing_) cover_log_.push_back({id, part});
-  for (StepRecording* rec : recorders_) rec->covers.push_back({id, part});
+  // A cover is a set per dimension: a step's parts for one stream are kept united (replay()
+  // adds one entry per stream).
+  for (StepRecording* rec : recorders_) unite_by_stream(rec->covers, id, part);
 }
 
 void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra) {
