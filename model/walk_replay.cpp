@@ -73,7 +73,7 @@ bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, Buf
 }  // namespace
 
 StepRecording& Walker::recording(int node, size_t li, bool last) {
-  int& slot = recording_slot_[static_cast<size_t>(node)][2 * li + (last ? 1 : 0)];
+  int& slot = recording_slot_[2 * place(node, li) + (last ? 1 : 0)];
   if (slot < 0) slot = static_cast<int>(recordings_.size()), recordings_.emplace_back();
   return recordings_[static_cast<size_t>(slot)];
 }
@@ -82,16 +82,18 @@ void Walker::note_replay_at(bool everywhere) {
   auto steps = [](const Loop& l) { return !l.spatial && l.factor > 1; };
   // Children come after their parent: bottom-up, whether a node's subtree steps anywhere.
   std::vector<char> subtree(f_.nodes.size(), 0);
-  replay_at_.assign(f_.nodes.size(), {});
-  recording_slot_.assign(f_.nodes.size(), {});
+  places_.assign(f_.nodes.size() + 1, 0);
+  for (size_t i = 0; i < f_.nodes.size(); ++i) places_[i + 1] = places_[i] + static_cast<uint32_t>(f_.nodes[i].loops.size() + 1);
+  replay_at_.assign(places_.back(), 0);
+  recording_slot_.assign(2 * places_.back(), -1);
   for (size_t i = f_.nodes.size(); i-- > 0;) {
     const TreeNode& n = f_.nodes[i];
+    char* at = replay_at_.data() + places_[i];
     char below = 0;
     for (int c : n.children) below |= subtree[static_cast<size_t>(c)];
-    replay_at_[i].assign(n.loops.size() + 1, below);
-    recording_slot_[i].assign(2 * (n.loops.size() + 1), -1);
-    for (size_t li = n.loops.size(); li-- > 0;) replay_at_[i][li] = replay_at_[i][li + 1] || steps(n.loops[li]);
-    subtree[i] = replay_at_[i][0];
+    at[n.loops.size()] = below;
+    for (size_t li = n.loops.size(); li-- > 0;) at[li] = at[li + 1] || steps(n.loops[li]);
+    subtree[i] = at[0];
   }
   // A step of loop li - 1 is replayed only under a later step of a loop around that one: top-down,
   // whether one steps above. Without one, its recording would never be used.
@@ -101,7 +103,8 @@ void Walker::note_replay_at(bool everywhere) {
     char outer = n.parent >= 0 ? above[i] : 0;
     for (size_t li = 0; li <= n.loops.size(); ++li) {
       const char enclosed = li >= 1 && outer;  // a stepping loop around loop li - 1
-      replay_at_[i][li] = everywhere || (replay_at_[i][li] && enclosed);
+      char& at = replay_at_[places_[i] + li];
+      at = everywhere || (at && enclosed);
       if (li >= 1 && li - 1 < n.loops.size()) outer |= steps(n.loops[li - 1]);
     }
     for (const Loop& l : n.loops) outer |= steps(l);
@@ -114,7 +117,7 @@ bool Walker::replayable() const {
 }
 
 Time Walker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
-  if (!replay_ || !replay_at_[static_cast<size_t>(node)][li] || !replayable()) return loops(node, li, boxes, weight);
+  if (!replay_ || !replay_at_[place(node, li)] || !replayable()) return loops(node, li, boxes, weight);
   StepRecording& rec = recording(node, li, last);
   Time t;
   if (rec.valid && replay(rec, boxes, weight, t)) return t;

@@ -124,7 +124,7 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   s.owner = node;  // the snapshot below belongs to this node's subtree
   MultiSlice now = slice_of(node, tensor, boxes);
   const int64_t fresh = now.minus_size(s.resident);
-  const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node)][static_cast<size_t>(tensor)]);
+  const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)]);
   int64_t merged = 1;
   for (size_t k = prefix; k < spatial_stack_.size(); ++k) merged *= spatial_stack_[k].count;
   // Instances fed from one source buffer: with multicast the source sends what they need

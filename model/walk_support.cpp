@@ -103,7 +103,7 @@ void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& box
   }
 }
 
-std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p) {
+std::vector<int> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p) {
   const size_t n = f.nodes.size();
   std::vector<int> above(n, 0);  // spatial loops in strict ancestors
   for (size_t i = 1; i < n; ++i) {
@@ -112,7 +112,8 @@ std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow&
     for (const auto& l : par.loops) own += l.spatial;
     above[i] = above[static_cast<size_t>(f.nodes[i].parent)] + own;
   }
-  std::vector<std::vector<int>> out(n, std::vector<int>(w.tensors.size(), 0));
+  const size_t tensors = w.tensors.size();
+  std::vector<int> out(n * tensors, 0);
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     const auto& tp = p.tensors[t];
     for (size_t i = 0; i < n; ++i) {
@@ -120,11 +121,11 @@ std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow&
       int a = f.nodes[i].parent;
       while (a >= 0 && a != tp.region && !tp.owner[static_cast<size_t>(a)]) a = f.nodes[static_cast<size_t>(a)].parent;
       if (a >= 0 && tp.owner[static_cast<size_t>(a)]) {
-        out[i][t] = above[static_cast<size_t>(a)];
+        out[i * tensors + t] = above[static_cast<size_t>(a)];
       } else if (w.tensors[t].is_intermediate()) {
         int own = 0;
         for (const auto& l : f.nodes[static_cast<size_t>(tp.region)].loops) own += l.spatial;
-        out[i][t] = above[static_cast<size_t>(tp.region)] + own;
+        out[i * tensors + t] = above[static_cast<size_t>(tp.region)] + own;
       }
     }
   }

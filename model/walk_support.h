@@ -99,7 +99,7 @@ class BoxPool {
 
 // For each owner and tensor: how many of the spatial loops around it also surround the buffer it
 // fills from. The others split one source buffer among instances, which then share transfers.
-std::vector<std::vector<int>> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p);
+std::vector<int> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p);  // [node * tensors + tensor]
 
 // How merged instances' slices lie next to the representative's: per spatial loop, the tensor
 // dimension it moves, by how much, and how many instances.

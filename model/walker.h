@@ -164,7 +164,7 @@ class Walker {
   std::vector<char> subtrees_to_scan() const;
   void scan_classes(int node, const OpBoxes& boxes);
   void scan_loops(int node, size_t li, OpBoxes& boxes);
-  std::vector<std::vector<int>> mc_prefix_;  // [node][tensor]: spatial loops that define the source buffer
+  std::vector<int> mc_prefix_;  // [node * tensors + tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
   std::deque<Stream> streams_;  // grows without moving the streams (their moves may copy)
   // What representative iterations touched and wrote, for translate_since; only kept while one
@@ -216,18 +216,23 @@ class Walker {
   // Replayed steps (model/walk_replay.cpp, walk_replay.h).
   bool replay_ = true;
   // The last walked representative (partial last) step at each place steps are replayed, made on
-  // first use: [node][loop index] * 2 + last indexes recording_slot_ (-1: none yet).
-  std::vector<std::vector<int>> recording_slot_;
+  // first use: 2 * place(node, loop index) + last indexes recording_slot_ (-1: none yet).
+  std::vector<int> recording_slot_;
   std::deque<StepRecording> recordings_;  // grows without moving the ones being recorded
   StepRecording& recording(int node, size_t li, bool last);
   std::vector<StepRecording*> recorders_;               // steps being recorded, outermost first
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
   // recording entangled.
   int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0;
-  // [node][loop index]: steps there are recorded and replayed: a temporal loop of more than one
-  // step from there down (else a step is one visit of each node below, no cheaper to replay than
-  // to walk) and one around the loop they are steps of (else no later step would replay them).
-  std::vector<std::vector<char>> replay_at_;
+  // [place(node, loop index)]: steps there are recorded and replayed: a temporal loop of more
+  // than one step from there down (else a step is one visit of each node below, no cheaper to
+  // replay than to walk) and one around the loop they are steps of (else no later step would
+  // replay them).
+  std::vector<char> replay_at_;
+  // Per node, where its loop indexes 0..loops start in the flat tables above (one array each
+  // instead of one per node: they are built for every tree a search analyses).
+  std::vector<uint32_t> places_;
+  size_t place(int node, size_t li) const { return places_[static_cast<size_t>(node)] + li; }
   void note_replay_at(bool everywhere);
   Tally tally_scratch_;
   std::vector<char> replay_uniform_;
