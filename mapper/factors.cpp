@@ -16,7 +16,7 @@ int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, st
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
-  out.reserve(64);  // highly composite sizes below 10^7 have fewer divisors
+  out.reserve(64);  // enough for the sizes of workloads (a dim of 10^6 has at most 240); a hint only
   for (int64_t d = 1; d * d <= n; ++d)
     if (n % d == 0) {
       out.push_back(d);

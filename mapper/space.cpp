@@ -161,9 +161,11 @@ model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const {
   };
   constexpr size_t kEntries = 64;
   thread_local std::vector<Entry> memo(kEntries);
+  // Groups are runs of ops (outer_dims asserts it too): the first op and the count name one.
   const auto from = std::find(c.group_of.begin(), c.group_of.end(), g);
   const int first = static_cast<int>(from - c.group_of.begin());
   const int size = static_cast<int>(std::count(from, c.group_of.end(), g));
+  assert(std::all_of(from, from + size, [&](int x) { return x == g; }));
   const int core = c.core_dim[static_cast<size_t>(g)];
   const std::vector<int64_t>& outer = c.outer[static_cast<size_t>(g)];
   uint64_t h = memo_id_ * 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(first) << 40 | static_cast<uint64_t>(size) << 32 |

@@ -84,8 +84,7 @@ class OpBoxes {
     r_.resize(from.r_.size());
     for (size_t i = 0; i < r_.size(); ++i) r_[i] = {to.r_[i].first - from.r_[i].first, 0};
   }
-  // Every range moved by `k` times `move`'s starts (a move of this shape).
-  // Op `op`'s ranges alone, likewise.
+  // Op `op`'s ranges moved by `k` times `move`'s starts (a move of this shape).
   void move_op_by(size_t op, const OpBoxes& move, int64_t k) {
     Range* r = (*this)[op];
     const Range* m = move[op];
@@ -94,6 +93,7 @@ class OpBoxes {
       r[d].first += by, r[d].second += by;
     }
   }
+  // Every range, likewise.
   void move_by(const OpBoxes& move, int64_t k = 1) {
     Range* __restrict r = r_.data();
     const Range* __restrict m = move.r_.data();
