@@ -89,7 +89,7 @@ struct Outcome {
   int64_t evaluations = 0;  // candidates scored
   int64_t analyses = 0;     // full analyses run: repeated candidates are answered from a cache, and
                             // trees that cannot fit are rejected before the analysis
-  int64_t valid = 0;
+  int64_t valid = 0;        // candidates scored valid (repeats answered from the cache included)
   // Candidates not analysed because model::cycles_floor showed they could not beat any result
   // they would be compared with (the best so far, the climb, a baseline's best): the search's
   // choices and results are the same as with every one analysed.
