@@ -19,7 +19,8 @@ struct Node {
 }  // namespace
 
 Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, std::mt19937_64& rng,
-                   const std::function<double(const Choice&)>& score, double& best_cost) {
+                   const std::function<double(const Choice&)>& score, double& best_cost,
+                   const std::function<bool()>& stop) {
   const size_t steps = space.tiling_steps(structure);
   std::vector<Node> tree(1);
   tree[0].partial = space.tiling_start(structure);
@@ -27,7 +28,7 @@ Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, 
   Choice best;
   best_cost = std::numeric_limits<double>::infinity();
   const double explore = 0.5;  // UCB1 constant; rewards lie in [0, 1]
-  for (int64_t it = 0; it < budget; ++it) {
+  for (int64_t it = 0; it < budget && !(stop && stop()); ++it) {
     // Select: follow UCB1 through fully expanded nodes.
     size_t n = 0;
     while (tree[n].untried.empty() && !tree[n].children.empty()) {

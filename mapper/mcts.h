@@ -9,9 +9,11 @@
 
 namespace dfx::mapper {
 
-// Contract: calls `score` at most `budget` times, each on a complete choice; `score` returns the
-// cost, or +infinity for an invalid tree. Returns the best choice scored (its cost in `best_cost`).
+// Contract: calls `score` at most `budget` times, each on a complete choice, and no more once
+// `stop` (if given) returns true; `score` returns the cost, or +infinity for an invalid tree.
+// Returns the best choice scored (its cost in `best_cost`).
 Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, std::mt19937_64& rng,
-                   const std::function<double(const Choice&)>& score, double& best_cost);
+                   const std::function<double(const Choice&)>& score, double& best_cost,
+                   const std::function<bool()>& stop = {});
 
 }  // namespace dfx::mapper

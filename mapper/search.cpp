@@ -45,11 +45,21 @@ class Searcher {
     // Baselines share a third of the budget, the open search gets the rest; an exhaustive search
     // covers them anyway, so they only get a glance then.
     const int64_t per_baseline = o_.exhaustive ? 32 : std::max<int64_t>(1, o_.evaluations / 3 / std::max<int64_t>(1, static_cast<int64_t>(named_.size())));
+    // Layerwise is the reference every speed-up divides by: it gets a double share. With --time
+    // they share a third of it the same way, each ending by its part's end (one that ends early
+    // leaves the rest to the next): a large --evals would otherwise give the first of them the
+    // whole time, and the open search none.
+    auto share = [](const Baseline& b) { return b.name == "Layerwise" ? 2 : 1; };
+    int shares = 0;
+    for (const Baseline& b : named_) shares += share(b);
+    double share_end = 0;
     for (const Baseline& b : named_) {
-      // Layerwise is the reference every speed-up divides by: it gets a double share.
-      Entry best = tile_search(b.structure, b.name == "Layerwise" ? 2 * per_baseline : per_baseline);
+      share_end += o_.seconds / 3 * share(b) / std::max(1, shares);
+      if (o_.seconds > 0) phase_end_ = share_end;
+      Entry best = tile_search(b.structure, share(b) * per_baseline);
       if (best.valid) population_.push_back(best);
     }
+    phase_end_ = INFINITY;
     chain_solver();
     if (o_.exhaustive) {
       everything();
@@ -122,6 +132,7 @@ class Searcher {
   BatchScorer batches_{space_, scorer_, o_.jobs};
   double best_ = INFINITY;
   int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)
+  double phase_end_ = INFINITY;      // with --time: when the current phase ends (a baseline's share), in seconds
   static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least
   static constexpr int64_t kPolishLeast = 1000;
   static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
@@ -141,7 +152,7 @@ class Searcher {
 
   bool out_of_budget() const {
     if (out_.evaluations >= budget_) return true;
-    if (o_.seconds > 0 && elapsed() >= o_.seconds) return true;
+    if (o_.seconds > 0 && elapsed() >= std::min(o_.seconds, phase_end_)) return true;
     return o_.stop && o_.stop->load();
   }
 
@@ -305,7 +316,7 @@ class Searcher {
                   if (e.valid && e.cost < best.cost) best = std::move(e);
                   return v;
                 },
-                cost);
+                cost, [&] { return out_of_budget(); });
     return best;
   }
 
