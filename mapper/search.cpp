@@ -388,7 +388,7 @@ class Searcher {
     space_.enumerate([&](const Choice& c) {
       batch.push_back(c);
       if (batch.size() == static_cast<size_t>(kBatch)) flush();
-      return true;
+      return !out_of_budget();  // --time or Ctrl-C: the best so far
     });
     if (!batch.empty()) flush();
   }
