@@ -49,22 +49,28 @@ class Searcher {
     // they share a third of it the same way, each ending by its part's end (one that ends early
     // leaves the rest to the next): a large --evals would otherwise give the first of them the
     // whole time, and the open search none.
+    // The sweeps of --polish and --polish-baselines get a tenth of it each, as of --evals.
     auto share = [](const Baseline& b) { return b.name == "Layerwise" ? 2 : 1; };
     int shares = 0;
     for (const Baseline& b : named_) shares += share(b);
+    const double sweeps = (o_.polish ? 1.0 : 0.0) + (o_.polish_baselines ? static_cast<double>(named_.size()) : 0.0);
+    const double search_seconds = o_.seconds / (1 + sweeps / static_cast<double>(kPolishShare));
     double share_end = 0;
     for (const Baseline& b : named_) {
-      share_end += o_.seconds / 3 * share(b) / std::max(1, shares);
+      share_end += search_seconds / 3 * share(b) / std::max(1, shares);
       if (o_.seconds > 0) phase_end_ = share_end;
       Entry best = tile_search(b.structure, share(b) * per_baseline);
       if (best.valid) population_.push_back(best);
     }
-    phase_end_ = INFINITY;
+    phase_end_ = o_.seconds > 0 && !o_.exhaustive ? search_seconds : INFINITY;
     chain_solver();
     if (o_.exhaustive) {
       everything();
     } else {
       evolve();
+      sweeps_left_ = o_.polish ? 1 : 0;
+      if (o_.polish_baselines)
+        for (const Entry& e : named_best_) sweeps_left_ += e.valid;
       if (o_.polish) polish();
       if (o_.polish_baselines) polish_baselines();
     }
@@ -133,6 +139,7 @@ class Searcher {
   double best_ = INFINITY;
   int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)
   double phase_end_ = INFINITY;      // with --time: when the current phase ends (a baseline's share), in seconds
+  int sweeps_left_ = 0;              // --polish sweeps still to run: with --time each gets an equal part of what is left
   static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least
   static constexpr int64_t kPolishLeast = 1000;
   static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
@@ -426,6 +433,7 @@ class Searcher {
   // PEs or lanes is taken too: a Pipe costs its slowest stage, and where several stages are
   // equally slow no single change makes it faster (the moves are bounded: PEs only grow).
   std::pair<Entry, bool> sweep_tiling(Entry at) {
+    if (o_.seconds > 0) phase_end_ = elapsed() + std::max(0.0, o_.seconds - elapsed()) / std::max(1, sweeps_left_--);
     const size_t steps = space_.tiling_steps(at.choice);
     int64_t sweep = 0;
     for (size_t step = 0; step < steps; ++step) sweep += static_cast<int64_t>(space_.tiling_options(at.choice, step).size());
