@@ -48,18 +48,18 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
       continue;
     }
     auto twin = std::find_if(work.begin(), work.end(), [&](size_t j) { return keys[j] == keys[i]; });
-    if (twin != work.end()) from[i] = *twin, bars[*twin] = std::max(bars[*twin], bars[i]);
+    if (twin != work.end()) from[i] = *twin;
     else work.push_back(i);
   }
   std::atomic<size_t> next{0};  // candidates differ in cost: hand them out one at a time
   auto run = [&] {
-    for (size_t k = next++; k < work.size(); k = next++) out.scored[work[k]] = scorer_.score(trees[work[k]], bars[work[k]]);
+    for (size_t k = next++; k < work.size(); k = next++) out.scored[work[k]] = scorer_.score(trees[work[k]]);
   };
   if (work.size() > 1) pool_.run_on_all(run);
   else run();
   for (size_t i : work) {
     out.analyses += out.scored[i].analysed;
-    if (!out.scored[i].ruled_out) cache_.insert(std::move(keys[i]), out.scored[i]);  // a later bar may be higher
+    cache_.insert(std::move(keys[i]), out.scored[i]);
   }
   for (size_t i = 0; i < n; ++i)
     if (from[i] != i) out.scored[i] = out.scored[from[i]];

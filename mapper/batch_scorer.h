@@ -3,8 +3,8 @@
 // position needs that depends on it alone — its candidate, its bar, whether its cycles floor
 // (Space::cycles_floor) rules it out, and if not its tree, its key, its look-up in the cache
 // (which no thread writes during a batch) — is done on the threads; then a
-// tree chosen twice in the batch is analysed once, for its first position, with the higher of
-// their bars, and the analyses run on the threads too. The cache and the thread count change how
+// tree chosen twice in the batch is analysed once, for its first position, and the analyses run
+// on the threads too. The cache and the thread count change how
 // many analyses run, never a result.
 #include <cstdint>
 #include <functional>
@@ -27,8 +27,9 @@ class BatchScorer {
  public:
   BatchScorer(const Space& space, const TreeScorer& scorer, int jobs);
 
-  // Position i takes the candidate `choose(i)` and the bar `bar_of(i, candidate)` (see
-  // TreeScorer::score()). Both are called on the threads, side by side for different positions.
+  // Position i takes the candidate `choose(i)` and the bar `bar_of(i, candidate)`, the cost below
+  // which its result would be used: above it, Space::cycles_floor rules it out (TreeScorer::
+  // ruled_out()). Both are called on the threads, side by side for different positions.
   ScoredBatch score(size_t n, const std::function<Choice(size_t)>& choose,
                     const std::function<double(size_t, const Choice&)>& bar_of);
 

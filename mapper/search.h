@@ -56,8 +56,9 @@ struct SearchOptions {
   // best; a candidate better than the best so far that does not lower counts as invalid (what
   // `dfx explore --emit` asks for). Its buffers may need more room than the model's peak.
   std::optional<arch::DType> lowering;
-  // Skip the analysis of candidates whose cycles floor (model::cycles_floor) shows they cannot be
-  // used (Outcome::ruled_out). The results are the same either way; off only to check that.
+  // Skip the analysis of candidates whose cycles floor (Space::cycles_floor, model::cycles_floor
+  // of their tree) shows they cannot be used (Outcome::ruled_out). The results are the same
+  // either way; off only to check that.
   bool rule_out = true;
   // Replay representative steps in the analyses (model/walk_replay.h). The results are the same
   // either way; off only to check that.
@@ -90,7 +91,7 @@ struct Outcome {
   int64_t analyses = 0;     // full analyses run: repeated candidates are answered from a cache, and
                             // trees that cannot fit are rejected before the analysis
   int64_t valid = 0;        // candidates scored valid (repeats answered from the cache included)
-  // Candidates not analysed because model::cycles_floor showed they could not beat any result
+  // Candidates not analysed because their cycles floor showed they could not beat any result
   // they would be compared with (the best so far, the climb, a baseline's best): the search's
   // choices and results are the same as with every one analysed.
   int64_t ruled_out = 0;

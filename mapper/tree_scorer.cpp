@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "model/analyze.h"
-#include "model/cycles_floor.h"
 #include "model/footprint_floor.h"
 
 namespace dfx::mapper {
@@ -26,7 +25,7 @@ TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective 
   ruled_out_report_ = std::move(r);
 }
 
-Scored TreeScorer::score(const model::Dataflow& f, double bar) const {
+Scored TreeScorer::score(const model::Dataflow& f) const {
   Scored s;
   try {
     model::check_dataflow(f, a_, w_);
@@ -34,7 +33,6 @@ Scored TreeScorer::score(const model::Dataflow& f, double bar) const {
       s.report = std::move(over);
       return s;
     }
-    if (bar < INFINITY && model::cycles_floor(a_, w_, f) > bar) return ruled_out();
     s.analysed = true;
     s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f, &phases_, replay_));
     s.valid = s.report->valid && within_limits(*s.report);

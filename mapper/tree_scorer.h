@@ -1,8 +1,8 @@
 #pragma once
 // One tree's analysis under the search's limits (mapper/search.h): the loader's checks, a
-// footprint floor against the capacities and --max-footprint, a cycles floor against the cost a
-// result must beat to be used, then model::analyze. Thread-safe (const after construction): the
-// search's worker threads share one.
+// footprint floor against the capacities and --max-footprint, then model::analyze. (The cycles
+// floor rules candidates out before their trees are built: mapper/batch_scorer.h.) Thread-safe
+// (const after construction): the search's worker threads share one.
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,12 +26,11 @@ class TreeScorer {
              const std::vector<std::pair<std::string, double>>& max_footprint,
              model::StepReplay replay = model::StepReplay::Worthwhile);
 
-  // A pure function of the tree — unless its cycles floor is above `bar`, the cost below which a
-  // result would be used (then it is ruled out, not analysed: whatever its cost, the search
-  // would do the same with it).
-  Scored score(const model::Dataflow& f, double bar) const;
+  // A pure function of the tree.
+  Scored score(const model::Dataflow& f) const;
 
-  // The result of a candidate ruled out by its cycles floor (as score() gives one).
+  // The result of a candidate ruled out by its cycles floor: not analysed, since whatever its
+  // cost the search would do the same with it.
   Scored ruled_out() const;
 
   // The report keeps every --max-footprint limit.
