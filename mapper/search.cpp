@@ -13,6 +13,7 @@
 #include "mapper/lowering_check.h"
 #include "mapper/mcts.h"
 #include "mapper/space.h"
+#include "mapper/time_budget.h"
 #include "mapper/tree_scorer.h"
 #include "model/analyze.h"
 #include "model/dataflow.h"
@@ -45,24 +46,19 @@ class Searcher {
     // Baselines share a third of the budget, the open search gets the rest; an exhaustive search
     // covers them anyway, so they only get a glance then.
     const int64_t per_baseline = o_.exhaustive ? 32 : std::max<int64_t>(1, o_.evaluations / 3 / std::max<int64_t>(1, static_cast<int64_t>(named_.size())));
-    // Layerwise is the reference every speed-up divides by: it gets a double share. With --time
-    // they share a third of it the same way, each ending by its part's end (one that ends early
-    // leaves the rest to the next): a large --evals would otherwise give the first of them the
-    // whole time, and the open search none.
-    // The sweeps of --polish and --polish-baselines get a tenth of it each, as of --evals.
-    auto share = [](const Baseline& b) { return b.name == "Layerwise" ? 2 : 1; };
-    int shares = 0;
-    for (const Baseline& b : named_) shares += share(b);
-    const double sweeps = (o_.polish ? 1.0 : 0.0) + (o_.polish_baselines ? static_cast<double>(named_.size()) : 0.0);
-    const double search_seconds = o_.seconds / (1 + sweeps / static_cast<double>(kPolishShare));
-    double share_end = 0;
-    for (const Baseline& b : named_) {
-      share_end += search_seconds / 3 * share(b) / std::max(1, shares);
-      if (o_.seconds > 0) phase_end_ = share_end;
-      Entry best = tile_search(b.structure, share(b) * per_baseline);
+    // Layerwise is the reference every speed-up divides by: it gets a double part. With --time
+    // the phases share it as they share the evaluations (mapper/time_budget.h): a large --evals
+    // would otherwise give the first baseline the whole time, and the open search none.
+    std::vector<int> parts;
+    for (const Baseline& b : named_) parts.push_back(b.name == "Layerwise" ? 2 : 1);
+    const int sweeps = o_.exhaustive ? 0 : (o_.polish ? 1 : 0) + (o_.polish_baselines ? static_cast<int>(named_.size()) : 0);
+    time_ = TimeBudget(o_.seconds, parts, sweeps / static_cast<double>(kPolishShare));
+    for (size_t b = 0; b < named_.size(); ++b) {
+      phase_end_ = time_.baseline_end(b);
+      Entry best = tile_search(named_[b].structure, parts[b] * per_baseline);
       if (best.valid) population_.push_back(best);
     }
-    phase_end_ = o_.seconds > 0 && !o_.exhaustive ? search_seconds : INFINITY;
+    phase_end_ = time_.search_end();
     chain_solver();
     if (o_.exhaustive) {
       everything();
@@ -138,9 +134,10 @@ class Searcher {
   BatchScorer batches_{space_, scorer_, o_.jobs};
   double best_ = INFINITY;
   int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)
-  double phase_end_ = INFINITY;      // with --time: when the current phase ends (a baseline's share), in seconds
-  int sweeps_left_ = 0;              // --polish sweeps still to run: with --time each gets an equal part of what is left
-  static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least
+  TimeBudget time_;                  // with --time: when each phase ends
+  double phase_end_ = INFINITY;      // when the current phase ends, in seconds (TimeBudget)
+  int sweeps_left_ = 0;              // --polish sweeps still to run
+  static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least (TimeBudget: of the time)
   static constexpr int64_t kPolishLeast = 1000;
   static constexpr int64_t kBatch = 16;  // candidates drawn before any is scored: fixed, so --jobs never changes results
   static constexpr uint64_t kSlotSeedStride = 0x9e3779b97f4a7c15ull;  // spreads the slots' seeds apart
@@ -433,7 +430,7 @@ class Searcher {
   // PEs or lanes is taken too: a Pipe costs its slowest stage, and where several stages are
   // equally slow no single change makes it faster (the moves are bounded: PEs only grow).
   std::pair<Entry, bool> sweep_tiling(Entry at) {
-    if (o_.seconds > 0) phase_end_ = elapsed() + std::max(0.0, o_.seconds - elapsed()) / std::max(1, sweeps_left_--);
+    phase_end_ = time_.sweep_end(elapsed(), sweeps_left_--);
     const size_t steps = space_.tiling_steps(at.choice);
     int64_t sweep = 0;
     for (size_t step = 0; step < steps; ++step) sweep += static_cast<int64_t>(space_.tiling_options(at.choice, step).size());
