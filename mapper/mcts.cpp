@@ -1,6 +1,7 @@
 #include "mapper/mcts.h"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
 
 namespace dfx::mapper {
@@ -18,8 +19,8 @@ struct Node {
 
 }  // namespace
 
-Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, std::mt19937_64& rng,
-                   const std::function<double(const Choice&)>& score, double& best_cost,
+Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, size_t batch, std::mt19937_64& rng,
+                   const std::function<std::vector<double>(const std::vector<Choice>&)>& score, double& best_cost,
                    const std::function<bool()>& stop) {
   const size_t steps = space.tiling_steps(structure);
   std::vector<Node> tree(1);
@@ -28,47 +29,58 @@ Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, 
   Choice best;
   best_cost = std::numeric_limits<double>::infinity();
   const double explore = 0.5;  // UCB1 constant; rewards lie in [0, 1]
-  for (int64_t it = 0; it < budget && !(stop && stop()); ++it) {
-    // Select: follow UCB1 through fully expanded nodes.
-    size_t n = 0;
-    while (tree[n].untried.empty() && !tree[n].children.empty()) {
-      size_t pick = tree[n].children.front();
-      double top = -1;
-      for (size_t c : tree[n].children) {
-        const Node& k = tree[c];
-        const double ucb = k.value / static_cast<double>(k.visits) +
-                           explore * std::sqrt(std::log(static_cast<double>(tree[n].visits)) / static_cast<double>(k.visits));
-        if (ucb > top) top = ucb, pick = c;
+  std::vector<Choice> drawn;
+  std::vector<size_t> leaves;
+  for (int64_t used = 0; used < budget && !(stop && stop());) {
+    drawn.clear(), leaves.clear();
+    const auto k = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(std::max<size_t>(1, batch)), budget - used));
+    for (size_t j = 0; j < k; ++j) {
+      // Select: follow UCB1 through fully expanded nodes.
+      size_t n = 0;
+      while (tree[n].untried.empty() && !tree[n].children.empty()) {
+        size_t pick = tree[n].children.front();
+        double top = -1;
+        for (size_t c : tree[n].children) {
+          const Node& x = tree[c];
+          const double ucb = x.value / static_cast<double>(x.visits) +
+                             explore * std::sqrt(std::log(static_cast<double>(tree[n].visits)) / static_cast<double>(x.visits));
+          if (ucb > top) top = ucb, pick = c;
+        }
+        n = pick;
       }
-      n = pick;
+      // Expand one untried value.
+      if (!tree[n].untried.empty() && tree[n].step < steps) {
+        const size_t i = std::uniform_int_distribution<size_t>(0, tree[n].untried.size() - 1)(rng);
+        Node child;
+        child.partial = tree[n].untried[i];
+        tree[n].untried.erase(tree[n].untried.begin() + static_cast<long>(i));
+        child.step = tree[n].step + 1;
+        child.parent = n;
+        if (child.step < steps) child.untried = space.tiling_options(child.partial, child.step);
+        tree.push_back(std::move(child));
+        tree[n].children.push_back(tree.size() - 1);
+        n = tree.size() - 1;
+      }
+      // Roll out: complete the remaining decisions at random.
+      Choice c = tree[n].partial;
+      for (size_t s = tree[n].step; s < steps; ++s) c = space.draw_tiling_option(c, s, rng);
+      drawn.push_back(std::move(c));
+      leaves.push_back(n);
+      for (size_t x = n;; x = tree[x].parent) {  // a visit that has scored nothing yet
+        tree[x].visits += 1;
+        if (x == 0) break;
+      }
     }
-    // Expand one untried value.
-    if (!tree[n].untried.empty() && tree[n].step < steps) {
-      const size_t i = std::uniform_int_distribution<size_t>(0, tree[n].untried.size() - 1)(rng);
-      Node child;
-      child.partial = tree[n].untried[i];
-      tree[n].untried.erase(tree[n].untried.begin() + static_cast<long>(i));
-      child.step = tree[n].step + 1;
-      child.parent = n;
-      if (child.step < steps) child.untried = space.tiling_options(child.partial, child.step);
-      tree.push_back(std::move(child));
-      tree[n].children.push_back(tree.size() - 1);
-      n = tree.size() - 1;
-    }
-    // Roll out: complete the remaining decisions at random, and score.
-    Choice c = tree[n].partial;
-    for (size_t s = tree[n].step; s < steps; ++s) {
-      std::vector<Choice> options = space.tiling_options(c, s);
-      c = options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)];
-    }
-    const double cost = score(c);
-    if (cost < best_cost) best_cost = cost, best = c;
-    // Reward relative to the best so far: 1 for the best, less for worse, 0 for invalid.
-    const double reward = std::isfinite(cost) ? best_cost / cost : 0.0;
-    for (size_t k = n;; k = tree[k].parent) {
-      tree[k].visits += 1;
-      tree[k].value += reward;
-      if (k == 0) break;
+    const std::vector<double> costs = score(drawn);
+    used += static_cast<int64_t>(drawn.size());
+    for (size_t j = 0; j < drawn.size(); ++j) {
+      if (costs[j] < best_cost) best_cost = costs[j], best = drawn[j];
+      // Reward relative to the best so far: 1 for the best, less for worse, 0 for invalid.
+      const double reward = std::isfinite(costs[j]) ? best_cost / costs[j] : 0.0;
+      for (size_t x = leaves[j];; x = tree[x].parent) {
+        tree[x].value += reward;
+        if (x == 0) break;
+      }
     }
   }
   return best;

@@ -313,12 +313,14 @@ class Searcher {
   Entry mcts_search(const Choice& structure, int64_t budget) {
     Entry best;
     double cost = 0;
-    mcts_tiling(space_, structure, std::min(budget, budget_ - out_.evaluations), rng_,
-                [&](const Choice& c) {
-                  Entry e = evaluate({c}).front();
-                  const double v = e.valid ? e.cost : INFINITY;
-                  if (e.valid && e.cost < best.cost) best = std::move(e);
-                  return v;
+    mcts_tiling(space_, structure, std::min(budget, budget_ - out_.evaluations), static_cast<size_t>(kBatch), rng_,
+                [&](const std::vector<Choice>& batch) {
+                  std::vector<double> costs;
+                  for (Entry& e : evaluate(batch)) {
+                    costs.push_back(e.valid ? e.cost : INFINITY);
+                    if (e.valid && e.cost < best.cost) best = std::move(e);
+                  }
+                  return costs;
                 },
                 cost, [&] { return out_of_budget(); });
     return best;

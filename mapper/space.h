@@ -135,6 +135,10 @@ class Space {
   size_t tiling_steps(const Choice& structure) const;
   Choice tiling_start(const Choice& structure) const;
   std::vector<Choice> tiling_options(const Choice& partial, size_t step) const;
+  // One of those options drawn, without listing them: each value the step may take equally
+  // likely, then the parts fixed by hand kept (values they make alike weigh more). A random
+  // completion (MCTS's roll-outs) draws every step this way.
+  Choice draw_tiling_option(const Choice& partial, size_t step, std::mt19937_64& rng) const;
   // Every point of the space in a fixed order, until `visit` returns false (then returns false).
   bool enumerate(const std::function<bool(const Choice&)>& visit) const;
   int groups(const Choice& c) const;
@@ -174,7 +178,17 @@ class Space {
   void pin_outer(Choice& c, size_t g) const;  // group g's core split and outer factors
   void pin_ops(Choice& c) const;  // the ops' spatial loops and loop orders
   void pin_all(Choice& c) const;
-  std::vector<Choice> unpinned_options(const Choice& partial, size_t step) const;
+  // One tiling step (tiling_options) of a partial choice: the values it may take, set in place.
+  struct TilingDecision {
+    enum class Kind { CoreSplit, Outer, OwnTrips, Spatial, Order } kind = Kind::Order;
+    size_t at = 0, i = 0;                       // the group (CoreSplit, Outer) or the op; the dim's index
+    size_t op_dims = 0;                         // OwnTrips: the op's dims
+    std::vector<int64_t> values;                // the core split (-1: none), trips or loop order
+    std::vector<std::vector<int64_t>> spatial;  // Spatial: the op's spatial choices
+    size_t size() const { return kind == Kind::Spatial ? spatial.size() : values.size(); }
+    void set(Choice& c, size_t k) const;  // value k
+  };
+  TilingDecision tiling_decision(const Choice& partial, size_t step) const;
   // An op's non-reduction dims (positions in op.dims) in the order `order` puts its temporal
   // loops, outermost first; its reduction loops follow them. Orders are the permutations of those
   // dims in lexicographic rank, 0 (the workload's order) to loop_orders(op) - 1.
@@ -276,8 +290,9 @@ class Space {
   // An op's own trips, empty when none is above 1 (the form Choice keeps, so points compare alike).
   static void drop_if_none(std::vector<int64_t>& trips);
   size_t op_steps(size_t o) const;  // op o's tiling steps (tiling_steps)
-  // `partial` with op o's own loop over its dim i at each trip count it may take (1 alone where none).
-  std::vector<Choice> own_trips_options(const Choice& partial, size_t o, size_t i) const;
+  // The trip counts op o's own loop over its dim i may take in `partial` (1 alone where none).
+  std::vector<int64_t> own_trips_options(const Choice& partial, size_t o, size_t i) const;
+  static void set_own_trips(Choice& c, size_t o, size_t i, int64_t trips, size_t dims);
   std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
   // op_extents(op_tile(group_tile, c, op), op), without copying the boxes.
   std::vector<int64_t> op_tile_extents(const model::OpBoxes& group_tile, const Choice& c, size_t op) const;

@@ -79,8 +79,11 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
         }
         return true;
       }
-      for (const Choice& with : own_trips_options(c, o, i)) {
-        c.own_trips[o] = with.own_trips[o];
+      const std::vector<int64_t> trips = own_trips_options(c, o, i);
+      const std::vector<int64_t> kept = c.own_trips[o];
+      for (int64_t d : trips) {
+        c.own_trips[o] = kept;
+        set_own_trips(c, o, i, d, w_.ops[o].dims.size());
         if (!own(o, i + 1)) return false;
       }
       return true;
@@ -141,19 +144,17 @@ namespace dfx::mapper {
 // choice, its loop order.
 size_t Space::op_steps(size_t o) const { return (own_loops_ok_ ? w_.ops[o].dims.size() : 0) + 2; }
 
-std::vector<Choice> Space::own_trips_options(const Choice& partial, size_t o, size_t i) const {
+std::vector<int64_t> Space::own_trips_options(const Choice& partial, size_t o, size_t i) const {
   const auto g = partial.group_of[o];
   const int64_t extent = private_extent(partial, group_tile(partial, g), group_tile(partial, g, true), o, i);
-  std::vector<Choice> out;
-  for (int64_t d : extent > 1 ? divisors(extent) : std::vector<int64_t>{1}) {
-    Choice c = partial;
-    std::vector<int64_t>& trips = c.own_trips[o];
-    if (trips.empty()) trips.assign(w_.ops[o].dims.size(), 1);
-    trips[i] = d;
-    drop_if_none(trips);
-    out.push_back(std::move(c));
-  }
-  return out;
+  return extent > 1 ? divisors(extent) : std::vector<int64_t>{1};
+}
+
+void Space::set_own_trips(Choice& c, size_t o, size_t i, int64_t trips, size_t dims) {
+  std::vector<int64_t>& own = c.own_trips[o];
+  if (own.empty()) own.assign(dims, 1);
+  own[i] = trips;
+  drop_if_none(own);
 }
 
 size_t Space::tiling_steps(const Choice& structure) const {
@@ -184,65 +185,78 @@ Choice Space::tiling_start(const Choice& structure) const {
 
 // The options with the parts fixed by hand kept: a fixed decision has one option.
 std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) const {
+  const TilingDecision decision = tiling_decision(partial, step);
   std::vector<Choice> out;
   std::set<Choice> seen;  // pinning may turn different options into one
-  for (Choice c : unpinned_options(partial, step)) {
+  for (size_t k = 0; k < decision.size(); ++k) {
+    Choice c = partial;
+    decision.set(c, k);
     pin_all(c);
     if (seen.insert(c).second) out.push_back(std::move(c));
   }
   return out;
 }
 
-std::vector<Choice> Space::unpinned_options(const Choice& partial, size_t step) const {
+Choice Space::draw_tiling_option(const Choice& partial, size_t step, std::mt19937_64& rng) const {
+  const TilingDecision decision = tiling_decision(partial, step);
+  Choice c = partial;
+  decision.set(c, std::uniform_int_distribution<size_t>(0, decision.size() - 1)(rng));
+  pin_all(c);
+  return c;
+}
+
+void Space::TilingDecision::set(Choice& c, size_t k) const {
+  switch (kind) {
+    case Kind::CoreSplit: c.core_dim[at] = static_cast<int>(values[k]); break;
+    case Kind::Outer: c.outer[at][i] = values[k]; break;
+    case Kind::OwnTrips: set_own_trips(c, at, i, values[k], op_dims); break;
+    case Kind::Spatial: c.spatial[at] = spatial[k]; break;
+    case Kind::Order: c.order[at] = static_cast<int>(values[k]); break;
+  }
+}
+
+Space::TilingDecision Space::tiling_decision(const Choice& partial, size_t step) const {
   const auto members = group_members(partial);
-  std::vector<Choice> out;
+  TilingDecision d;
   for (size_t g = 0; g < members.size(); ++g) {
     const std::vector<int> dims = outer_dims(members[g]);
+    d.at = g;
     if (step == 0) {  // the loop over the cores
-      Choice c = partial;
-      c.core_dim[g] = -1;
-      out.push_back(c);
-      for (int k : allowed_splits(partial, members[g], g)) {
-        c.core_dim[g] = k;
-        out.push_back(c);
-      }
-      return out;
+      d.kind = TilingDecision::Kind::CoreSplit;
+      d.values.push_back(-1);
+      for (int k : allowed_splits(partial, members[g], g)) d.values.push_back(k);
+      return d;
     }
     if (step <= dims.size()) {  // outer factor i
-      const size_t i = step - 1;
-      const int64_t extent = core_extent(partial, members[g], g, i);
-      for (int64_t d : may_tile(partial, g, i) ? outer_trips(extent) : std::vector<int64_t>{1}) {
-        Choice c = partial;
-        c.outer[g][i] = d;
-        out.push_back(c);
-      }
-      return out;
+      d.kind = TilingDecision::Kind::Outer, d.i = step - 1;
+      const int64_t extent = core_extent(partial, members[g], g, d.i);
+      d.values = may_tile(partial, g, d.i) ? outer_trips(extent) : std::vector<int64_t>{1};
+      return d;
     }
     step -= 1 + dims.size();
   }
   size_t o = 0;
   while (step >= op_steps(o)) step -= op_steps(o), ++o;
+  d.at = o;
   const size_t own = op_steps(o) - 2;
-  if (step < own) return own_trips_options(partial, o, step);  // an own loop at DRAM
+  if (step < own) {  // an own loop at DRAM
+    d.kind = TilingDecision::Kind::OwnTrips, d.i = step, d.op_dims = w_.ops[o].dims.size();
+    d.values = own_trips_options(partial, o, step);
+    return d;
+  }
   step -= own;
   if (step == 0) {  // spatial
+    d.kind = TilingDecision::Kind::Spatial;
     const int g = partial.group_of[o];
-    for (const auto& sp : spatial_options(spatial_room(partial, o), op_axes(partial, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
-      Choice c = partial;
-      c.spatial[o] = sp;
-      out.push_back(c);
-    }
+    d.spatial = spatial_options(spatial_room(partial, o), op_axes(partial, members[static_cast<size_t>(g)], static_cast<int>(o)));
     // A local step may have padded a dim narrower than the widest chunk (SpatialRoom::drawn):
     // the point itself is one of its options all the same.
-    out.push_back(partial);
-    return out;
+    d.spatial.push_back(partial.spatial[o]);
+    return d;
   }
-  for (int r = 0; r < loop_orders(o); ++r) {  // loop order
-    Choice c = partial;
-    c.order[o] = r;
-    out.push_back(c);
-  }
-  return out;
+  d.kind = TilingDecision::Kind::Order;  // loop order
+  for (int r = 0; r < loop_orders(o); ++r) d.values.push_back(r);
+  return d;
 }
 
 }  // namespace dfx::mapper

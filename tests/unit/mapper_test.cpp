@@ -1079,7 +1079,12 @@ TEST(Mcts, ReachesTheBestTilingOfAStructure) {
     all(space.tiling_start(b.structure), 0);
     std::mt19937_64 rng(5);
     double found = 0;
-    Choice best = mcts_tiling(space, b.structure, std::max<int64_t>(60, points / 2), rng, cost, found);
+    auto costs = [&](const std::vector<Choice>& batch) {
+      std::vector<double> out;
+      for (const Choice& c : batch) out.push_back(cost(c));
+      return out;
+    };
+    Choice best = mcts_tiling(space, b.structure, std::max<int64_t>(60, points / 2), 16, rng, costs, found);
     EXPECT_EQ(found, optimum) << points << " tilings";
     EXPECT_EQ(cost(best), found);
   }
