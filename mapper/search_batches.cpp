@@ -1,0 +1,84 @@
+// A search's batches (mapper/searcher.h): drawn and scored on the threads, counted in order.
+#include "mapper/searcher.h"
+
+#include <algorithm>
+
+namespace dfx::mapper {
+
+// Scores a batch on the threads (BatchScorer): position i is `fixed[i]`, or else `draw`n. Each
+// drawn position has its own generator, seeded from the search's: a draw does not depend on
+// which thread makes it, or in which order. `bar`: see bar_for().
+std::vector<Searcher::Entry> Searcher::analyse(size_t n, const std::vector<Choice>& fixed, const Draw& draw, double bar) {
+  const uint64_t seed = draw ? rng_() : 0;
+  auto choose = [&](size_t i) {
+    if (!draw) return fixed[i];
+    std::mt19937_64 slot_rng(seed + kSlotSeedStride * (i + 1));
+    return draw(slot_rng);
+  };
+  std::vector<uint64_t> follows(n, 0);  // per position: the named baselines whose structure it follows
+  auto bar_of = [&](size_t i, const Choice& c) {
+    for (size_t b = 0; b < named_.size(); ++b)
+      if (space_.follows(named_[b].structure, c)) follows[i] |= uint64_t{1} << b;
+    return bar_for(follows[i], bar);
+  };
+  ScoredBatch batch = batches_.score(n, choose, bar_of);
+  out_.analyses += batch.analyses;
+  std::vector<Entry> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Scored& s = batch.scored[i];
+    out[i].choice = std::move(batch.chosen[i]);
+    out[i].follows = follows[i];
+    out[i].report = s.report;
+    out[i].valid = s.valid;
+    out[i].cost = s.valid ? s.cost : INFINITY;
+    out[i].ruled_out = s.ruled_out;
+  }
+  return out;
+}
+
+// The cost below which a candidate's result would be used, given `bar`, the caller's: also
+// below the best of a named baseline whose structure it follows (`follows`, a mask). Infinite
+// (analyse everything) unless the objective is cycles, for which model::cycles_floor bounds
+// the cost, and no front is kept (any point may join it).
+double Searcher::bar_for(uint64_t follows, double bar) const {
+  if (!o_.rule_out || o_.objective != Objective::Cycles || o_.pareto) return INFINITY;
+  for (size_t b = 0; b < named_.size() && bar < INFINITY; ++b)
+    if (named_best_[b].cost > bar && (follows >> b & 1)) bar = named_best_[b].cost;
+  return bar;
+}
+
+std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
+  for (Entry& e : done) {
+    ++out_.evaluations;
+    out_.ruled_out += e.ruled_out;
+    // Ties too: a point as good as the best so far may end up first.
+    if (o_.lowering && e.valid && e.cost <= best_ && !lowering_.lowers(space_.build(e.choice, "candidate"))) {
+      e.valid = false, e.cost = INFINITY;
+      ++out_.not_lowered;
+    }
+    if (!e.valid) continue;
+    ++out_.valid;
+    if (o_.pareto) add_to_front(e);
+    for (size_t b = 0; b < named_.size(); ++b)
+      if (e.cost < named_best_[b].cost && (e.follows >> b & 1)) named_best_[b] = e;
+    if (e.cost < best_) {
+      best_ = e.cost;
+      out_.convergence.push_back({out_.evaluations, best_});
+    }
+  }
+  if (o_.on_progress) o_.on_progress({out_.evaluations, out_.analyses, best_, elapsed()});
+  return done;
+}
+
+// The cycles/energy front: a new point enters unless one there is at least as good on both.
+void Searcher::add_to_front(const Entry& e) {
+  auto dominates = [](const Entry& x, const Entry& y) {
+    return x.report->cycles <= y.report->cycles && x.report->energy_pj <= y.report->energy_pj;
+  };
+  for (const Entry& f : front_)
+    if (dominates(f, e)) return;
+  front_.erase(std::remove_if(front_.begin(), front_.end(), [&](const Entry& f) { return dominates(e, f); }), front_.end());
+  front_.push_back(e);
+}
+
+}  // namespace dfx::mapper
