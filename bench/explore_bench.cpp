@@ -13,7 +13,8 @@ namespace {
 // Candidates scored per second (what --evals counts) and distinct trees analysed per second
 // (repeated candidates are answered from the search's cache, and those the cycles floor rules out
 // are not analysed). range(0): threads; range(1): budget; range(2): 0 to analyse every candidate
-// (SearchOptions::rule_out off: the same search, for comparison).
+// (SearchOptions::rule_out off: the same search, for comparison); range(3): 1 to tile with MCTS
+// (`--mcts`).
 void BM_ExploreAttentionG1Edge(benchmark::State& state) {
   const std::string root = DFX_CONFIG_DIR;
   dfx::arch::Arch a = dfx::arch::load_arch(root + "/arch/edge.yaml");
@@ -22,6 +23,7 @@ void BM_ExploreAttentionG1Edge(benchmark::State& state) {
   o.evaluations = state.range(1);
   o.jobs = static_cast<int>(state.range(0));
   o.rule_out = state.range(2) != 0;
+  o.mcts = state.range(3) != 0;
   int64_t evaluations = 0, analyses = 0, ruled_out = 0;
   double best = 0;
   for (auto _ : state) {
@@ -38,13 +40,15 @@ void BM_ExploreAttentionG1Edge(benchmark::State& state) {
   state.counters["best_cycles"] = best;
 }
 // 1,000 candidates (the baselines' share dominates) and the default budget, 10,000, on one and
-// two threads; the default budget once more with every candidate analysed.
+// two threads; the default budget once more with every candidate analysed; 3,000 with MCTS.
 BENCHMARK(BM_ExploreAttentionG1Edge)
-    ->Args({1, 1000, 1})
-    ->Args({2, 1000, 1})
-    ->Args({1, 10000, 1})
-    ->Args({2, 10000, 1})
-    ->Args({1, 10000, 0})
+    ->Args({1, 1000, 1, 0})
+    ->Args({2, 1000, 1, 0})
+    ->Args({1, 10000, 1, 0})
+    ->Args({2, 10000, 1, 0})
+    ->Args({1, 10000, 0, 0})
+    ->Args({1, 3000, 1, 1})
+    ->Args({2, 3000, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
