@@ -3,7 +3,8 @@
 C1-C8 (cloud), next to the speed-ups the TileFlow paper reports (REFERENCE.md section 7).
 
 usage: tools/results.py [--dfx build/tools/dfx] [--evals 2000] [--seed 1] [--jobs N] [--no-polish] [--out docs/results.md]
-(the numbers do not depend on --jobs)
+(the numbers do not depend on --jobs: --jobs threads in all, the searches of a table side by side as
+processes of their own, tools/parallel_runs.py)
 """
 import argparse
 import json
@@ -12,6 +13,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from parallel_runs import run_all  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -45,8 +49,8 @@ def geomean(xs):
 
 def study(dfx, family, arch, names, evals, seed, jobs, polish):
     rows, per_name = [], {}
-    for w in names:
-        d = explore(dfx, arch, w, evals, seed, jobs, polish)
+    found = run_all(lambda w, threads: explore(dfx, arch, w, evals, seed, threads, polish), names, jobs)
+    for w, d in zip(names, found):
         entries = {b["name"]: b for b in d["baselines"]}
         entries["best"] = d["best"][0]
         base = entries["Layerwise"]

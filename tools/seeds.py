@@ -7,6 +7,9 @@ runs end within 1% of it. "Best known" is the lowest cycles any run here found f
 lower figure given with --known PAIR=CYCLES (from earlier studies).
 
   python3 tools/seeds.py --dfx build-rel/tools/dfx [--seeds 8] [--evals 10000] [--jobs 2]
+
+--jobs is the threads in all: a pair's seeds run side by side, each a process of its own
+(tools/parallel_runs.py); no result depends on it.
 """
 import argparse
 import json
@@ -15,6 +18,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from parallel_runs import run_all  # noqa: E402
 
 PAIRS = [
     ("edge", "attention_g1"), ("edge", "attention_g8"), ("cloud", "attention_g3"),
@@ -48,7 +54,8 @@ def main():
         known[pair] = float(cycles)
     log_sum, runs, close = 0.0, 0, 0
     for arch, workload in PAIRS:
-        cycles = [best_cycles(a.dfx, root, arch, workload, s, a.evals, a.jobs) for s in range(1, a.seeds + 1)]
+        cycles = run_all(lambda s, threads: best_cycles(a.dfx, root, arch, workload, s, a.evals, threads),
+                         range(1, a.seeds + 1), a.jobs)
         pair = f"{arch}/{workload}"
         best = min(cycles + [known.get(pair, math.inf)])
         log_sum += sum(math.log(c / best) for c in cycles)

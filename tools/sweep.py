@@ -13,6 +13,11 @@ cycles per point relative to the first point.
       --vary levels.L1.capacity 256KB 1MB 4MB --vary levels.DRAM.read_bw "30 GB/s" "60 GB/s" [--evals 10000]
       [--seed 1] [--seeds 1] [--jobs 2] [--polish] [--csv FILE] [--outdir DIR]
 
+--jobs is the threads to use in all: with several searches to run, up to that many run at once,
+each as a process of its own with the threads shared out (one each when there are enough searches;
+separate processes scale better than one search's threads, and a search's result never depends
+on its thread count), else one search at a time with all of them.
+
 --outdir keeps each point's JSON and best flow.yaml (WORKLOAD.POINT.json, .yaml; with --seeds,
 those of the seed that did best), whose first line is the command that reproduces it.
 """
@@ -25,6 +30,9 @@ import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from parallel_runs import run_all  # noqa: E402
 
 COLUMNS = ["cycles", "speed-up", "DRAM bytes", "energy pJ", "util", "bottleneck", "on-chip peak B"]
 
@@ -40,11 +48,11 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
-def explore(args, workload, changes, json_path, flow_path):
+def explore(args, workload, changes, json_path, flow_path, threads):
     """The best of --seeds searches at one point (the others' files are left out)."""
     best = None
     for seed in range(args.seed, args.seed + args.seeds):
-        result = explore_once(args, workload, changes, seed, json_path + ".try", flow_path + ".try")
+        result = explore_once(args, workload, changes, seed, json_path + ".try", flow_path + ".try", threads)
         if best is None or result["best"][0]["cycles"] < best["best"][0]["cycles"]:
             best = result
             os.replace(json_path + ".try", json_path)
@@ -55,9 +63,9 @@ def explore(args, workload, changes, json_path, flow_path):
     return best
 
 
-def explore_once(args, workload, changes, seed, json_path, flow_path):
+def explore_once(args, workload, changes, seed, json_path, flow_path, threads):
     cmd = [args.dfx, "explore", args.arch, workload, "--seed", str(seed), "--evals", str(args.evals),
-           "--jobs", str(args.jobs), "--quiet", "--json", json_path, "--out", flow_path]
+           "--jobs", str(threads), "--quiet", "--json", json_path, "--out", flow_path]
     if args.polish:
         cmd.append("--polish")
     for flag, value in changes:
@@ -124,17 +132,21 @@ def main():
     if args.outdir:
         os.makedirs(args.outdir, exist_ok=True)
 
-    rows = []  # (workload, point index, point values, row)
+    searches = [(w, i, point) for w in args.workloads for i, point in enumerate(points)]
+
+    def run(search, threads):
+        w, i, point = search
+        stem = os.path.splitext(os.path.basename(w))[0]
+        base = os.path.join(where, f"{stem}.{i}")
+        result = explore(args, w, [(flag, change) for flag, change, _ in point], base + ".json", base + ".yaml", threads)
+        row = (stem, i, [value for _, _, value in point], row_of(result))
+        print(f"  {stem} point {i + 1}/{len(points)}: {human(row[3]['cycles'])} cycles "
+              f"in {result['seconds']:.1f} s", file=sys.stderr)
+        return row
+
     with tempfile.TemporaryDirectory() as tmp:
         where = args.outdir or tmp
-        for w in args.workloads:
-            stem = os.path.splitext(os.path.basename(w))[0]
-            for i, point in enumerate(points):
-                base = os.path.join(where, f"{stem}.{i}")
-                result = explore(args, w, [(flag, change) for flag, change, _ in point], base + ".json", base + ".yaml")
-                rows.append((stem, i, [value for _, _, value in point], row_of(result)))
-                print(f"  {stem} point {i + 1}/{len(points)}: {human(rows[-1][3]['cycles'])} cycles "
-                      f"in {result['seconds']:.1f} s", file=sys.stderr)
+        rows = run_all(run, searches, args.jobs)  # (workload, point index, point values, row), in grid order
 
     seeds = f"seed {args.seed}" if args.seeds == 1 else f"best of seeds {args.seed}–{args.seed + args.seeds - 1}"
     print(f"Sweep of {args.arch}: {args.evals} evaluations per search, {seeds}"
