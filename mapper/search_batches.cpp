@@ -7,19 +7,20 @@ namespace dfx::mapper {
 
 // Scores a batch on the threads (BatchScorer): position i is `fixed[i]`, or else `draw`n. Each
 // drawn position has its own generator, seeded from the search's: a draw does not depend on
-// which thread makes it, or in which order. `bar`: see bar_for().
-std::vector<Searcher::Entry> Searcher::analyse(size_t n, const std::vector<Choice>& fixed, const Draw& draw, double bar) {
+// which thread makes it, or in which order. Bars: see bar_for().
+std::vector<Searcher::Entry> Searcher::analyse(size_t n, const std::vector<Choice>& fixed, const DrawAt& draw,
+                                               const std::function<double(size_t)>& bar_at) {
   const uint64_t seed = draw ? rng_() : 0;
   auto choose = [&](size_t i) {
     if (!draw) return fixed[i];
     std::mt19937_64 slot_rng(seed + kSlotSeedStride * (i + 1));
-    return draw(slot_rng);
+    return draw(i, slot_rng);
   };
   std::vector<uint64_t> follows(n, 0);  // per position: the named baselines whose structure it follows
   auto bar_of = [&](size_t i, const Choice& c) {
     for (size_t b = 0; b < named_.size(); ++b)
       if (space_.follows(named_[b].structure, c)) follows[i] |= uint64_t{1} << b;
-    return bar_for(follows[i], bar);
+    return bar_for(follows[i], bar_at(i));
   };
   ScoredBatch batch = batches_.score(n, choose, bar_of);
   out_.analyses += batch.analyses;

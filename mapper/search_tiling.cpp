@@ -16,28 +16,54 @@ namespace dfx::mapper {
 // at 3.28 M cycles with four stages of 262 K each per batch, where 524 K is reachable).
 Searcher::Entry Searcher::tile_search(const Choice& structure, int64_t budget) {
   if (o_.mcts) return mcts_search(structure, budget);
+  std::vector<Climb> one(1);
+  one[0].structure = structure, one[0].budget = budget;
+  climb(one);
+  return one[0].best;
+}
+
+void Searcher::climb(std::vector<Climb>& climbs) {
   // A structure that comes with a tiling (a restructured point) starts from it.
-  Entry best = evaluate({structure.outer.empty() ? space_.retile(structure, rng_) : structure}).front();
-  Entry climb = best;
-  int64_t used = 1, stale = 0;
-  while (used < budget && !out_of_budget()) {
-    const bool restart = stale >= kStaleBatches;
-    const bool explore = used < budget / 4 || !climb.valid || restart;
-    const size_t n = batch_size(std::min(budget - used, budget_ - out_.evaluations));
-    used += static_cast<int64_t>(n);
-    const Choice from = climb.choice;
-    const std::shared_ptr<const model::Report> from_report = climb.report;
-    auto next = [&](std::mt19937_64& rng) { return explore ? draw(structure, best, rng) : step_from(from, from_report.get(), rng); };
-    if (restart) climb = Entry{};
-    bool improved = false;
-    for (Entry& e : evaluate_drawn(n, next, std::max(best.cost, climb.cost))) {
-      if (e.cost < best.cost) best = e;
-      if (e.cost < climb.cost) climb = std::move(e), improved = true;
-      else if (!explore && e.valid && e.cost == climb.cost) climb = std::move(e);
+  std::vector<Choice> starts;
+  for (Climb& c : climbs) starts.push_back(c.structure.outer.empty() ? space_.retile(c.structure, rng_) : c.structure);
+  std::vector<Entry> first = evaluate(starts);
+  for (size_t k = 0; k < climbs.size(); ++k) climbs[k].best = climbs[k].climb = std::move(first[k]), climbs[k].used = 1;
+  std::vector<size_t> owner;  // per position of a round: its climb
+  std::vector<double> bars;
+  while (!out_of_budget()) {
+    owner.clear(), bars.clear();
+    int64_t left = budget_ - out_.evaluations;
+    for (size_t k = 0; k < climbs.size(); ++k) {
+      Climb& c = climbs[k];
+      c.batch = 0;
+      if (c.used >= c.budget || left <= 0) continue;
+      const bool restart = c.stale >= kStaleBatches;
+      c.explore = c.used < c.budget / 4 || !c.climb.valid || restart;
+      c.batch = batch_size(std::min(c.budget - c.used, left));
+      left -= static_cast<int64_t>(c.batch), c.used += static_cast<int64_t>(c.batch);
+      c.from = c.climb.choice, c.from_report = c.climb.report;
+      if (restart) c.climb = Entry{};
+      owner.insert(owner.end(), c.batch, k);
+      bars.insert(bars.end(), c.batch, std::max(c.best.cost, c.climb.cost));
     }
-    stale = improved || explore ? 0 : stale + 1;
+    if (owner.empty()) break;
+    auto next = [&](size_t i, std::mt19937_64& rng) {
+      const Climb& c = climbs[owner[i]];
+      return c.explore ? draw(c.structure, c.best, rng) : step_from(c.from, c.from_report.get(), rng);
+    };
+    std::vector<Entry> done = count(analyse(owner.size(), {}, next, [&](size_t i) { return bars[i]; }));
+    size_t i = 0;
+    for (Climb& c : climbs) {
+      bool improved = false;
+      for (size_t j = 0; j < c.batch; ++j, ++i) {
+        Entry& e = done[i];
+        if (e.cost < c.best.cost) c.best = e;
+        if (e.cost < c.climb.cost) c.climb = std::move(e), improved = true;
+        else if (!c.explore && e.valid && e.cost == c.climb.cost) c.climb = std::move(e);
+      }
+      if (c.batch > 0) c.stale = improved || c.explore ? 0 : c.stale + 1;
+    }
   }
-  return best;
 }
 
 // An exploring draw. Groups hand their data over through DRAM and run one after another, so

@@ -64,13 +64,17 @@ class Searcher {
     return o_.stop && o_.stop->load();
   }
 
-  // Draws a candidate of a batch from its own generator (Searcher::evaluate_drawn).
+  // Draws a candidate of a batch from its own generator (Searcher::evaluate_drawn); DrawAt, that
+  // of position i.
   using Draw = std::function<Choice(std::mt19937_64&)>;
+  using DrawAt = std::function<Choice(size_t, std::mt19937_64&)>;
 
   // Scores a batch on the threads (BatchScorer): position i is `fixed[i]`, or else `draw`n. Each
   // drawn position has its own generator, seeded from the search's: a draw does not depend on
   // which thread makes it, or in which order. `bar`: see bar_for().
-  std::vector<Entry> analyse(size_t n, const std::vector<Choice>& fixed, const Draw& draw, double bar);
+  // Position i's bar is `bar_at(i)`.
+  std::vector<Entry> analyse(size_t n, const std::vector<Choice>& fixed, const DrawAt& draw,
+                             const std::function<double(size_t)>& bar_at);
 
   // The cost below which a candidate's result would be used, given `bar`, the caller's: also
   // below the best of a named baseline whose structure it follows (`follows`, a mask). Infinite
@@ -81,11 +85,11 @@ class Searcher {
   // Counts a batch's results in order, so the outcome never depends on the thread count. `bar`:
   // results at or above it are of no use to the caller (it only looks for better ones).
   std::vector<Entry> evaluate(const std::vector<Choice>& batch, double bar = INFINITY) {
-    return count(analyse(batch.size(), batch, nullptr, bar));
+    return count(analyse(batch.size(), batch, nullptr, [bar](size_t) { return bar; }));
   }
   // The same for `n` candidates drawn by `draw`, each from a generator of its own.
   std::vector<Entry> evaluate_drawn(size_t n, const Draw& draw, double bar = INFINITY) {
-    return count(analyse(n, {}, draw, bar));
+    return count(analyse(n, {}, [&](size_t, std::mt19937_64& rng) { return draw(rng); }, [bar](size_t) { return bar; }));
   }
 
   std::vector<Entry> count(std::vector<Entry> done);
@@ -97,14 +101,24 @@ class Searcher {
     return static_cast<size_t>(std::max<int64_t>(1, std::min<int64_t>(kBatch, budget_left)));
   }
 
-  // Tiling only: random retiles for the first quarter of the budget, then hill-climbing by
-  // mutations (one group's genes at a time), a batch at a time. A climb that has not improved
-  // for a while restarts from a fresh random batch's best (iterated local search): one climb
-  // alone ends on whichever local optimum its start leads to, and seeds then disagree. The climb
-  // also moves to a point of equal cost: a Pipe's cost is its slowest stage, and where several
-  // stages are equally slow no single step improves it (Uni-pipe on attention G2 / edge stopped
-  // at 3.28 M cycles with four stages of 262 K each per batch, where 524 K is reachable).
+  // A structure's tiling searched (search_tiling.cpp): restarted climbs, or with --mcts MCTS.
   Entry tile_search(const Choice& structure, int64_t budget);
+  // One tiling climb as a state that takes a batch at a time, so that several climbs' batches
+  // are scored together (climb()).
+  struct Climb {
+    Choice structure;
+    int64_t budget = 0, used = 0, stale = 0;
+    Entry best, climb;
+    // The batch being scored: its size, whether it explores, the point it steps from.
+    size_t batch = 0;
+    bool explore = false;
+    Choice from;
+    std::shared_ptr<const model::Report> from_report;
+  };
+  // Runs the climbs side by side, a batch of each in every round, scored together: the named
+  // baselines' climbs give the threads many analyses to share before they wait for the slowest
+  // (a batch of 16 holds about 7). Each climb is what it would be alone but for its draws.
+  void climb(std::vector<Climb>& climbs);
 
   // An exploring draw. Groups hand their data over through DRAM and run one after another, so
   // the cost is a sum over groups: half the draws retile one group of the best point, keeping the
