@@ -36,10 +36,20 @@ Outcome Searcher::run() {
   for (const Baseline& b : named_) parts.push_back(b.name == "Layerwise" ? 2 : 1);
   const int sweeps = o_.exhaustive ? 0 : (o_.polish ? 1 : 0) + (o_.polish_baselines ? static_cast<int>(named_.size()) : 0);
   time_ = TimeBudget(o_.seconds, parts, sweeps / static_cast<double>(kPolishShare));
-  for (size_t b = 0; b < named_.size(); ++b) {
-    phase_end_ = time_.baseline_end(b);
-    Entry best = tile_search(named_[b].structure, parts[b] * per_baseline);
-    if (best.valid) population_.push_back(best);
+  if (o_.mcts) {
+    for (size_t b = 0; b < named_.size(); ++b) {
+      phase_end_ = time_.baseline_end(b);
+      Entry best = tile_search(named_[b].structure, parts[b] * per_baseline);
+      if (best.valid) population_.push_back(best);
+    }
+  } else if (!named_.empty()) {
+    // The baselines' climbs side by side (climb()): their third of the time is theirs together.
+    std::vector<Climb> climbs(named_.size());
+    for (size_t b = 0; b < named_.size(); ++b) climbs[b].structure = named_[b].structure, climbs[b].budget = parts[b] * per_baseline;
+    phase_end_ = time_.baseline_end(named_.size() - 1);
+    climb(climbs);
+    for (const Climb& c : climbs)
+      if (c.best.valid) population_.push_back(c.best);
   }
   phase_end_ = time_.search_end();
   chain_solver();

@@ -1,7 +1,8 @@
 #pragma once
 // How a search splits a --time budget among its phases as it splits --evals (mapper/search.cpp):
-// the named baselines' tiling searches a third of the search's time, in parts (Layerwise's is
-// double), each ending by its part's end (one that ends early leaves the rest to the next); then
+// the named baselines' tiling searches a third of the search's time — their climbs side by side
+// end together by the third's end (baseline_end of the last); MCTS searches, one after another,
+// each by its part's end (Layerwise's is double; one that ends early leaves the rest to the next); then
 // the open search up to its end; then the --polish sweeps (a tenth of the search's time each, as
 // of its evaluations), each an equal part of what is left. Without --time no phase ends (+infinity).
 #include <algorithm>
