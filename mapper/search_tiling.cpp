@@ -2,6 +2,7 @@
 #include "mapper/searcher.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "mapper/mcts.h"
 
@@ -23,47 +24,73 @@ Searcher::Entry Searcher::tile_search(const Choice& structure, int64_t budget) {
 }
 
 void Searcher::climb(std::vector<Climb>& climbs) {
-  // A structure that comes with a tiling (a restructured point) starts from it.
-  std::vector<Choice> starts;
-  for (Climb& c : climbs) starts.push_back(c.structure.outer.empty() ? space_.retile(c.structure, rng_) : c.structure);
-  std::vector<Entry> first = evaluate(starts);
-  for (size_t k = 0; k < climbs.size(); ++k) climbs[k].best = climbs[k].climb = std::move(first[k]), climbs[k].used = 1;
-  std::vector<size_t> owner;  // per position of a round: its climb
+  bool scored = false;
+  climb_round(climbs, 0, nullptr, INFINITY, scored, true);  // the starts, whatever the budget: every climb has a point
+  while (scored && !out_of_budget()) climb_round(climbs, 0, nullptr, INFINITY, scored);
+}
+
+std::vector<Searcher::Entry> Searcher::climb_round(std::vector<Climb>& climbs, size_t extra, const Draw& extra_draw,
+                                                   double extra_bar, bool& scored, bool start_anyway) {
+  constexpr size_t kExtra = ~size_t{0};
+  std::vector<size_t> owner;  // per position: its climb, or kExtra
   std::vector<double> bars;
-  while (!out_of_budget()) {
-    owner.clear(), bars.clear();
-    int64_t left = budget_ - out_.evaluations;
-    for (size_t k = 0; k < climbs.size(); ++k) {
-      Climb& c = climbs[k];
-      c.batch = 0;
-      if (c.used >= c.budget || left <= 0) continue;
-      const bool restart = c.stale >= kStaleBatches;
-      c.explore = c.used < c.budget / 4 || !c.climb.valid || restart;
-      c.batch = batch_size(std::min(c.budget - c.used, left));
-      left -= static_cast<int64_t>(c.batch), c.used += static_cast<int64_t>(c.batch);
-      c.from = c.climb.choice, c.from_report = c.climb.report;
-      if (restart) c.climb = Entry{};
-      owner.insert(owner.end(), c.batch, k);
-      bars.insert(bars.end(), c.batch, std::max(c.best.cost, c.climb.cost));
+  std::vector<Choice> starts;
+  int64_t left = budget_ - out_.evaluations;
+  bool only_starts = true;
+  for (size_t k = 0; k < climbs.size(); ++k) {
+    Climb& c = climbs[k];
+    c.batch = 0;
+    if (c.used == 0) {
+      // A structure that comes with a tiling (a restructured point) starts from it.
+      if (left <= 0 && !start_anyway) continue;
+      c.start = c.structure.outer.empty() ? space_.retile(c.structure, rng_) : c.structure;
+      starts.push_back(c.start);
+      c.batch = 1, --left;
+      owner.push_back(k), bars.push_back(INFINITY);
+      continue;
     }
-    if (owner.empty()) break;
-    auto next = [&](size_t i, std::mt19937_64& rng) {
-      const Climb& c = climbs[owner[i]];
-      return c.explore ? draw(c.structure, c.best, rng) : step_from(c.from, c.from_report.get(), rng);
-    };
-    std::vector<Entry> done = count(analyse(owner.size(), {}, next, [&](size_t i) { return bars[i]; }));
-    size_t i = 0;
-    for (Climb& c : climbs) {
-      bool improved = false;
-      for (size_t j = 0; j < c.batch; ++j, ++i) {
-        Entry& e = done[i];
-        if (e.cost < c.best.cost) c.best = e;
-        if (e.cost < c.climb.cost) c.climb = std::move(e), improved = true;
-        else if (!c.explore && e.valid && e.cost == c.climb.cost) c.climb = std::move(e);
-      }
-      if (c.batch > 0) c.stale = improved || c.explore ? 0 : c.stale + 1;
-    }
+    if (c.used >= c.budget || left <= 0) continue;
+    const bool restart = c.stale >= kStaleBatches;
+    c.explore = c.used < c.budget / 4 || !c.climb.valid || restart;
+    c.batch = batch_size(std::min(c.budget - c.used, left));
+    left -= static_cast<int64_t>(c.batch);
+    c.from = c.climb.choice, c.from_report = c.climb.report;
+    if (restart) c.climb = Entry{};
+    owner.insert(owner.end(), c.batch, k);
+    bars.insert(bars.end(), c.batch, std::max(c.best.cost, c.climb.cost));
+    only_starts = false;
   }
+  extra = left > 0 ? std::min(extra, static_cast<size_t>(left)) : 0;
+  owner.insert(owner.end(), extra, kExtra);
+  bars.insert(bars.end(), extra, extra_bar);
+  scored = !owner.empty();
+  if (!scored) return {};
+  auto next = [&](size_t i, std::mt19937_64& rng) {
+    if (owner[i] == kExtra) return extra_draw(rng);
+    const Climb& c = climbs[owner[i]];
+    if (c.used == 0) return c.start;
+    return c.explore ? draw(c.structure, c.best, rng) : step_from(c.from, c.from_report.get(), rng);
+  };
+  // A round of starts alone is scored as fixed points (no draws).
+  std::vector<Entry> done = count(only_starts && extra == 0 ? analyse(owner.size(), starts, nullptr, [&](size_t i) { return bars[i]; })
+                                                            : analyse(owner.size(), {}, next, [&](size_t i) { return bars[i]; }));
+  size_t i = 0;
+  for (Climb& c : climbs) {
+    if (c.batch > 0 && c.used == 0) {
+      c.best = c.climb = std::move(done[i++]), c.used = 1;
+      continue;
+    }
+    bool improved = false;
+    for (size_t j = 0; j < c.batch; ++j, ++i) {
+      Entry& e = done[i];
+      if (e.cost < c.best.cost) c.best = e;
+      if (e.cost < c.climb.cost) c.climb = std::move(e), improved = true;
+      else if (!c.explore && e.valid && e.cost == c.climb.cost) c.climb = std::move(e);
+    }
+    c.used += static_cast<int64_t>(c.batch);
+    if (c.batch > 0) c.stale = improved || c.explore ? 0 : c.stale + 1;
+  }
+  return std::vector<Entry>(std::make_move_iterator(done.begin() + static_cast<long>(i)), std::make_move_iterator(done.end()));
 }
 
 // An exploring draw. Groups hand their data over through DRAM and run one after another, so
