@@ -2,7 +2,6 @@
 #include "mapper/searcher.h"
 
 #include <algorithm>
-#include <iterator>
 
 #include "mapper/mcts.h"
 
@@ -25,14 +24,12 @@ Searcher::Entry Searcher::tile_search(const Choice& structure, int64_t budget) {
 
 void Searcher::climb(std::vector<Climb>& climbs) {
   bool scored = false;
-  climb_round(climbs, 0, nullptr, INFINITY, scored, true);  // the starts, whatever the budget: every climb has a point
-  while (scored && !out_of_budget()) climb_round(climbs, 0, nullptr, INFINITY, scored);
+  climb_round(climbs, scored, true);  // the starts, whatever the budget: every climb has a point
+  while (scored && !out_of_budget()) climb_round(climbs, scored);
 }
 
-std::vector<Searcher::Entry> Searcher::climb_round(std::vector<Climb>& climbs, size_t extra, const Draw& extra_draw,
-                                                   double extra_bar, bool& scored, bool start_anyway) {
-  constexpr size_t kExtra = ~size_t{0};
-  std::vector<size_t> owner;  // per position: its climb, or kExtra
+void Searcher::climb_round(std::vector<Climb>& climbs, bool& scored, bool start_anyway) {
+  std::vector<size_t> owner;  // per position: its climb
   std::vector<double> bars;
   std::vector<Choice> starts;
   int64_t left = budget_ - out_.evaluations;
@@ -60,20 +57,16 @@ std::vector<Searcher::Entry> Searcher::climb_round(std::vector<Climb>& climbs, s
     bars.insert(bars.end(), c.batch, std::max(c.best.cost, c.climb.cost));
     only_starts = false;
   }
-  extra = left > 0 ? std::min(extra, static_cast<size_t>(left)) : 0;
-  owner.insert(owner.end(), extra, kExtra);
-  bars.insert(bars.end(), extra, extra_bar);
   scored = !owner.empty();
-  if (!scored) return {};
+  if (!scored) return;
   auto next = [&](size_t i, std::mt19937_64& rng) {
-    if (owner[i] == kExtra) return extra_draw(rng);
     const Climb& c = climbs[owner[i]];
     if (c.used == 0) return c.start;
     return c.explore ? draw(c.structure, c.best, rng) : step_from(c.from, c.from_report.get(), rng);
   };
   // A round of starts alone is scored as fixed points (no draws).
-  std::vector<Entry> done = count(only_starts && extra == 0 ? analyse(owner.size(), starts, nullptr, [&](size_t i) { return bars[i]; })
-                                                            : analyse(owner.size(), {}, next, [&](size_t i) { return bars[i]; }));
+  std::vector<Entry> done = count(only_starts ? analyse(owner.size(), starts, nullptr, [&](size_t i) { return bars[i]; })
+                                             : analyse(owner.size(), {}, next, [&](size_t i) { return bars[i]; }));
   size_t i = 0;
   for (Climb& c : climbs) {
     if (c.batch > 0 && c.used == 0) {
@@ -90,7 +83,6 @@ std::vector<Searcher::Entry> Searcher::climb_round(std::vector<Climb>& climbs, s
     c.used += static_cast<int64_t>(c.batch);
     if (c.batch > 0) c.stale = improved || c.explore ? 0 : c.stale + 1;
   }
-  return std::vector<Entry>(std::make_move_iterator(done.begin() + static_cast<long>(i)), std::make_move_iterator(done.end()));
 }
 
 // An exploring draw. Groups hand their data over through DRAM and run one after another, so

@@ -120,12 +120,10 @@ class Searcher {
   // baselines' climbs give the threads many analyses to share before they wait for the slowest
   // (a batch of 16 holds about 7). Each climb is what it would be alone but for its draws.
   void climb(std::vector<Climb>& climbs);
-  // One round of climbs: a batch of each one with evaluations left (its start, the first time)
-  // and `extra` candidates drawn by `extra_draw` under `extra_bar` (the open search's children),
-  // scored together within the budget (`start_anyway`: starts beyond it too). Returns the extra
-  // candidates' entries; `scored` is false when there was nothing left to score.
-  std::vector<Entry> climb_round(std::vector<Climb>& climbs, size_t extra, const Draw& extra_draw, double extra_bar,
-                                 bool& scored, bool start_anyway = false);
+  // One round of climbs: a batch of each one with evaluations left (its start, the first time),
+  // scored together within the budget (`start_anyway`: starts beyond it too); `scored` is false
+  // when there was nothing left to score.
+  void climb_round(std::vector<Climb>& climbs, bool& scored, bool start_anyway = false);
 
   // An exploring draw. Groups hand their data over through DRAM and run one after another, so
   // the cost is a sum over groups: half the draws retile one group of the best point, keeping the
