@@ -1,5 +1,5 @@
 #pragma once
-// A search's batches of candidates, scored on its threads (mapper/search.cpp). Everything a
+// A search's batches of candidates, scored on its threads (mapper/search_batches.cpp). Everything a
 // position needs that depends on it alone — its candidate, its bar, whether its cycles floor
 // (Space::cycles_floor) rules it out, and if not its tree, its key, its look-up in the cache
 // (which no thread writes during a batch) — is done on the threads; then a

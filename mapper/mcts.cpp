@@ -1,7 +1,7 @@
 #include "mapper/mcts.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace dfx::mapper {
@@ -66,9 +66,9 @@ Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, 
       for (size_t s = tree[n].step; s < steps; ++s) c = space.draw_tiling_option(c, s, rng);
       drawn.push_back(std::move(c));
       leaves.push_back(n);
-      for (size_t x = n;; x = tree[x].parent) {  // a visit that has scored nothing yet
-        tree[x].visits += 1;
-        if (x == 0) break;
+      for (size_t up = n;; up = tree[up].parent) {  // a visit that has scored nothing yet
+        tree[up].visits += 1;
+        if (up == 0) break;
       }
     }
     const std::vector<double> costs = score(drawn);
@@ -77,9 +77,9 @@ Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, 
       if (costs[j] < best_cost) best_cost = costs[j], best = drawn[j];
       // Reward relative to the best so far: 1 for the best, less for worse, 0 for invalid.
       const double reward = std::isfinite(costs[j]) ? best_cost / costs[j] : 0.0;
-      for (size_t x = leaves[j];; x = tree[x].parent) {
-        tree[x].value += reward;
-        if (x == 0) break;
+      for (size_t up = leaves[j];; up = tree[up].parent) {
+        tree[up].value += reward;
+        if (up == 0) break;
       }
     }
   }

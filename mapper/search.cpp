@@ -29,9 +29,11 @@ Outcome Searcher::run() {
   // Baselines share a third of the budget, the open search gets the rest; an exhaustive search
   // covers them anyway, so they only get a glance then.
   const int64_t per_baseline = o_.exhaustive ? 32 : std::max<int64_t>(1, o_.evaluations / 3 / std::max<int64_t>(1, static_cast<int64_t>(named_.size())));
-  // Layerwise is the reference every speed-up divides by: it gets a double part. With --time
-  // the phases share it as they share the evaluations (mapper/time_budget.h): a large --evals
-  // would otherwise give the first baseline the whole time, and the open search none.
+  // Layerwise is the reference every speed-up divides by: it gets a double part of the
+  // evaluations. With --time the phases share the time as they share the evaluations
+  // (mapper/time_budget.h: a large --evals would otherwise give the baselines the whole time, and
+  // the open search none); the baselines' climbs, side by side, share their third alike
+  // (Layerwise's double part is of evaluations only), MCTS searches take their parts in turn.
   std::vector<int> parts;
   for (const Baseline& b : named_) parts.push_back(b.name == "Layerwise" ? 2 : 1);
   const int sweeps = o_.exhaustive ? 0 : (o_.polish ? 1 : 0) + (o_.polish_baselines ? static_cast<int>(named_.size()) : 0);

@@ -37,10 +37,6 @@ std::vector<Searcher::Entry> Searcher::analyse(size_t n, const std::vector<Choic
   return out;
 }
 
-// The cost below which a candidate's result would be used, given `bar`, the caller's: also
-// below the best of a named baseline whose structure it follows (`follows`, a mask). Infinite
-// (analyse everything) unless the objective is cycles, for which model::cycles_floor bounds
-// the cost, and no front is kept (any point may join it).
 double Searcher::bar_for(uint64_t follows, double bar) const {
   if (!o_.rule_out || o_.objective != Objective::Cycles || o_.pareto) return INFINITY;
   for (size_t b = 0; b < named_.size() && bar < INFINITY; ++b)
@@ -71,7 +67,6 @@ std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
   return done;
 }
 
-// The cycles/energy front: a new point enters unless one there is at least as good on both.
 void Searcher::add_to_front(const Entry& e) {
   auto dominates = [](const Entry& x, const Entry& y) {
     return x.report->cycles <= y.report->cycles && x.report->energy_pj <= y.report->energy_pj;

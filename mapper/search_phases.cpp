@@ -10,8 +10,6 @@
 
 namespace dfx::mapper {
 
-// REFERENCE.md §3's closed form for GEMM chains: one more baseline, outside the template, and
-// a seed of the search where the template has its tiles.
 void Searcher::chain_solver() {
   auto solved = solve_gemm_chain(a_, w_);
   const bool seq_allowed = o_.prims.empty() || std::find(o_.prims.begin(), o_.prims.end(), model::Prim::Seq) != o_.prims.end();
@@ -49,7 +47,6 @@ void Searcher::chain_solver() {
   }
 }
 
-// Every point of the space, a batch at a time; the population keeps the best `top`.
 void Searcher::everything() {
   int64_t size = 0;
   space_.enumerate([&](const Choice&) { return ++size <= o_.evaluations; });
@@ -83,11 +80,6 @@ void Searcher::everything() {
   if (!batch.empty()) flush();
 }
 
-// --polish, after the search: from its best point, every option of one tiling decision at a
-// time (Space::tiling_options: the split over the cores, each outer factor, each op's spatial
-// choice and loop order — every order, where random draws take rotations only), the best one
-// kept, until a sweep over all decisions improves nothing or the budget ends. Where the climbs
-// sample a neighbourhood, this goes through it (docs/mapper.md).
 void Searcher::polish() {
   auto best = std::min_element(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
   if (best == population_.end() || !best->valid) return;
@@ -96,10 +88,6 @@ void Searcher::polish() {
   if (at.cost < best->cost) population_.push_back(std::move(at));
 }
 
-// --polish, then: each named baseline's best point. A baseline's share of the budget can end
-// on a poor local optimum (attention G2 / edge, seed 1: Uni-pipe left four of its six stages
-// on one vector lane, 0.23x of Layerwise, where 100,000 evaluations reach 1.91x).
-// A baseline may end faster than the best so far: it joins the population `best` is taken from.
 void Searcher::polish_baselines() {
   out_.baselines_polished = true;
   for (size_t b = 0; b < named_.size(); ++b)  // evaluate() keeps what a sweep finds in named_best_
@@ -108,13 +96,6 @@ void Searcher::polish_baselines() {
     if (e.valid) population_.push_back(e);
 }
 
-// Changes `at` one tiling decision at a time (Space::tiling_options), keeping the best option
-// of each, until a sweep over all decisions changes nothing (then it is a coordinate optimum:
-// true) or the budget ends. Beyond the budget so far: a tenth of --evals (at least 1,000) or two
-// sweeps of the start's neighbourhood, whichever is more (an op with three spatial ways on cloud
-// has ~700 spatial choices alone), and the time left. A change that keeps the cost but uses more
-// PEs or lanes is taken too: a Pipe costs its slowest stage, and where several stages are
-// equally slow no single change makes it faster (the moves are bounded: PEs only grow).
 std::pair<Searcher::Entry, bool> Searcher::sweep_tiling(Entry at) {
   phase_end_ = time_.sweep_end(elapsed(), sweeps_left_--);
   const size_t steps = space_.tiling_steps(at.choice);
@@ -146,7 +127,6 @@ int64_t Searcher::hardware_used(const Entry& e) {
   return e.report ? e.report->matrix_pes_used + e.report->vector_lanes_used : 0;
 }
 
-// Order × resource × tiling: a small population, children by mutation of tournament winners.
 void Searcher::evolve() {
   const size_t size = 24;
   while (population_.size() < size && !out_of_budget()) {

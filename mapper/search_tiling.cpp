@@ -23,80 +23,63 @@ Searcher::Entry Searcher::tile_search(const Choice& structure, int64_t budget) {
 }
 
 void Searcher::climb(std::vector<Climb>& climbs) {
-  bool scored = false;
-  climb_round(climbs, scored, true);  // the starts, whatever the budget: every climb has a point
-  while (scored && !out_of_budget()) climb_round(climbs, scored);
+  start_climbs(climbs);
+  while (!out_of_budget() && climb_round(climbs)) {
+  }
 }
 
-void Searcher::climb_round(std::vector<Climb>& climbs, bool& scored, bool start_anyway) {
+void Searcher::start_climbs(std::vector<Climb>& climbs) {
+  // A structure that comes with a tiling (a restructured point) starts from it. Starts are
+  // scored whatever the budget: every climb has a point.
+  std::vector<Choice> starts;
+  for (const Climb& c : climbs) starts.push_back(c.structure.outer.empty() ? space_.retile(c.structure, rng_) : c.structure);
+  std::vector<Entry> first = evaluate(starts);
+  for (size_t k = 0; k < climbs.size(); ++k) climbs[k].best = climbs[k].at = std::move(first[k]), climbs[k].used = 1;
+}
+
+bool Searcher::climb_round(std::vector<Climb>& climbs) {
   std::vector<size_t> owner;  // per position: its climb
   std::vector<double> bars;
-  std::vector<Choice> starts;
   int64_t left = budget_ - out_.evaluations;
-  bool only_starts = true;
   for (size_t k = 0; k < climbs.size(); ++k) {
     Climb& c = climbs[k];
-    c.batch = 0;
-    if (c.used == 0) {
-      // A structure that comes with a tiling (a restructured point) starts from it.
-      if (left <= 0 && !start_anyway) continue;
-      c.start = c.structure.outer.empty() ? space_.retile(c.structure, rng_) : c.structure;
-      starts.push_back(c.start);
-      c.batch = 1, --left;
-      owner.push_back(k), bars.push_back(INFINITY);
-      continue;
-    }
+    c.in_round = 0;
     if (c.used >= c.budget || left <= 0) continue;
     const bool restart = c.stale >= kStaleBatches;
-    c.explore = c.used < c.budget / 4 || !c.climb.valid || restart;
-    c.batch = batch_size(std::min(c.budget - c.used, left));
-    left -= static_cast<int64_t>(c.batch);
-    c.from = c.climb.choice, c.from_report = c.climb.report;
-    if (restart) c.climb = Entry{};
-    owner.insert(owner.end(), c.batch, k);
-    bars.insert(bars.end(), c.batch, std::max(c.best.cost, c.climb.cost));
-    only_starts = false;
+    c.explore = c.used < c.budget / 4 || !c.at.valid || restart;
+    c.in_round = batch_size(std::min(c.budget - c.used, left));
+    left -= static_cast<int64_t>(c.in_round);
+    c.from = c.at.choice, c.from_report = c.at.report;
+    if (restart) c.at = Entry{};  // before its bar is taken: a restart's first batch takes anything
+    owner.insert(owner.end(), c.in_round, k);
+    bars.insert(bars.end(), c.in_round, std::max(c.best.cost, c.at.cost));
   }
-  scored = !owner.empty();
-  if (!scored) return;
+  if (owner.empty()) return false;
   auto next = [&](size_t i, std::mt19937_64& rng) {
     const Climb& c = climbs[owner[i]];
-    if (c.used == 0) return c.start;
     return c.explore ? draw(c.structure, c.best, rng) : step_from(c.from, c.from_report.get(), rng);
   };
-  // A round of starts alone is scored as fixed points (no draws).
-  std::vector<Entry> done = count(only_starts ? analyse(owner.size(), starts, nullptr, [&](size_t i) { return bars[i]; })
-                                             : analyse(owner.size(), {}, next, [&](size_t i) { return bars[i]; }));
+  std::vector<Entry> done = count(analyse(owner.size(), {}, next, [&](size_t i) { return bars[i]; }));
   size_t i = 0;
   for (Climb& c : climbs) {
-    if (c.batch > 0 && c.used == 0) {
-      c.best = c.climb = std::move(done[i++]), c.used = 1;
-      continue;
-    }
     bool improved = false;
-    for (size_t j = 0; j < c.batch; ++j, ++i) {
+    for (size_t j = 0; j < c.in_round; ++j, ++i) {
       Entry& e = done[i];
       if (e.cost < c.best.cost) c.best = e;
-      if (e.cost < c.climb.cost) c.climb = std::move(e), improved = true;
-      else if (!c.explore && e.valid && e.cost == c.climb.cost) c.climb = std::move(e);
+      if (e.cost < c.at.cost) c.at = std::move(e), improved = true;
+      else if (!c.explore && e.valid && e.cost == c.at.cost) c.at = std::move(e);
     }
-    c.used += static_cast<int64_t>(c.batch);
-    if (c.batch > 0) c.stale = improved || c.explore ? 0 : c.stale + 1;
+    c.used += static_cast<int64_t>(c.in_round);
+    if (c.in_round > 0) c.stale = improved || c.explore ? 0 : c.stale + 1;
   }
+  return true;
 }
 
-// An exploring draw. Groups hand their data over through DRAM and run one after another, so
-// the cost is a sum over groups: half the draws retile one group of the best point, keeping the
-// others (with seven groups, a whole retile rarely draws all seven well at once); the other
-// half retile everything (with two groups of which one costs most, that samples it twice as often).
 Choice Searcher::draw(const Choice& structure, const Entry& best, std::mt19937_64& rng) const {
   if (best.valid && space_.groups(structure) > 1 && std::bernoulli_distribution(0.5)(rng)) return space_.retile_group(best.choice, rng);
   return space_.retile(structure, rng);
 }
 
-// A climb's step: one tiling gene, or now and then two at once — some improvements need two
-// genes to move together (the loop over the cores and the spatial choice it frees). Some steps
-// are aimed: a fused group's slowest ops spread wider, all of them at once where they tie.
 Choice Searcher::step_from(const Choice& c, const model::Report* r, std::mt19937_64& rng) const {
   if (std::bernoulli_distribution(kAimedSteps)(rng)) {
     // Half the aimed steps go to a stage its transfers slow, when the point's analysis shows one.

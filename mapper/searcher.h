@@ -71,8 +71,7 @@ class Searcher {
 
   // Scores a batch on the threads (BatchScorer): position i is `fixed[i]`, or else `draw`n. Each
   // drawn position has its own generator, seeded from the search's: a draw does not depend on
-  // which thread makes it, or in which order. `bar`: see bar_for().
-  // Position i's bar is `bar_at(i)`.
+  // which thread makes it, or in which order. Position i's bar (bar_for()) is `bar_at(i)`.
   std::vector<Entry> analyse(size_t n, const std::vector<Choice>& fixed, const DrawAt& draw,
                              const std::function<double(size_t)>& bar_at);
 
@@ -108,22 +107,22 @@ class Searcher {
   struct Climb {
     Choice structure;
     int64_t budget = 0, used = 0, stale = 0;
-    Entry best, climb;
-    // The batch being scored: its size, whether it explores, the point it steps from (its
-    // start, before it has one: used 0).
-    size_t batch = 0;
+    Entry best, at;  // the best point seen, and the point it climbs from
+    // This round's batch: how many it scores, whether they explore, the point they step from.
+    size_t in_round = 0;
     bool explore = false;
-    Choice from, start;
+    Choice from;
     std::shared_ptr<const model::Report> from_report;
   };
   // Runs the climbs side by side, a batch of each in every round, scored together: the named
   // baselines' climbs give the threads many analyses to share before they wait for the slowest
-  // (a batch of 16 holds about 7). Each climb is what it would be alone but for its draws.
+  // (a batch of 16 holds about 7). Each climb steps as it would alone, from draws of its own;
+  // they share the budget (the earlier ones take a round's evaluations first) and a --time end,
+  // and one with more evaluations (Layerwise) goes on alone once the others are done.
   void climb(std::vector<Climb>& climbs);
-  // One round of climbs: a batch of each one with evaluations left (its start, the first time),
-  // scored together within the budget (`start_anyway`: starts beyond it too); `scored` is false
-  // when there was nothing left to score.
-  void climb_round(std::vector<Climb>& climbs, bool& scored, bool start_anyway = false);
+  void start_climbs(std::vector<Climb>& climbs);  // scores their starts, one batch
+  // One round: a batch of each climb with evaluations left, within the budget; false when none had.
+  bool climb_round(std::vector<Climb>& climbs);
 
   // An exploring draw. Groups hand their data over through DRAM and run one after another, so
   // the cost is a sum over groups: half the draws retile one group of the best point, keeping the
@@ -136,6 +135,7 @@ class Searcher {
   // are aimed: a fused group's slowest ops spread wider, all of them at once where they tie.
   Choice step_from(const Choice& c, const model::Report* r, std::mt19937_64& rng) const;
 
+  // A structure's tiling by MCTS (mapper/mcts.h, `--mcts`), its batches scored like the climbs'.
   Entry mcts_search(const Choice& structure, int64_t budget);
 
   // REFERENCE.md §3's closed form for GEMM chains: one more baseline, outside the template, and

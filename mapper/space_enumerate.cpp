@@ -250,8 +250,8 @@ Space::TilingDecision Space::tiling_decision(const Choice& partial, size_t step)
     const int g = partial.group_of[o];
     d.spatial = spatial_options(spatial_room(partial, o), op_axes(partial, members[static_cast<size_t>(g)], static_cast<int>(o)));
     // A local step may have padded a dim narrower than the widest chunk (SpatialRoom::drawn):
-    // the point itself is one of its options all the same.
-    d.spatial.push_back(partial.spatial[o]);
+    // the point itself is one of its options all the same (once: draws weigh every value alike).
+    if (std::find(d.spatial.begin(), d.spatial.end(), partial.spatial[o]) == d.spatial.end()) d.spatial.push_back(partial.spatial[o]);
     return d;
   }
   d.kind = TilingDecision::Kind::Order;  // loop order

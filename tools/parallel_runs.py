@@ -9,10 +9,11 @@ import concurrent.futures
 
 
 def run_all(run, items, jobs):
-    """[run(item, threads) for item in items], up to `jobs` at a time, each with `threads`
-    threads (jobs shared out among the searches running at once); in the order of `items`."""
+    """[run(item, threads) for item in items], up to `jobs` at a time, in the order of `items`.
+    The threads are shared out among the searches that run at once: with fewer searches than
+    jobs, the first ones get one more each (jobs=3, two searches: 2 and 1)."""
     items = list(items)
     at_once = max(1, min(jobs, len(items)))
-    threads = max(1, jobs // at_once)
+    threads = [max(1, jobs // at_once + (1 if i % at_once < jobs % at_once else 0)) for i in range(len(items))]
     with concurrent.futures.ThreadPoolExecutor(max_workers=at_once) as pool:
-        return list(pool.map(lambda item: run(item, threads), items))
+        return list(pool.map(run, items, threads))

@@ -8,7 +8,7 @@ lower figure given with --known PAIR=CYCLES (from earlier studies).
 
   python3 tools/seeds.py --dfx build-rel/tools/dfx [--seeds 8] [--evals 10000] [--jobs 2]
 
---jobs is the threads in all: a pair's seeds run side by side, each a process of its own
+--jobs is the threads in all: the runs go side by side, each a process of its own
 (tools/parallel_runs.py); no result depends on it.
 """
 import argparse
@@ -53,9 +53,11 @@ def main():
         pair, cycles = k.split("=")
         known[pair] = float(cycles)
     log_sum, runs, close = 0.0, 0, 0
-    for arch, workload in PAIRS:
-        cycles = run_all(lambda s, threads: best_cycles(a.dfx, root, arch, workload, s, a.evals, threads),
-                         range(1, a.seeds + 1), a.jobs)
+    seeds = range(1, a.seeds + 1)
+    found = run_all(lambda run, threads: best_cycles(a.dfx, root, *run, a.evals, threads),
+                    [(arch, workload, s) for arch, workload in PAIRS for s in seeds], a.jobs)
+    for p, (arch, workload) in enumerate(PAIRS):
+        cycles = found[p * len(seeds):(p + 1) * len(seeds)]
         pair = f"{arch}/{workload}"
         best = min(cycles + [known.get(pair, math.inf)])
         log_sum += sum(math.log(c / best) for c in cycles)

@@ -13,11 +13,7 @@
 namespace dfx::mapper {
 namespace {
 
-class AnalysisCacheTest : public ::testing::Test {
- protected:
-  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
-  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
-};
+using AnalysisCacheTest = test::OnAttentionG1Edge;
 
 // Equal keys ⇔ equal trees, with the tree's flow.yaml (which round-trips) as the judge: over
 // random points and their mutations, which repeat trees often and differ in ignored genes.

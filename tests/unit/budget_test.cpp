@@ -12,10 +12,8 @@
 namespace dfx::mapper {
 namespace {
 
-class Budget : public ::testing::Test {
+class Budget : public test::OnAttentionG1Edge {
  protected:
-  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
-  model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
 
   static double cost_of(const Outcome& out, const std::string& name) {
     for (const Candidate& c : out.baselines)

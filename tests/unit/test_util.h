@@ -37,6 +37,13 @@ class OnArchWorkload : public ::testing::TestWithParam<ArchWorkload> {
   model::Workload w = model::load_workload(config(std::string("workloads/") + GetParam().workload + ".yaml"));
 };
 
+// Tests of the search on the pair its benchmarks use: attention G1 on edge.
+class OnAttentionG1Edge : public ::testing::Test {
+ protected:
+  arch::Arch a = arch::load_arch(config("arch/edge.yaml"));
+  model::Workload w = model::load_workload(config("workloads/attention_g1.yaml"));
+};
+
 inline std::string arch_workload_name(const ::testing::TestParamInfo<ArchWorkload>& p) {
   return std::string(p.param.arch) + "_" + p.param.workload;
 }
