@@ -31,9 +31,15 @@ Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, 
   const double explore = 0.5;  // UCB1 constant; rewards lie in [0, 1]
   std::vector<Choice> drawn;
   std::vector<size_t> leaves;
+  auto up_from = [&](size_t leaf, auto&& visit) {  // the leaf and its ancestors, the root last
+    for (size_t n = leaf;; n = tree[n].parent) {
+      visit(tree[n]);
+      if (n == 0) break;
+    }
+  };
   for (int64_t used = 0; used < budget && !(stop && stop());) {
     drawn.clear(), leaves.clear();
-    const auto k = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(std::max<size_t>(1, batch)), budget - used));
+    const size_t k = std::min(std::max<size_t>(1, batch), static_cast<size_t>(budget - used));
     for (size_t j = 0; j < k; ++j) {
       // Select: follow UCB1 through fully expanded nodes.
       size_t n = 0;
@@ -66,10 +72,7 @@ Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, 
       for (size_t s = tree[n].step; s < steps; ++s) c = space.draw_tiling_option(c, s, rng);
       drawn.push_back(std::move(c));
       leaves.push_back(n);
-      for (size_t up = n;; up = tree[up].parent) {  // a visit that has scored nothing yet
-        tree[up].visits += 1;
-        if (up == 0) break;
-      }
+      up_from(n, [](Node& x) { x.visits += 1; });  // a visit that has scored nothing yet
     }
     const std::vector<double> costs = score(drawn);
     used += static_cast<int64_t>(drawn.size());
@@ -77,10 +80,7 @@ Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, 
       if (costs[j] < best_cost) best_cost = costs[j], best = drawn[j];
       // Reward relative to the best so far: 1 for the best, less for worse, 0 for invalid.
       const double reward = std::isfinite(costs[j]) ? best_cost / costs[j] : 0.0;
-      for (size_t up = leaves[j];; up = tree[up].parent) {
-        tree[up].value += reward;
-        if (up == 0) break;
-      }
+      up_from(leaves[j], [&](Node& x) { x.value += reward; });
     }
   }
   return best;
