@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "arch/unit_costs.h"
+#include "model/box_walk.h"
 #include "model/walker.h"
 
 namespace dfx::model {
@@ -48,24 +49,6 @@ Time Walker::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
   int lv = p_.tensors[static_cast<size_t>(op.out.tensor)].level[static_cast<size_t>(node)];
   r_.traffic[static_cast<size_t>(lv)][static_cast<size_t>(op.out.tensor)].update += points * weight;
   return Time::on_unit(op.unit, static_cast<double>(points * op.ops_per_point));
-}
-
-void Walker::note_own_ops() {
-  // Children come after their parent: per node, bottom-up, its leaves and the op of its only one.
-  std::vector<int> leaves(f_.nodes.size(), 0), only_op(f_.nodes.size(), -1);
-  for (size_t i = f_.nodes.size(); i-- > 0;) {
-    const TreeNode& n = f_.nodes[i];
-    if (n.is_leaf) leaves[i] = 1, only_op[i] = n.op;
-    for (int c : n.children) {
-      leaves[i] += leaves[static_cast<size_t>(c)];
-      if (leaves[static_cast<size_t>(c)] == 1) only_op[i] = only_op[static_cast<size_t>(c)];
-    }
-  }
-  own_op_.assign(f_.nodes.size(), -1);
-  for (size_t i = 0; i < f_.nodes.size(); ++i) {
-    const int parent = f_.nodes[i].parent;
-    if (leaves[i] == 1 && (parent < 0 || leaves[static_cast<size_t>(parent)] > 1)) own_op_[i] = only_op[i];
-  }
 }
 
 Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
@@ -299,12 +282,6 @@ Time Walker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
   return latency;
 }
 
-Walker::Cut Walker::cut(int64_t extent, int64_t factor) {
-  const int64_t chunk = (extent + factor - 1) / factor;
-  const int64_t trips = (extent + chunk - 1) / chunk;
-  return {chunk, trips, extent - (trips - 1) * chunk};
-}
-
 bool Walker::nothing_steps_below(int node, size_t li) const {
   const std::vector<Loop>& own = f_.nodes[static_cast<size_t>(node)].loops;
   for (size_t k = li + 1; k < own.size(); ++k)
@@ -463,7 +440,9 @@ Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64
 }
 
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases,
-                     StepReplay replay) {
+                     StepReplay replay, WalkEngine engine) {
+  if (engine == WalkEngine::Any && box_walk_applies(a, w) && box_walk_likely(w, f))
+    if (std::optional<WalkResult> r = box_walk(a, w, f, p, phases)) return std::move(*r);
   Walker walker(a, w, f, p, phases, nullptr, replay);
   WalkResult r = walker.run();
   if (walker.needs_classes()) {

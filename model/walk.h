@@ -50,8 +50,12 @@ class PhaseCache;
 // (model/walk_replay.h) instead of walking again: where loops step below them (Worthwhile), at
 // every loop (All: tests, to exercise it on small trees), or never (Off: tests compare).
 enum class StepReplay { Off, Worthwhile, All };
+// Which walk gives the result: the box walk where it covers the tree (model/box_walk.h: buffers
+// held as boxes; the same result), else the walk (Any); or the walk alone (tests compare them).
+enum class WalkEngine { Any, WalkOnly };
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,
-                     PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile);
+                     PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile,
+                     WalkEngine engine = WalkEngine::Any);
 
 // Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
 // start, then shrinks fused producers to what their consumers below `node` read. Shared by the

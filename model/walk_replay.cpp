@@ -55,8 +55,6 @@ void TallyDelta::add_to(WalkResult& r, int64_t k, double kd) const {
   for (const auto& [i, d] : cycles) (i < ops ? r.op_cycles[i] : r.op_instruction_cycles[i - ops]) += d * kd;
 }
 
-namespace {
-
 // `now` is `then` with the boxes of the ops that access a buffer (what its slice is made of)
 // moved by `delta` (starts in delta[o][d].first).
 bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, BufferAccesses::Accesses by) {
@@ -70,25 +68,23 @@ bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, Buf
   return true;
 }
 
-}  // namespace
-
 StepRecording& Walker::recording(int node, size_t li, bool last) {
-  int& slot = recording_slot_[2 * place(node, li) + (last ? 1 : 0)];
+  int& slot = recording_slot_[2 * replay_places_.place(node, li) + (last ? 1 : 0)];
   if (slot < 0) slot = static_cast<int>(recordings_.size()), recordings_.emplace_back();
   return recordings_[static_cast<size_t>(slot)];
 }
 
-void Walker::note_replay_at(bool everywhere) {
+ReplayPlaces replay_places(const Dataflow& f, bool everywhere) {
   auto steps = [](const Loop& l) { return !l.spatial && l.factor > 1; };
+  ReplayPlaces out;
   // Children come after their parent: bottom-up, whether a node's subtree steps anywhere.
-  std::vector<char> subtree(f_.nodes.size(), 0);
-  places_.assign(f_.nodes.size() + 1, 0);
-  for (size_t i = 0; i < f_.nodes.size(); ++i) places_[i + 1] = places_[i] + static_cast<uint32_t>(f_.nodes[i].loops.size() + 1);
-  replay_at_.assign(places_.back(), 0);
-  recording_slot_.assign(2 * places_.back(), -1);
-  for (size_t i = f_.nodes.size(); i-- > 0;) {
-    const TreeNode& n = f_.nodes[i];
-    char* at = replay_at_.data() + places_[i];
+  std::vector<char> subtree(f.nodes.size(), 0);
+  out.at.assign(f.nodes.size() + 1, 0);
+  for (size_t i = 0; i < f.nodes.size(); ++i) out.at[i + 1] = out.at[i] + static_cast<uint32_t>(f.nodes[i].loops.size() + 1);
+  out.replay.assign(out.at.back(), 0);
+  for (size_t i = f.nodes.size(); i-- > 0;) {
+    const TreeNode& n = f.nodes[i];
+    char* at = out.replay.data() + out.at[i];
     char below = 0;
     for (int c : n.children) below |= subtree[static_cast<size_t>(c)];
     at[n.loops.size()] = below;
@@ -97,19 +93,20 @@ void Walker::note_replay_at(bool everywhere) {
   }
   // A step of loop li - 1 is replayed only under a later step of a loop around that one: top-down,
   // whether one steps above. Without one, its recording would never be used.
-  std::vector<char> above(f_.nodes.size(), 0);  // per node: a stepping loop at an ancestor
-  for (size_t i = 0; i < f_.nodes.size(); ++i) {
-    const TreeNode& n = f_.nodes[i];
+  std::vector<char> above(f.nodes.size(), 0);  // per node: a stepping loop at an ancestor
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    const TreeNode& n = f.nodes[i];
     char outer = n.parent >= 0 ? above[i] : 0;
     for (size_t li = 0; li <= n.loops.size(); ++li) {
       const char enclosed = li >= 1 && outer;  // a stepping loop around loop li - 1
-      char& at = replay_at_[places_[i] + li];
+      char& at = out.replay[out.at[i] + li];
       at = everywhere || (at && enclosed);
       if (li >= 1 && li - 1 < n.loops.size()) outer |= steps(n.loops[li - 1]);
     }
     for (const Loop& l : n.loops) outer |= steps(l);
     for (int c : n.children) above[static_cast<size_t>(c)] = outer;
   }
+  return out;
 }
 
 bool Walker::replayable() const {
@@ -117,7 +114,7 @@ bool Walker::replayable() const {
 }
 
 Time Walker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
-  if (!replay_ || !replay_at_[place(node, li)] || !replayable()) return loops(node, li, boxes, weight);
+  if (!replay_ || !replay_places_.replay[replay_places_.place(node, li)] || !replayable()) return loops(node, li, boxes, weight);
   StepRecording& rec = recording(node, li, last);
   Time t;
   if (rec.valid && replay(rec, boxes, weight, t)) return t;
@@ -135,7 +132,7 @@ void Walker::start_recording(StepRecording& rec, const OpBoxes& boxes, int64_t w
   rec.weight = weight, rec.instance_weight = instance_weight_, rec.repeat = repeat_;
   rec.inst_ctx = inst_ctx_, rec.part_ctx = part_ctx_, rec.partial = partial_;
   rec.spatial_depth = spatial_stack_.size();
-  rec.changes.clear(), rec.covers.clear(), rec.occupancy.clear();
+  rec.changes.clear(), rec.covers.clear(), rec.occupancy.clear(), rec.own_times.clear();
   rec.before.take(r_);
   rec.load_resets = load_resets_, rec.stores = stores_, rec.entangles = entangles_;
   rec.after_last_load = after_last_load_;
@@ -144,6 +141,9 @@ void Walker::start_recording(StepRecording& rec, const OpBoxes& boxes, int64_t w
 void Walker::finish_recording(StepRecording& rec, const Time& t) {
   tally_scratch_.take(r_);
   rec.delta.between(rec.before, tally_scratch_);
+  const size_t ops = r_.op_cycles.size();
+  rec.delta.cycles.erase(std::remove_if(rec.delta.cycles.begin(), rec.delta.cycles.end(), [&](const auto& c) { return c.first < ops; }),
+                         rec.delta.cycles.end());
   rec.time = t;
   rec.load_resets = load_resets_ - rec.load_resets, rec.stores = stores_ - rec.stores;
   rec.entangles = entangles_ - rec.entangles;
@@ -210,6 +210,11 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
   const int64_t k = weight / rec.weight;
   const double kd = rec.repeat != 0 ? repeat_ / rec.repeat : 1;
   rec.delta.add_to(r_, k, kd);
+  for (const auto& [op, t, times] : rec.own_times) {
+    const double repeat = repeat_ * times;
+    r_.op_cycles[static_cast<size_t>(op)] += t * repeat;
+    for (StepRecording* outer : recorders_) outer->own_times.emplace_back(op, t, repeat / outer->repeat);
+  }
   for (size_t i = 0; i < rec.changes.size(); ++i) {
     const StepRecording::Change& c = rec.changes[i];
     note_change(c.id);

@@ -9,6 +9,7 @@
 // step. Without replay a nest of d loops visits its innermost body 2^d times; with it, d + 1.
 // Internal to model/.
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,22 @@ struct TallyDelta {
   void add_to(WalkResult& r, int64_t k, double kd) const;
 };
 
+// Where representative steps are recorded and replayed: a place per node and loop index
+// 0..loops (one flat table: places are made for every tree a search analyses), replayed where a
+// temporal loop of more than one step runs from there down (else a step is one visit of each node
+// below, no cheaper to replay than to walk) and one runs around the loop they are steps of (else
+// no later step would replay them); or `everywhere` (tests).
+struct ReplayPlaces {
+  std::vector<uint32_t> at;  // per node, where its places start; one more at the end
+  std::vector<char> replay;  // per place
+  size_t place(int node, size_t li) const { return at[static_cast<size_t>(node)] + li; }
+};
+ReplayPlaces replay_places(const Dataflow& f, bool everywhere);
+
+// `now` is `then` with the boxes of the ops that access a buffer (what its slice is made of)
+// moved by `delta` (starts in delta[o][d].first).
+bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, BufferAccesses::Accesses by);
+
 struct StepRecording {
   bool valid = false;
   // The call: loops(node, li, boxes, weight) with repeat_ at `repeat`, in these contexts.
@@ -46,7 +63,11 @@ struct StepRecording {
   size_t spatial_depth = 0;
   Time time;
   Tally before;  // at the start (scratch while recording)
-  TallyDelta delta;
+  TallyDelta delta;  // op cycles (not instruction cycles) replay from own_times
+  // Each own-op time added in the step: (op, latency, repeat at the time / the step's repeat).
+  // Repeats are products of trip counts, exact in a double, so a replay adds the very products a
+  // walk adds, in its order: op cycles are the same to the bit.
+  std::vector<std::tuple<int, double, double>> own_times;
   // A buffer the step changed: its state before (to check the replay starts alike) and after.
   struct Change {
     int id = 0;

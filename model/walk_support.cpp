@@ -103,6 +103,34 @@ void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& box
   }
 }
 
+std::vector<int> subtree_ends(const Dataflow& f) {
+  std::vector<int> end(f.nodes.size(), 0);
+  for (size_t i = f.nodes.size(); i-- > 0;) {
+    end[i] = static_cast<int>(i) + 1;
+    for (int c : f.nodes[i].children) end[i] = std::max(end[i], end[static_cast<size_t>(c)]);
+  }
+  return end;
+}
+
+std::vector<int> own_ops(const Dataflow& f) {
+  // Children come after their parent: per node, bottom-up, its leaves and the op of its only one.
+  std::vector<int> leaves(f.nodes.size(), 0), only_op(f.nodes.size(), -1);
+  for (size_t i = f.nodes.size(); i-- > 0;) {
+    const TreeNode& n = f.nodes[i];
+    if (n.is_leaf) leaves[i] = 1, only_op[i] = n.op;
+    for (int c : n.children) {
+      leaves[i] += leaves[static_cast<size_t>(c)];
+      if (leaves[static_cast<size_t>(c)] == 1) only_op[i] = only_op[static_cast<size_t>(c)];
+    }
+  }
+  std::vector<int> own(f.nodes.size(), -1);
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    const int parent = f.nodes[i].parent;
+    if (leaves[i] == 1 && (parent < 0 || leaves[static_cast<size_t>(parent)] > 1)) own[i] = only_op[i];
+  }
+  return own;
+}
+
 std::vector<int> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p) {
   const size_t n = f.nodes.size();
   std::vector<int> above(n, 0);  // spatial loops in strict ancestors

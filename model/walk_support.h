@@ -97,6 +97,22 @@ class BoxPool {
   std::vector<OpBoxes> free_;
 };
 
+// How a loop cuts the extent it sees: `trips` steps of `chunk`, the last `last` long.
+struct Cut {
+  int64_t chunk, trips, last;
+};
+inline Cut cut(int64_t extent, int64_t factor) {
+  const int64_t chunk = (extent + factor - 1) / factor;
+  const int64_t trips = (extent + chunk - 1) / chunk;
+  return {chunk, trips, extent - (trips - 1) * chunk};
+}
+
+// Per node: one past the last node of its subtree (nodes are in pre-order).
+std::vector<int> subtree_ends(const Dataflow& f);
+// Per node: the op whose own tiles start there (the topmost node with that op's leaf alone below
+// it), or -1; see WalkResult::op_cycles.
+std::vector<int> own_ops(const Dataflow& f);
+
 // For each owner and tensor: how many of the spatial loops around it also surround the buffer it
 // fills from. The others split one source buffer among instances, which then share transfers.
 std::vector<int> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p);  // [node * tensors + tensor]

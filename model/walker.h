@@ -62,17 +62,14 @@ class Walker {
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
     mc_prefix_ = source_prefixes(w_, f_, p_);
-    subtree_end_.assign(f.nodes.size(), 0);
-    for (size_t i = f.nodes.size(); i-- > 0;) {
-      subtree_end_[i] = static_cast<int>(i) + 1;
-      for (int c : f.nodes[i].children) subtree_end_[i] = std::max(subtree_end_[i], subtree_end_[static_cast<size_t>(c)]);
-    }
-    note_own_ops();
+    subtree_end_ = subtree_ends(f_);
+    own_op_ = own_ops(f_);
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
     plain_ = accesses_plain();
     to_scan_ = subtrees_to_scan();
     if (replay_) {
-      note_replay_at(replay == StepReplay::All);
+      replay_places_ = replay_places(f_, replay == StepReplay::All);
+      recording_slot_.assign(2 * replay_places_.at.back(), -1);
     }
   }
 
@@ -185,14 +182,15 @@ class Walker {
   std::vector<int> subtree_end_;
   // Per node: the op whose own tiles start there (the topmost node with that op's leaf alone
   // below it), or -1; see WalkResult::op_cycles.
-  std::vector<int> own_op_;
+  std::vector<int> own_op_;  // own_ops(): see WalkResult::op_cycles
   double repeat_ = 1;  // iterations the current visit stands for (a representative's `middle`s)
   int untimed_ = 0;    // inside a spatial loop's later pass, whose time the first pass's stands for
-  void note_own_ops();
   // Adds a visit's latency to the op whose own tiles start at `node`, if any.
   void time_own_op(int node, const Time& t) {
     const int op = own_op_[static_cast<size_t>(node)];
-    if (op >= 0 && untimed_ == 0) r_.op_cycles[static_cast<size_t>(op)] += t.latency * repeat_;
+    if (op < 0 || untimed_ != 0) return;
+    r_.op_cycles[static_cast<size_t>(op)] += t.latency * repeat_;
+    for (StepRecording* rec : recorders_) rec->own_times.emplace_back(op, t.latency, repeat_ / rec->repeat);
   }
   // [node * tensors + tensor]: the child of a loop-less tile that reads the tile's load of the
   // tensor first, when the earlier children need not wait for it (0: they must); see
@@ -224,16 +222,7 @@ class Walker {
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
   // recording entangled.
   int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0;
-  // [place(node, loop index)]: steps there are recorded and replayed: a temporal loop of more
-  // than one step from there down (else a step is one visit of each node below, no cheaper to
-  // replay than to walk) and one around the loop they are steps of (else no later step would
-  // replay them).
-  std::vector<char> replay_at_;
-  // Per node, where its loop indexes 0..loops start in the flat tables above (one array each
-  // instead of one per node: they are built for every tree a search analyses).
-  std::vector<uint32_t> places_;
-  size_t place(int node, size_t li) const { return places_[static_cast<size_t>(node)] + li; }
-  void note_replay_at(bool everywhere);
+  ReplayPlaces replay_places_;
   Tally tally_scratch_;
   std::vector<char> replay_uniform_;
   OpBoxes replay_delta_;                     // scratch of replay()
@@ -335,11 +324,6 @@ class Walker {
   // One child as a pipeline of its own: its first loads and its last store overlap nothing.
   Time phase(int child, const OpBoxes& boxes, int64_t weight);
 
-  // How a loop cuts the extent it sees: `trips` steps of `chunk`, the last `last` long.
-  struct Cut {
-    int64_t chunk, trips, last;
-  };
-  static Cut cut(int64_t extent, int64_t factor);
   // The boxes of step i of a loop over `dim` at `node` cutting `chunk`s (leased from the pool).
   BoxPool::Lease step_boxes(int node, int dim, int64_t chunk, int64_t i, const OpBoxes& boxes) {
     BoxPool::Lease b(pool_, boxes);

@@ -1096,11 +1096,11 @@ TEST(Mcts, ReachesTheBestTilingOfAStructure) {
 namespace dfx::mapper {
 namespace {
 
-// Replayed steps (model/walk_replay.h) leave every analysis as the full walk finds it, so a
-// search takes the same path with and without them, analysis for analysis. The searches' trees
-// nest loops more deeply than the property tier's random ones and cover the archs timed by
-// instructions, whose replays carry the pipeline's last load and store.
-TEST(ReplayedStepsSearch, FindsTheSameWithAndWithout) {
+// Replayed steps (model/walk_replay.h) and the box walk (model/box_walk.h) leave every analysis
+// as the full walk finds it, so a search takes the same path with and without them, analysis for
+// analysis. The searches' trees nest loops more deeply than the property tier's random ones and
+// cover the archs timed by instructions, whose replays carry the pipeline's last load and store.
+void expect_same_search(bool SearchOptions::*shortcut) {
   const std::pair<const char*, const char*> cases[] = {
       {"tpu_like", "cosim/gemm_chain_s2"}, {"tpu_like", "cosim/attention_s2"}, {"edge", "attention_g1"},
       {"cloud", "conv_chain_c1"}, {"ascend_like", "attention_g1"}};
@@ -1113,7 +1113,7 @@ TEST(ReplayedStepsSearch, FindsTheSameWithAndWithout) {
       o.seed = seed;
       o.top = 16;
       const Outcome with = explore(a, w, o);
-      o.replay_steps = false;
+      o.*shortcut = false;
       const Outcome without = explore(a, w, o);
       const std::string where = std::string(arch_name) + " " + workload + " seed " + std::to_string(seed);
       EXPECT_EQ(with.analyses, without.analyses) << where;
@@ -1132,6 +1132,9 @@ TEST(ReplayedStepsSearch, FindsTheSameWithAndWithout) {
     }
   }
 }
+
+TEST(ReplayedStepsSearch, FindsTheSameWithAndWithout) { expect_same_search(&SearchOptions::replay_steps); }
+TEST(BoxWalkSearch, FindsTheSameWithAndWithout) { expect_same_search(&SearchOptions::box_walk); }
 
 }  // namespace
 }  // namespace dfx::mapper
