@@ -27,25 +27,6 @@ bool box_walk_applies(const arch::Arch& a, const Workload& w) {
   return true;
 }
 
-bool box_walk_likely(const Workload& w, const Dataflow& f) {
-  // Per node, the extent each dim has left along the path from the root (children after parents).
-  const size_t dims = w.dims.size();
-  std::vector<int64_t> left(f.nodes.size() * dims);
-  for (size_t d = 0; d < dims; ++d) left[d] = w.dims[d].size;
-  for (size_t n = 0; n < f.nodes.size(); ++n) {
-    int64_t* here = &left[n * dims];
-    if (n > 0) std::copy_n(&left[static_cast<size_t>(f.nodes[n].parent) * dims], dims, here);
-    for (const Loop& l : f.nodes[n].loops) {
-      int64_t& extent = here[static_cast<size_t>(l.dim)];
-      if (l.factor > extent) return false;
-      const Cut c = cut(extent, l.factor);
-      if (c.last != c.chunk) return false;
-      extent = c.chunk;
-    }
-  }
-  return true;
-}
-
 std::optional<WalkResult> box_walk(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,
                                    PhaseCache* phases) {
   try {
@@ -59,7 +40,7 @@ std::optional<WalkResult> box_walk(const arch::Arch& a, const Workload& w, const
 }
 
 BoxWalker::BoxWalker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases)
-    : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p) {
+    : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), scan_(w, f, index_) {
   r_ = empty_result();
   const TreeNode& root = f.root();
   // The root's children are phases of their own (Walker::root_phases_separable).
@@ -68,12 +49,8 @@ BoxWalker::BoxWalker(const arch::Arch& a, const Workload& w, const Dataflow& f, 
   mc_prefix_ = source_prefixes(w, f, p);
   subtree_end_ = subtree_ends(f);
   own_op_ = own_ops(f);
-  places_.resize(f.nodes.size());
-  uint32_t at = 0;
-  for (size_t n = 0; n < f.nodes.size(); ++n) places_[n] = at, at += static_cast<uint32_t>(f.nodes[n].loops.size());
-  spatial_extents_.assign(at, 0);
   replay_places_ = replay_places(f, false);
-  recording_slot_.assign(replay_places_.at.back(), -1);
+  recording_slot_.assign(2 * replay_places_.at.back(), -1);
   homes_.assign(w.tensors.size(), 0);
 }
 
@@ -92,6 +69,7 @@ WalkResult BoxWalker::empty_result() const {
 
 WalkResult BoxWalker::run() {
   const OpBoxes boxes = OpBoxes::whole(w_);
+  if (!phase_cache_) scan_.scan(0, boxes, classes_);  // else each phase walked is scanned first
   const double t = visit(0, boxes, 1);
   finish_write_streams();
   r_.cycles = cycles_of(t);
@@ -101,7 +79,7 @@ WalkResult BoxWalker::run() {
 double BoxWalker::visit(int node, const OpBoxes& boxes, int64_t weight) {
   const double t = visit_node(node, boxes, weight);
   const int op = own_op_[static_cast<size_t>(node)];
-  if (op >= 0) {
+  if (op >= 0 && untimed_ == 0) {
     r_.op_cycles[static_cast<size_t>(op)] += t * repeat_;
     if (!recorders_.empty()) note_own_time(op, t, repeat_);
   }
@@ -223,6 +201,7 @@ double BoxWalker::cached_phase(int child, const OpBoxes& boxes, int64_t weight) 
   WalkResult outside = std::exchange(r_, empty_result());
   recording_from_ = streams_.size();
   entangled_ = false, computed_ = false;
+  scan_.scan(child, boxes, classes_);
   const double t = phase(child, boxes, weight);
   finish_write_streams(recording_from_);
   recording_from_ = kNotRecording;
@@ -242,36 +221,32 @@ double BoxWalker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weigh
   const Loop& loop = n.loops[li];
   const int64_t extent = index_.extent(node, loop.dim, boxes);
   if (extent <= 0) return loops(node, li + 1, boxes, weight);
-  if (loop.factor > extent) throw Uncovered{};  // a problem the walk reports
-  const auto [chunk, trips, last] = cut(extent, loop.factor);
-  if (last != chunk) throw Uncovered{};  // a partial last step
+  // In a partial tile a loop with more trips than elements steps one element at a time; in a
+  // full tile it is a problem the walk reports.
+  if (loop.factor > extent && partial_ == 0) throw Uncovered{};
+  const Cut steps = cut(extent, loop.factor);
+  const auto [chunk, trips, last] = steps;
   auto at = [&, chunk = chunk](int64_t i) { return step_boxes(node, loop.dim, chunk, i, boxes); };
   if (loop.spatial) {
-    // Instances alike in every step: the walk's one run of them all (Walker::spatial).
-    int64_t& seen = spatial_extents_[places_[static_cast<size_t>(node)] + li];
-    if (seen != 0 && seen != extent) throw Uncovered{};
-    seen = extent;
-    const int64_t key = (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * 16;
-    BoxPool::Lease b = at(0);
-    if (trips == 1) return instances(node, li, weight, 1, key, *b, nullptr);
-    BoxPool::Lease b1 = at(1);
-    return instances(node, li, weight, trips, key, *b, &*b1);
+    check_split(node, li, extent, steps);
+    return spatial(node, li, weight, trips, last != chunk, at);
   }
   // Temporal: the first step, the middle ones through one that stands for them all (moved on
-  // after it), as Walker::loops takes them.
+  // after it), a partial last one, as Walker::loops takes them.
+  const int64_t full = last == chunk ? trips : trips - 1;
   double latency = 0;
-  {
+  if (full >= 1) {
     BoxPool::Lease b0 = at(0);
     latency += loops(node, li + 1, *b0, weight);
   }
-  if (trips >= 2) {
-    const int64_t middle = trips - 1;
+  if (full >= 2) {
+    const int64_t middle = full - 1;
     BoxPool::Lease b1 = at(1);
     if (middle == 1) {
       latency += step(node, li + 1, *b1, weight);
     } else if (BoxPool::Lease b2 = at(2);
-               !index_.steps_alike(node, loop.dim, boxes, chunk, trips) && !evenly_spaced(*b1, *b2, *at(trips - 1), trips - 2)) {
-      for (int64_t i = 1; i < trips; ++i) {
+               !index_.steps_alike(node, loop.dim, boxes, chunk, full) && !evenly_spaced(*b1, *b2, *at(full - 1), full - 2)) {
+      for (int64_t i = 1; i < full; ++i) {
         BoxPool::Lease bi = at(i);
         latency += loops(node, li + 1, *bi, weight);
       }
@@ -288,7 +263,55 @@ double BoxWalker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weigh
       if (!representing_) touched_.clear(), cover_log_.clear();
     }
   }
+  if (full < trips) {
+    BoxPool::Lease bl = at(trips - 1);
+    ++partial_;
+    latency += step(node, li + 1, *bl, weight, true);
+    --partial_;
+  }
   return latency;
+}
+
+template <class At>
+double BoxWalker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at) {
+  // Instances run side by side, and alike ones are walked as one (Walker::spatial).
+  const int64_t key = (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses;
+  const Runs runs = instance_runs(node, li, trips, uneven);
+  auto run = [&](size_t pass) {
+    const auto [first, count] = runs.run[pass];
+    BoxPool::Lease b = at(first);
+    if (count == 1) {
+      // An uneven loop's last instance is a partial tile for the loops after it.
+      const bool partial = uneven && first == trips - 1;
+      partial_ += partial;
+      const double t = instances(node, li, weight, 1, key + static_cast<int64_t>(pass), *b, nullptr);
+      partial_ -= partial;
+      return t;
+    }
+    BoxPool::Lease b1 = at(first + 1);
+    return instances(node, li, weight, count, key + static_cast<int64_t>(pass), *b, &*b1);
+  };
+  if (runs.size == 1) return run(0);
+  // The first run, then the others beside it, their time the first's (Walker::spatial).
+  const bool stepping = !nothing_steps_below(node, li);
+  const bool outermost = !stepping && (!passes_ || passes_->node != node);
+  std::optional<Passes> outer;
+  if (outermost) outer = std::move(passes_), passes_ = Passes{node, spatial_depth_, {}};
+  if (stepping) stepping_runs_.push_back({spatial_depth_, &split_with_uses(node, li).uses, 0});
+  const size_t mine = stepping ? stepping_runs_.size() - 1 : 0;
+  const double t = run(0);
+  const bool computed = computed_;
+  const double first_loads = first_loads_, last_store = last_store_;
+  for (size_t pass = 1; pass < runs.size; ++pass) {
+    if (stepping) stepping_runs_[mine].run = static_cast<int64_t>(pass);
+    ++untimed_;
+    run(pass);
+    --untimed_;
+    computed_ = computed, first_loads_ = first_loads, last_store_ = last_store;
+  }
+  if (outermost) passes_ = std::move(outer);
+  if (stepping) stepping_runs_.pop_back();
+  return t;
 }
 
 double BoxWalker::instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, const OpBoxes& first,

@@ -21,11 +21,6 @@ namespace dfx::model {
 // dims with coefficient 1, or a constant) of at most kMaxBoxRank dimensions.
 bool box_walk_applies(const arch::Arch& a, const Workload& w);
 
-// Whether the tree looks like one the box walk covers: every loop cuts the extent its path gives
-// it into equal steps. Cheap, and only a hint (fused producers' boxes can differ): the walk
-// itself decides.
-bool box_walk_likely(const Workload& w, const Dataflow& f);
-
 // walk_tree(a, w, f, p, phases)'s result, or nullopt where the tree needs the walk.
 // Contract: box_walk_applies(a, w).
 std::optional<WalkResult> box_walk(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,

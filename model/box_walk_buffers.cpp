@@ -138,7 +138,12 @@ BoxWalker::Moved BoxWalker::activate(int node, int tensor, const OpBoxes& boxes,
     spreads_for(node, tensor, boxes, now, prefix, s.spreads);
     s.spreads_owner = node;
   }
-  const int64_t shared = merged == 1 ? fresh : multicast ? merged_fresh(now, s.resident, fresh, s.spreads) : fresh * merged;
+  const bool over_passes = passes_ && prefix <= passes_->level;
+  const int64_t shared = multicast && !s.write && sent_by_an_earlier_run(tensor, prefix) ? 0
+                         : multicast && over_passes ? sent_over_passes(node, tensor, id, now, merged)
+                         : merged == 1            ? fresh
+                         : multicast              ? merged_fresh(now, s.resident, fresh, s.spreads)
+                                                  : fresh * merged;
   const int64_t source_weight = weight / merged;
   add_occupancy(s.level, tensor, s.inst_ctx, now.size() - s.resident.size());
   s.mc_count = multicast ? merged : 1;
@@ -330,9 +335,21 @@ void BoxWalker::finish_write_streams(size_t from) {
     if (!s.write || s.cover.empty()) continue;
     const int64_t distinct = slice_size(s.cover) * s.instance_weight;
     r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;
-    Slice merged_cover = s.cover;
-    for (const auto& [axis, step, count] : s.spreads) merged_cover[axis] = spread_set(merged_cover[axis], step, count);
-    const int64_t merged_distinct = slice_size(merged_cover) * (s.instance_weight / s.mc_count);
+    auto spread_cover = [](const BoxStream& x) {
+      Slice c = x.cover;
+      for (const auto& [axis, step, count] : x.spreads) c[axis] = spread_set(c[axis], step, count);
+      return c;
+    };
+    const Slice merged_cover = spread_cover(s);
+    int64_t merged_distinct = slice_size(merged_cover);
+    // A later run of a spatial loop: what the earlier runs wrote was counted with theirs.
+    if (!s.twins.empty()) {
+      Region before;
+      for (int twin : s.twins)
+        if (!streams_[static_cast<size_t>(twin)].cover.empty()) before.unite(Region::of(spread_cover(streams_[static_cast<size_t>(twin)])));
+      merged_distinct = Region::of(merged_cover).size_outside(before);
+    }
+    merged_distinct *= s.instance_weight / s.mc_count;
     charge_source(s.tensor, s.source, s.level, false, s.mc_write_entries - merged_distinct);
   }
 }

@@ -7,11 +7,13 @@
 
 namespace dfx::model {
 
-double BoxWalker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
+double BoxWalker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
   const size_t place = replay_places_.place(node, li);
-  // Before the first computation, transfers are first loads: replayed, they would not be.
-  if (!replay_places_.replay[place] || !computed_) return loops(node, li, boxes, weight);
-  int& slot = recording_slot_[place];
+  // Before the first computation, transfers are first loads: replayed, they would not be. Runs
+  // of instances not all alike keep what they share to themselves while they are walked.
+  if (!replay_places_.replay[place] || !computed_ || passes_ || !stepping_runs_.empty() || untimed_ != 0)
+    return loops(node, li, boxes, weight);
+  int& slot = recording_slot_[2 * place + (last ? 1 : 0)];
   if (slot < 0) slot = static_cast<int>(recordings_.size()), recordings_.emplace_back();
   BoxRecording& rec = recordings_[static_cast<size_t>(slot)];
   double t = 0;
@@ -28,7 +30,7 @@ void BoxWalker::start_recording(BoxRecording& rec, const OpBoxes& boxes, int64_t
   rec.valid = false;
   rec.boxes = boxes;
   rec.weight = weight, rec.instance_weight = instance_weight_, rec.repeat = repeat_;
-  rec.inst_ctx = inst_ctx_, rec.part_ctx = part_ctx_;
+  rec.inst_ctx = inst_ctx_, rec.part_ctx = part_ctx_, rec.partial = partial_;
   rec.spatial_depth = spatial_depth_;
   rec.changes.clear(), rec.covers.clear(), rec.occupancy.clear(), rec.own_times.clear();
   rec.before.take(r_);
@@ -45,7 +47,7 @@ void BoxWalker::finish_recording(BoxRecording& rec, double t) {
   for (BoxRecording::Change& c : rec.changes) {
     const BoxStream& s = streams_[static_cast<size_t>(c.id)];
     c.end_owner = s.owner, c.end_dropped = s.dropped;
-    c.end_resident = s.resident, c.end_snapshot = s.snapshot, c.end_owners = s.owners;
+    c.end_resident = s.resident, c.end_snapshot = s.snapshot, c.end_owners = s.owners, c.end_twins = s.twins;
     c.write_entries = s.write_entries - c.write_entries, c.mc_write_entries = s.mc_write_entries - c.mc_write_entries;
     c.mc_count = s.mc_count, c.spreads = s.spreads, c.spreads_owner = s.spreads_owner;
   }
@@ -77,7 +79,7 @@ void BoxWalker::note_own_time(int op, double t, double repeat) {
 }
 
 bool BoxWalker::replay(const BoxRecording& rec, const OpBoxes& boxes, int64_t weight, double& out) {
-  if (rec.inst_ctx != inst_ctx_ || rec.part_ctx != part_ctx_ || rec.instance_weight != instance_weight_ ||
+  if (rec.inst_ctx != inst_ctx_ || rec.part_ctx != part_ctx_ || rec.partial != partial_ || rec.instance_weight != instance_weight_ ||
       rec.spatial_depth != spatial_depth_ || weight % rec.weight != 0 || boxes.size() != rec.boxes.size())
     return false;
   OpBoxes& delta = replay_delta_;
@@ -130,7 +132,7 @@ bool BoxWalker::replay(const BoxRecording& rec, const OpBoxes& boxes, int64_t we
       s.resident = slice_of(s.owner, s.tensor, s.snapshot);
     }
     s.write_entries += c.write_entries * k, s.mc_write_entries += c.mc_write_entries * k;
-    s.mc_count = c.mc_count, s.spreads = c.spreads, s.spreads_owner = c.spreads_owner;
+    s.mc_count = c.mc_count, s.spreads = c.spreads, s.spreads_owner = c.spreads_owner, s.twins = c.end_twins;
     if (representing_) touched_.push_back(c.id);
   }
   for (const auto& [id, part] : rec.covers) {

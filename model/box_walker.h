@@ -5,6 +5,7 @@
 // buffers. Internal to model/.
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <tuple>
 #include <optional>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "model/box_walk.h"
 #include "model/index_set.h"
 #include "model/walk_replay.h"
+#include "model/walk_scan.h"
 #include "model/walk_support.h"
 
 namespace dfx::model {
@@ -59,6 +61,7 @@ struct BoxStream {
   Spreads spreads;
   int spreads_owner = -1;
   std::vector<int> owners;
+  std::vector<int> twins;  // a later pass's: the earlier passes' streams of this buffer
   bool dropped = false, finished = false;
 };
 
@@ -69,7 +72,7 @@ struct BoxRecording {
   OpBoxes boxes;
   int64_t weight = 0, instance_weight = 0;
   double repeat = 0;
-  int inst_ctx = 0, part_ctx = 0;
+  int inst_ctx = 0, part_ctx = 0, partial = 0;
   size_t spatial_depth = 0;
   double time = 0;
   Tally before;
@@ -87,7 +90,7 @@ struct BoxRecording {
     bool end_dropped = false;
     Boxes end_resident;
     OpBoxes end_snapshot;
-    std::vector<int> end_owners;
+    std::vector<int> end_owners, end_twins;
     int64_t mc_count = 1;
     Spreads spreads;
     int spreads_owner = -1;
@@ -126,11 +129,42 @@ class BoxWalker {
   };
   std::vector<SpatialLevel> spatial_stack_;
   size_t spatial_depth_ = 0;
-  // Per (node, loop index) of a spatial loop: the extent it split first (0: not yet run). One
-  // that splits another extent later is left to the walk (its instances are not all alike, or
-  // the walk reports a problem).
-  std::vector<int64_t> spatial_extents_;
-  std::vector<uint32_t> places_;  // per node: where its loops start in spatial_extents_
+  int partial_ = 0;  // loops whose partial last step encloses the current position
+  int untimed_ = 0;  // inside a spatial loop's later run, whose time the first run's stands for
+  // Spatial loops whose instances are not all alike, in runs (Walker::Passes, SpatialSplit,
+  // SteppingRun: the same bookkeeping).
+  struct Passes {
+    int node = 0;
+    size_t level = 0;
+    struct Sent {
+      int node = 0, tensor = 0;
+      std::vector<int> streams;
+      Region region;
+    };
+    std::vector<Sent> sent;
+  };
+  std::optional<Passes> passes_;
+  struct SpatialSplit {
+    int64_t extent = 0, chunk = 0;
+    bool even = true;
+    std::vector<int64_t> counts;
+    std::vector<DimUse> uses;
+    int may_step = -1;
+  };
+  std::map<std::pair<int, size_t>, SpatialSplit> spatial_splits_;
+  struct SteppingRun {
+    size_t level = 0;
+    const std::vector<DimUse>* uses = nullptr;
+    int64_t run = 0;
+  };
+  std::vector<SteppingRun> stepping_runs_;
+  InstanceScan scan_;
+  InstanceCounts classes_;  // what the scans found
+  static constexpr int64_t kMaxPasses = 16;
+  struct Runs {
+    std::pair<int64_t, int64_t> run[kMaxPasses];
+    size_t size = 0;
+  };
   std::vector<int> mc_prefix_;
   std::unordered_map<uint64_t, int> stream_ids_;
   std::vector<BoxStream> streams_;
@@ -155,7 +189,7 @@ class BoxWalker {
 
   // Replayed steps (box_walk_replay.cpp), as the walk's (model/walk_replay.h).
   ReplayPlaces replay_places_;
-  std::vector<int> recording_slot_;       // per place: its recording in recordings_, -1: none yet
+  std::vector<int> recording_slot_;       // 2 * place + last: its recording in recordings_, -1: none yet
   std::deque<BoxRecording> recordings_;   // grows without moving the ones being recorded
   std::vector<BoxRecording*> recorders_;  // steps being recorded, outermost first
   int64_t stores_ = 0, entangles_ = 0;    // events a recording counts
@@ -163,7 +197,7 @@ class BoxWalker {
   OpBoxes replay_delta_;
   std::vector<std::vector<int64_t>> replay_shifts_;
   std::vector<char> replay_uniform_;
-  double step(int node, size_t li, const OpBoxes& boxes, int64_t weight);
+  double step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last = false);
   bool replay(const BoxRecording& rec, const OpBoxes& boxes, int64_t weight, double& out);
   void start_recording(BoxRecording& rec, const OpBoxes& boxes, int64_t weight);
   void finish_recording(BoxRecording& rec, double t);
@@ -187,6 +221,15 @@ class BoxWalker {
   double loops(int node, size_t li, const OpBoxes& boxes, int64_t weight);
   double instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, const OpBoxes& first,
                    const OpBoxes* next);
+  // Spatial loops (box_walk_spatial.cpp), as Walker's.
+  template <class At>
+  double spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at);
+  void check_split(int node, size_t li, int64_t extent, const Cut& steps);
+  bool nothing_steps_below(int node, size_t li) const;
+  SpatialSplit& split_with_uses(int node, size_t li);
+  bool sent_by_an_earlier_run(int tensor, size_t prefix) const;
+  Runs instance_runs(int node, size_t li, int64_t trips, bool uneven) const;
+  int64_t sent_over_passes(int node, int tensor, int id, const Boxes& now, int64_t merged);
   BoxPool::Lease step_boxes(int node, int dim, int64_t chunk, int64_t i, const OpBoxes& boxes) {
     BoxPool::Lease b(pool_, boxes);
     index_.restrict(node, dim, i * chunk, i * chunk + chunk, *b);

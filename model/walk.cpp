@@ -441,7 +441,7 @@ Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64
 
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases,
                      StepReplay replay, WalkEngine engine) {
-  if (engine == WalkEngine::Any && box_walk_applies(a, w) && box_walk_likely(w, f))
+  if (engine == WalkEngine::Any && box_walk_applies(a, w))
     if (std::optional<WalkResult> r = box_walk(a, w, f, p, phases)) return std::move(*r);
   Walker walker(a, w, f, p, phases, nullptr, replay);
   WalkResult r = walker.run();

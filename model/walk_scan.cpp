@@ -1,9 +1,14 @@
 // Before a subtree is walked: how many instances each of its spatial loops runs in each step, so
 // that one whose count changes (a partial tile above it) is walked in classes from its first step
-// on (Walker::Passes). The same visits as loops() makes, without the buffers.
-#include "model/walker.h"
+// on (Walker::Passes). The same visits as the walks' loops make, without the buffers.
+#include "model/walk_scan.h"
 
 namespace dfx::model {
+
+InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index) : w_(w), f_(f), index_(index) {
+  plain_ = accesses_plain();
+  to_scan_ = subtrees_to_scan();
+}
 
 // Without windows or strides, the extents a tile sees are what the loops above leave of each
 // dim, and a step is partial only along the dim of a loop that does not divide what it sees (and
@@ -11,7 +16,7 @@ namespace dfx::model {
 // loop over a dim no such loop has cut runs the same number of instances in every step, so a
 // subtree holding only those needs no scan. Per node: whether its subtree needs one. (Were this
 // wrong, the walk would find a changed count and walk_tree() walk again: needs_classes.)
-std::vector<char> Walker::subtrees_to_scan() const {
+std::vector<char> InstanceScan::subtrees_to_scan() const {
   std::vector<char> scan(f_.nodes.size(), 1);
   if (w_.dims.size() > 64 || !plain_) return scan;
   // Dims a fused read ties together, position by position: one class each (bit masks).
@@ -56,7 +61,7 @@ std::vector<char> Walker::subtrees_to_scan() const {
   return scan;
 }
 
-bool Walker::accesses_plain() const {
+bool InstanceScan::accesses_plain() const {
   auto plain = [](const TensorAccess& acc) {
     for (const auto& ix : acc.index)
       if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms.front().coef != 1)) return false;
@@ -70,31 +75,35 @@ bool Walker::accesses_plain() const {
   return true;
 }
 
-void Walker::scan_classes(int node, const OpBoxes& boxes) {
-  if (given_classes_ || !to_scan_[static_cast<size_t>(node)]) return;
+bool InstanceScan::scan(int node, const OpBoxes& boxes, InstanceCounts& found) {
+  if (!to_scan_[static_cast<size_t>(node)]) return false;
   BoxPool::Lease b(pool_, boxes);
-  scan_loops(node, 0, *b);
+  loops(node, 0, *b, found);
   // Loops that run one number of instances need no classes (and no look-up in the walk).
-  for (auto it = scanned_.begin(); it != scanned_.end();) it = it->second.size() > 1 ? std::next(it) : scanned_.erase(it);
-  classes_ = &scanned_;
+  for (auto it = found.begin(); it != found.end();) it = it->second.size() > 1 ? std::next(it) : found.erase(it);
+  return true;
 }
 
-void Walker::scan_loops(int node, size_t li, OpBoxes& boxes) {
+void InstanceScan::loops(int node, size_t li, OpBoxes& boxes, InstanceCounts& found) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   if (n.is_leaf) return;
   if (li == n.loops.size()) {
     for (int c : n.children)
-      if (to_scan_[static_cast<size_t>(c)]) scan_loops(c, 0, boxes);  // the others' counts never change
+      if (to_scan_[static_cast<size_t>(c)]) loops(c, 0, boxes, found);  // the others' counts never change
     return;
   }
   const Loop& loop = n.loops[li];
   const int64_t extent = index_.extent(node, loop.dim, boxes);
-  if (extent <= 0) return scan_loops(node, li + 1, boxes);
+  if (extent <= 0) return loops(node, li + 1, boxes, found);
   const auto [chunk, trips, last] = cut(extent, loop.factor);
-  auto at = [&, chunk = chunk](int64_t i) { return step_boxes(node, loop.dim, chunk, i, boxes); };
-  auto step = [&](int64_t i) { scan_loops(node, li + 1, *at(i)); };
+  auto at = [&, chunk = chunk](int64_t i) {
+    BoxPool::Lease b(pool_, boxes);
+    index_.restrict(node, loop.dim, i * chunk, i * chunk + chunk, *b);
+    return b;
+  };
+  auto step = [&](int64_t i) { loops(node, li + 1, *at(i), found); };
   if (loop.spatial) {
-    std::vector<int64_t>& counts = scanned_[{node, li}];
+    std::vector<int64_t>& counts = found[{node, li}];
     const auto pos = std::lower_bound(counts.begin(), counts.end(), trips);
     if (pos == counts.end() || *pos != trips) counts.insert(pos, trips);
     step(0);

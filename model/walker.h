@@ -16,6 +16,7 @@
 #include "model/phase_cache.h"
 #include "model/walk.h"
 #include "model/walk_replay.h"
+#include "model/walk_scan.h"
 #include "model/walk_support.h"
 #include "model/walk_time.h"
 
@@ -49,7 +50,7 @@ class Walker {
   // different numbers of instances in different steps (a partial tile above it), its instances
   // are walked in classes (see Passes). scan_classes() finds them before the walk; `classes`
   // gives them instead.
-  using InstanceCounts = std::map<std::pair<int, size_t>, std::vector<int64_t>>;
+  using InstanceCounts = model::InstanceCounts;
 
   // With `phases`, the root's children that are phases of their own are looked up there, or
   // walked and kept (see cached_phase).
@@ -57,7 +58,8 @@ class Walker {
   // from their first walk (model/walk_replay.h); the result is the same.
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
-      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), instructions_(a, w, f), replay_(replay != StepReplay::Off) {
+      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), scan_(w, f, index_), instructions_(a, w, f),
+        replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
@@ -65,8 +67,6 @@ class Walker {
     subtree_end_ = subtree_ends(f_);
     own_op_ = own_ops(f_);
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
-    plain_ = accesses_plain();
-    to_scan_ = subtrees_to_scan();
     if (replay_) {
       replay_places_ = replay_places(f_, replay == StepReplay::All);
       recording_slot_.assign(2 * replay_places_.at.back(), -1);
@@ -155,12 +155,10 @@ class Walker {
   bool given_classes_ = false;
   InstanceCounts scanned_;  // what scan_classes() found
   bool needs_classes_ = false;
-  std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
-  bool plain_ = false;         // every access a plain dim (accesses_plain)
-  bool accesses_plain() const;
-  std::vector<char> subtrees_to_scan() const;
-  void scan_classes(int node, const OpBoxes& boxes);
-  void scan_loops(int node, size_t li, OpBoxes& boxes);
+  InstanceScan scan_;
+  void scan_classes(int node, const OpBoxes& boxes) {
+    if (!given_classes_ && scan_.scan(node, boxes, scanned_)) classes_ = &scanned_;
+  }
   std::vector<int> mc_prefix_;  // [node * tensors + tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
   std::deque<Stream> streams_;  // grows without moving the streams (their moves may copy)

@@ -1,0 +1,36 @@
+#pragma once
+// Instance classes: before a subtree is walked, how many instances each of its spatial loops runs
+// in each step (a partial tile above one runs fewer), so that the walks can take a loop whose
+// count changes in runs of alike instances from its first step on. Internal to model/.
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "model/walk_support.h"
+
+namespace dfx::model {
+
+// Per (node, loop index) of a spatial loop that runs different numbers of instances in different
+// steps: those numbers, ascending.
+using InstanceCounts = std::map<std::pair<int, size_t>, std::vector<int64_t>>;
+
+class InstanceScan {
+ public:
+  InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index);
+  // Adds what `node`'s subtree runs, from `boxes`, to `found`; false when nothing below can
+  // change its count (no scan needed).
+  bool scan(int node, const OpBoxes& boxes, InstanceCounts& found);
+
+ private:
+  const Workload& w_;
+  const Dataflow& f_;
+  const TileIndex& index_;
+  BoxPool pool_;
+  bool plain_ = false;         // every access a plain dim (accesses_plain)
+  std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
+  bool accesses_plain() const;
+  std::vector<char> subtrees_to_scan() const;
+  void loops(int node, size_t li, OpBoxes& boxes, InstanceCounts& found);
+};
+
+}  // namespace dfx::model
