@@ -51,7 +51,7 @@ BoxWalker::BoxWalker(const arch::Arch& a, const Workload& w, const Dataflow& f, 
   own_op_ = own_ops(f);
   replay_places_ = replay_places(f, false);
   recording_slot_.assign(2 * replay_places_.at.back(), -1);
-  homes_.assign(w.tensors.size(), 0);
+  streams_.reserve(4 * f.nodes.size());
 }
 
 WalkResult BoxWalker::empty_result() const {
@@ -122,15 +122,16 @@ double BoxWalker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
 
 double BoxWalker::children(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
-  // An intermediate whose fusion point is this tile lives at its home while the children run.
-  std::vector<std::pair<int, int64_t>> homes;
+  // An intermediate whose fusion point is this tile lives at its home while the children run
+  // (kept on a stack shared by the nested calls: no vector per call).
+  const size_t homes_from = homes_.size();
   for (size_t t = 0; t < w_.tensors.size(); ++t) {
     const auto& tp = p_.tensors[t];
     if (!w_.tensors[t].is_intermediate() || tp.region != node) continue;
     const int producer = w_.tensors[t].producer;
     const int64_t elems = slice_size(access_slice(w_.ops[static_cast<size_t>(producer)].out, boxes[static_cast<size_t>(producer)]));
     add_occupancy(tp.home, static_cast<int>(t), inst_ctx_, elems);
-    homes.push_back({static_cast<int>(t), elems});
+    homes_.push_back({static_cast<int>(t), elems});
   }
   const bool split = (n.prim == Prim::Para || n.prim == Prim::Pipe) && n.children.size() > 1;
   const bool drop = n.prim == Prim::Seq && n.children.size() > 1;
@@ -148,7 +149,9 @@ double BoxWalker::children(int node, const OpBoxes& boxes, int64_t weight) {
     part_ctx_ = saved_part;
     total = n.prim == Prim::Seq || n.prim == Prim::Shar ? total + t : std::max(total, t);
   }
-  for (const auto& [t, elems] : homes) add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, inst_ctx_, -elems);
+  for (size_t i = homes_from; i < homes_.size(); ++i)
+    add_occupancy(p_.tensors[static_cast<size_t>(homes_[i].first)].home, homes_[i].first, inst_ctx_, -homes_[i].second);
+  homes_.resize(homes_from);
   return total;
 }
 

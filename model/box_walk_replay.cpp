@@ -32,7 +32,7 @@ void BoxWalker::start_recording(BoxRecording& rec, const OpBoxes& boxes, int64_t
   rec.weight = weight, rec.instance_weight = instance_weight_, rec.repeat = repeat_;
   rec.inst_ctx = inst_ctx_, rec.part_ctx = part_ctx_, rec.partial = partial_;
   rec.spatial_depth = spatial_depth_;
-  rec.changes.clear(), rec.covers.clear(), rec.occupancy.clear(), rec.own_times.clear();
+  rec.changed = 0, rec.covers.clear(), rec.occupancy.clear(), rec.own_times.clear();
   rec.before.take(r_);
   rec.stores = stores_, rec.entangles = entangles_;
 }
@@ -44,7 +44,8 @@ void BoxWalker::finish_recording(BoxRecording& rec, double t) {
   rec.time = t;
   rec.stores = stores_ - rec.stores, rec.entangles = entangles_ - rec.entangles;
   rec.last_store = last_store_;
-  for (BoxRecording::Change& c : rec.changes) {
+  for (size_t i = 0; i < rec.changed; ++i) {
+    BoxRecording::Change& c = rec.changes[i];
     const BoxStream& s = streams_[static_cast<size_t>(c.id)];
     c.end_owner = s.owner, c.end_dropped = s.dropped;
     c.end_resident = s.resident, c.end_snapshot = s.snapshot, c.end_owners = s.owners, c.end_twins = s.twins;
@@ -56,12 +57,13 @@ void BoxWalker::finish_recording(BoxRecording& rec, double t) {
 
 void BoxWalker::note_change(int id) {
   for (BoxRecording* rec : recorders_) {
-    if (std::any_of(rec->changes.begin(), rec->changes.end(), [&](const auto& c) { return c.id == id; })) continue;
+    const auto end = rec->changes.begin() + static_cast<long>(rec->changed);
+    if (std::any_of(rec->changes.begin(), end, [&](const auto& c) { return c.id == id; })) continue;
     const BoxStream& s = streams_[static_cast<size_t>(id)];
-    BoxRecording::Change c;
+    if (rec->changed == rec->changes.size()) rec->changes.emplace_back();
+    BoxRecording::Change& c = rec->changes[rec->changed++];
     c.id = id, c.owner = s.owner, c.dropped = s.dropped, c.snapshot = s.snapshot;
     c.write_entries = s.write_entries, c.mc_write_entries = s.mc_write_entries;
-    rec->changes.push_back(std::move(c));
   }
 }
 
@@ -91,10 +93,10 @@ bool BoxWalker::replay(const BoxRecording& rec, const OpBoxes& boxes, int64_t we
       delta[o][d].first = now.first - then.first;
     }
   std::vector<std::vector<int64_t>>& shifts = replay_shifts_;
-  if (shifts.size() < rec.changes.size()) shifts.resize(rec.changes.size());
+  if (shifts.size() < rec.changed) shifts.resize(rec.changed);
   std::vector<char>& uniform = replay_uniform_;
-  uniform.assign(rec.changes.size(), 0);
-  for (size_t i = 0; i < rec.changes.size(); ++i) {
+  uniform.assign(rec.changed, 0);
+  for (size_t i = 0; i < rec.changed; ++i) {
     const BoxRecording::Change& c = rec.changes[i];
     const BoxStream& s = streams_[static_cast<size_t>(c.id)];
     if (s.owner != c.owner || s.dropped != c.dropped || !moved_by(s.snapshot, c.snapshot, delta, accesses_.of(c.owner, s.tensor)))
@@ -109,7 +111,7 @@ bool BoxWalker::replay(const BoxRecording& rec, const OpBoxes& boxes, int64_t we
     r_.op_cycles[static_cast<size_t>(op)] += t * repeat;
     if (!recorders_.empty()) note_own_time(op, t, repeat);
   }
-  for (size_t i = 0; i < rec.changes.size(); ++i) {
+  for (size_t i = 0; i < rec.changed; ++i) {
     const BoxRecording::Change& c = rec.changes[i];
     if (!recorders_.empty()) note_change(c.id);
     BoxStream& s = streams_[static_cast<size_t>(c.id)];

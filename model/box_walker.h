@@ -95,7 +95,10 @@ struct BoxRecording {
     Spreads spreads;
     int spreads_owner = -1;
   };
+  // The first `changed` of `changes` are this recording's: the rest keep their storage for the
+  // next (a step is recorded again whenever its replay does not start alike).
   std::vector<Change> changes;
+  size_t changed = 0;
   std::vector<std::pair<int, Slice>> covers;
   std::vector<StepRecording::Occupancy> occupancy;
   int64_t stores = 0, entangles = 0;
@@ -185,7 +188,7 @@ class BoxWalker {
   static constexpr size_t kNotRecording = ~size_t{0};
   size_t recording_from_ = kNotRecording;
   bool entangled_ = false, used_cache_ = false;
-  std::vector<int64_t> homes_;  // scratch of children(): elements at home, per intermediate
+  std::vector<std::pair<int, int64_t>> homes_;  // children(): intermediates at home, (tensor, elements)
 
   // Replayed steps (box_walk_replay.cpp), as the walk's (model/walk_replay.h).
   ReplayPlaces replay_places_;
