@@ -9,8 +9,8 @@ namespace dfx::mapper {
 
 TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective objective,
                        const std::vector<std::pair<std::string, double>>& max_footprint, model::StepReplay replay,
-                       model::WalkEngine engine)
-    : a_(a), w_(w), objective_(objective), replay_(replay), engine_(engine) {
+                       model::HeldAs held)
+    : a_(a), w_(w), objective_(objective), replay_(replay), held_(held) {
   for (const auto& [level, bytes] : max_footprint) {
     const int l = a.level_index(level);
     if (l < 0) {
@@ -35,7 +35,7 @@ Scored TreeScorer::score(const model::Dataflow& f) const {
       return s;
     }
     s.analysed = true;
-    s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f, &phases_, replay_, engine_));
+    s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f, &phases_, replay_, held_));
     s.valid = s.report->valid && within_limits(*s.report);
   } catch (const InputError&) {
     s.report = std::make_shared<const model::Report>();  // the template drew a tree the loader rejects

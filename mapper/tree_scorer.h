@@ -24,7 +24,7 @@ class TreeScorer {
   // Contract: throws InputError when `max_footprint` names a level the arch does not have.
   TreeScorer(const arch::Arch& a, const model::Workload& w, Objective objective,
              const std::vector<std::pair<std::string, double>>& max_footprint,
-             model::StepReplay replay = model::StepReplay::Worthwhile, model::WalkEngine engine = model::WalkEngine::Any);
+             model::StepReplay replay = model::StepReplay::Worthwhile, model::HeldAs held = model::HeldAs::Boxes);
 
   // A pure function of the tree.
   Scored score(const model::Dataflow& f) const;
@@ -41,7 +41,7 @@ class TreeScorer {
   const model::Workload& w_;
   Objective objective_;
   model::StepReplay replay_;
-  model::WalkEngine engine_;
+  model::HeldAs held_;
   std::vector<std::pair<int, double>> limits_;  // (level, most bytes per instance)
   std::shared_ptr<const model::Report> ruled_out_report_;
   // Groups hand their data over through DRAM and most candidates share groups with earlier

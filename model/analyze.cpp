@@ -190,12 +190,12 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f) { return analyze(a, w, f, nullptr); }
 
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases, StepReplay replay,
-               WalkEngine engine) {
+               HeldAs held) {
   Report r;
   try {
     Placement p = place(a, w, f);
     check_units(a, w, f, r);
-    WalkResult walk = walk_tree(a, w, f, p, phases, replay, engine);
+    WalkResult walk = walk_tree(a, w, f, p, phases, replay, held);
     for (auto& pr : walk.problems) r.problems.push_back(pr);
     summarise(a, w, f, p, walk, r);
     summarise_ops(a, w, f, walk, r);

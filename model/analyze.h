@@ -15,8 +15,8 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f);
 // The same report; phases of the tree found in `phases` are not walked again, and those walked
 // are kept there (model/phase_cache.h: one cache per arch and workload, trees built in code).
 // `replay`: how the walk replays representative steps (model/walk.h); the report is the same.
-// `engine`: which walk (model/walk.h); the report is the same.
+// `held`: how the walk keeps buffers (model/walk.h); the report is the same.
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases,
-               StepReplay replay = StepReplay::Worthwhile, WalkEngine engine = WalkEngine::Any);
+               StepReplay replay = StepReplay::Worthwhile, HeldAs held = HeldAs::Boxes);
 
 }  // namespace dfx::model

@@ -5,12 +5,12 @@
 #include <utility>
 
 #include "arch/unit_costs.h"
-#include "model/box_walk.h"
 #include "model/walker.h"
 
 namespace dfx::model {
 
-WalkResult Walker::run() {
+template <class Held>
+WalkResult Walker<Held>::run() {
   OpBoxes boxes = OpBoxes::whole(w_);
   if (!phase_cache_) scan_classes(0, boxes);  // else each phase walked is scanned first
   const Time t = visit(0, boxes, 1);
@@ -19,18 +19,21 @@ WalkResult Walker::run() {
   return r_;
 }
 
-double Walker::cycles_of(const Time& t) const {
+template <class Held>
+double Walker<Held>::cycles_of(const Time& t) const {
   return instructions_.decoupled() ? t.cycles_decoupled(first_loads_, after_last_load_, last_store_, last_store_port_)
                                    : t.latency + first_loads_ + last_store_;
 }
 
-void Walker::problem(const SourceLoc& loc, const std::string& msg) {
+template <class Held>
+void Walker<Held>::problem(const SourceLoc& loc, const std::string& msg) {
   for (const auto& pr : r_.problems)
     if (pr.message == msg) return;
   r_.problems.push_back({loc, msg});
 }
 
-Time Walker::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+Time Walker<Held>::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   const Op& op = w_.ops[static_cast<size_t>(n.op)];
   int64_t points = 1;
@@ -51,13 +54,15 @@ Time Walker::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
   return Time::on_unit(op.unit, static_cast<double>(points * op.ops_per_point));
 }
 
-Time Walker::visit(int node, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+Time Walker<Held>::visit(int node, const OpBoxes& boxes, int64_t weight) {
   const Time t = visit_node(node, boxes, weight);
   time_own_op(node, t);
   return t;
 }
 
-Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+Time Walker<Held>::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   if (n.is_leaf) return visit_leaf(node, boxes, weight);
   double load = 0, store = 0, moved_in = 0, moved_out = 0, port = 0, store_port = 0, colliding_store_port = 0;
@@ -112,7 +117,8 @@ Time Walker::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
 // the earlier children do not use, is the chain's concern only from that child — unless an
 // enclosing loop the load does not move (but the earlier children's loads do) hoists it ahead of
 // theirs. Tabulated once per tree: which child that is, per tile and tensor.
-void Walker::note_later_readers() {
+template <class Held>
+void Walker<Held>::note_later_readers() {
   const size_t tensors = w_.tensors.size();
   std::vector<uint64_t> reads(f_.nodes.size(), 0);  // per node: the tensors (below 64) its subtree reads
   std::vector<unsigned> units(f_.nodes.size(), 0);  // per node: its subtree's units (1 << UnitKind)
@@ -162,19 +168,21 @@ void Walker::note_later_readers() {
   }
 }
 
-Time Walker::children(int node, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+Time Walker<Held>::children(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   std::vector<std::pair<size_t, double>> later;
   if (deferred_node_ == node) later = std::move(deferred_loads_), deferred_node_ = -1;
-  // An intermediate whose fusion point is this tile lives at its home while the children run.
-  std::vector<std::pair<int, int64_t>> homes;
+  // An intermediate whose fusion point is this tile lives at its home while the children run
+  // (on a stack the nested calls share: no vector per call).
+  const size_t homes_from = homes_.size();
   for (size_t t = 0; t < w_.tensors.size(); ++t) {
     const auto& tp = p_.tensors[t];
     if (!w_.tensors[t].is_intermediate() || tp.region != node) continue;
     const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[t].producer)];
     int64_t elems = slice_size(access_slice(prod.out, boxes[static_cast<size_t>(w_.tensors[t].producer)]));
     add_occupancy(tp.home, static_cast<int>(t), inst_ctx_, elems);
-    homes.push_back({static_cast<int>(t), elems});
+    homes_.push_back({static_cast<int>(t), elems});
   }
   const bool split = (n.prim == Prim::Para || n.prim == Prim::Pipe) && n.children.size() > 1;
   const bool drop = n.prim == Prim::Seq && n.children.size() > 1;
@@ -199,12 +207,14 @@ Time Walker::children(int node, const OpBoxes& boxes, int64_t weight) {
     if (n.prim == Prim::Seq || n.prim == Prim::Shar || instructions_.decoupled()) total.then(t);
     else total.beside(t);
   }
-  for (const auto& [t, elems] : homes)
-    add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, inst_ctx_, -elems);
+  for (size_t k = homes_from; k < homes_.size(); ++k)
+    add_occupancy(p_.tensors[static_cast<size_t>(homes_[k].first)].home, homes_[k].first, inst_ctx_, -homes_[k].second);
+  homes_.resize(homes_from);
   return total;
 }
 
-Time Walker::phase(int child, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+Time Walker<Held>::phase(int child, const OpBoxes& boxes, int64_t weight) {
   const bool computed = computed_;
   const double first_loads = first_loads_;
   computed_ = false, first_loads_ = 0, last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;
@@ -214,7 +224,8 @@ Time Walker::phase(int child, const OpBoxes& boxes, int64_t weight) {
   return Time::exclusive(t);
 }
 
-Time Walker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+Time Walker<Held>::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   if (li == n.loops.size()) return children(node, boxes, weight);
   const Loop& loop = n.loops[li];
@@ -282,7 +293,8 @@ Time Walker::loops(int node, size_t li, const OpBoxes& boxes, int64_t weight) {
   return latency;
 }
 
-bool Walker::nothing_steps_below(int node, size_t li) const {
+template <class Held>
+bool Walker<Held>::nothing_steps_below(int node, size_t li) const {
   const std::vector<Loop>& own = f_.nodes[static_cast<size_t>(node)].loops;
   for (size_t k = li + 1; k < own.size(); ++k)
     if (!own[k].spatial) return false;
@@ -291,19 +303,22 @@ bool Walker::nothing_steps_below(int node, size_t li) const {
   return true;
 }
 
-Walker::SpatialSplit& Walker::split_with_uses(int node, size_t li) {
+template <class Held>
+typename Walker<Held>::SpatialSplit& Walker<Held>::split_with_uses(int node, size_t li) {
   SpatialSplit& split = spatial_splits_.at({node, li});
   if (split.uses.empty()) split.uses = dim_uses(w_, p_, node, f_.nodes[static_cast<size_t>(node)].loops[li].dim);
   return split;
 }
 
-bool Walker::sent_by_an_earlier_run(int tensor, size_t prefix) const {
+template <class Held>
+bool Walker<Held>::sent_by_an_earlier_run(int tensor, size_t prefix) const {
   for (const SteppingRun& r : stepping_runs_)
     if (r.run > 0 && prefix <= r.level && (*r.uses)[static_cast<size_t>(tensor)] == DimUse::None) return true;
   return false;
 }
 
-bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps) {
+template <class Held>
+bool Walker<Held>::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& steps) {
   const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
   const auto [chunk, trips, last] = steps;
   const bool even = last == chunk;
@@ -344,14 +359,16 @@ bool Walker::spatial_split_ok(int node, size_t li, int64_t extent, const Cut& st
   return true;
 }
 
-Walker::InstanceCounts Walker::instance_counts() const {
+template <class Held>
+typename Walker<Held>::InstanceCounts Walker<Held>::instance_counts() const {
   InstanceCounts out;
   for (const auto& [loop, split] : spatial_splits_)
     if (split.counts.size() > 1) out[loop] = split.counts;
   return out;
 }
 
-Walker::Runs Walker::instance_runs(int node, size_t li, int64_t trips, bool uneven) const {
+template <class Held>
+typename Walker<Held>::Runs Walker<Held>::instance_runs(int node, size_t li, int64_t trips, bool uneven) const {
   Runs runs;
   if (uneven) {  // the last instance has less to do
     runs.push_back({0, trips - 1}), runs.push_back({trips - 1, 1});
@@ -372,8 +389,9 @@ Walker::Runs Walker::instance_runs(int node, size_t li, int64_t trips, bool unev
   return runs;
 }
 
+template <class Held>
 template <class At>
-Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at) {
+Time Walker<Held>::spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at) {
   // Instances run side by side, and alike ones are walked as one (checked in loops()).
   const int64_t key = (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses;
   const Runs runs = instance_runs(node, li, trips, uneven);
@@ -422,7 +440,8 @@ Time Walker::spatial(int node, size_t li, int64_t weight, int64_t trips, bool un
   return t;
 }
 
-Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, const OpBoxes& first,
+template <class Held>
+Time Walker<Held>::instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, const OpBoxes& first,
                        const OpBoxes* next) {
   const int64_t saved_weight = instance_weight_;
   SpatialLevel& level = spatial_stack_.push();
@@ -439,19 +458,36 @@ Time Walker::instances(int node, size_t li, int64_t weight, int64_t count, int64
   return latency;
 }
 
-WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases,
-                     StepReplay replay, WalkEngine engine) {
-  if (engine == WalkEngine::Any && box_walk_applies(a, w))
-    if (std::optional<WalkResult> r = box_walk(a, w, f, p, phases)) return std::move(*r);
-  Walker walker(a, w, f, p, phases, nullptr, replay);
+template class Walker<MultiSlice>;
+template class Walker<Boxes>;
+
+namespace {
+
+template <class Held>
+WalkResult walk_holding(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases,
+                        StepReplay replay) {
+  Walker<Held> walker(a, w, f, p, phases, nullptr, replay);
   WalkResult r = walker.run();
   if (walker.needs_classes()) {
-    const Walker::InstanceCounts classes = walker.instance_counts();
-    Walker again(a, w, f, p, phases, &classes, replay);
+    const InstanceCounts classes = walker.instance_counts();
+    Walker<Held> again(a, w, f, p, phases, &classes, replay);
     r = again.run();
-    return again.must_walk_again() ? Walker(a, w, f, p, nullptr, &classes, replay).run() : r;
+    return again.must_walk_again() ? Walker<Held>(a, w, f, p, nullptr, &classes, replay).run() : r;
   }
-  return walker.must_walk_again() ? Walker(a, w, f, p, nullptr, nullptr, replay).run() : r;
+  return walker.must_walk_again() ? Walker<Held>(a, w, f, p, nullptr, nullptr, replay).run() : r;
+}
+
+}  // namespace
+
+WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases,
+                     StepReplay replay, HeldAs held) {
+  if (held == HeldAs::Boxes && accesses_are_boxes(w)) {
+    try {
+      return walk_holding<Boxes>(a, w, f, p, phases, replay);
+    } catch (const TooManyBoxes&) {  // a tensor five ops touch in one tile: as sets
+    }
+  }
+  return walk_holding<MultiSlice>(a, w, f, p, phases, replay);
 }
 
 }  // namespace dfx::model

@@ -50,12 +50,13 @@ class PhaseCache;
 // (model/walk_replay.h) instead of walking again: where loops step below them (Worthwhile), at
 // every loop (All: tests, to exercise it on small trees), or never (Off: tests compare).
 enum class StepReplay { Off, Worthwhile, All };
-// Which walk gives the result: the box walk where it covers the tree (model/box_walk.h: buffers
-// held as boxes; the same result), else the walk (Any); or the walk alone (tests compare them).
-enum class WalkEngine { Any, WalkOnly };
+// How the walk keeps what buffers hold (model/held.h): as a few boxes where every access of the
+// workload is an interval, else as general sets (Boxes: the same result to the bit, faster); or
+// as general sets always (Sets: tests compare the two).
+enum class HeldAs { Boxes, Sets };
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,
                      PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile,
-                     WalkEngine engine = WalkEngine::Any);
+                     HeldAs held = HeldAs::Boxes);
 
 // Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
 // start, then shrinks fused producers to what their consumers below `node` read. Shared by the

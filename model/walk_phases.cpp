@@ -7,7 +7,8 @@
 
 namespace dfx::model {
 
-WalkResult Walker::empty_result() const {
+template <class Held>
+WalkResult Walker<Held>::empty_result() const {
   WalkResult r;
   r.traffic.assign(a_.levels.size(), std::vector<Traffic>(w_.tensors.size()));
   r.peak_elems.assign(a_.levels.size(), std::vector<int64_t>(w_.tensors.size(), 0));
@@ -20,7 +21,8 @@ WalkResult Walker::empty_result() const {
   return r;
 }
 
-bool Walker::root_phases_separable() const {
+template <class Held>
+bool Walker<Held>::root_phases_separable() const {
   const TreeNode& root = f_.root();
   return !root.is_leaf && root.prim == Prim::Seq && root.children.size() >= 2 && root.loops.empty() && root.keep.empty();
 }
@@ -30,13 +32,15 @@ bool Walker::root_phases_separable() const {
 // tensor, level, role and instance, not by node, so a phase reading a tensor an earlier one read
 // too finds that one's buffer again, empty: as good as a new one. A written buffer stays with
 // the phase of the tensor's producer.
-bool Walker::on_chip_empty() const {
+template <class Held>
+bool Walker<Held>::on_chip_empty() const {
   for (const auto& [key, elems] : level_occupancy_)
     if (elems != 0 && occupancy_level(key) != 0) return false;
   return true;
 }
 
-void Walker::add_phase(const WalkResult& r) {
+template <class Held>
+void Walker<Held>::add_phase(const WalkResult& r) {
   for (size_t l = 0; l < r.traffic.size(); ++l) {
     for (size_t t = 0; t < r.traffic[l].size(); ++t) {
       Traffic& to = r_.traffic[l][t];
@@ -54,7 +58,8 @@ void Walker::add_phase(const WalkResult& r) {
   for (const auto& pr : r.problems) problem(pr.where, pr.message);
 }
 
-Time Walker::cached_phase(int child, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+Time Walker<Held>::cached_phase(int child, const OpBoxes& boxes, int64_t weight) {
   PhaseKey key = phase_key(f_, child);
   const bool clean = on_chip_empty();
   if (const auto hit = clean ? phase_cache_->find(key) : nullptr) {
@@ -84,5 +89,8 @@ Time Walker::cached_phase(int child, const OpBoxes& boxes, int64_t weight) {
   entangled_ = entangled_ || was_entangled;
   return t;
 }
+
+template class Walker<MultiSlice>;
+template class Walker<Boxes>;
 
 }  // namespace dfx::model

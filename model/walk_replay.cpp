@@ -68,7 +68,8 @@ bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, Buf
   return true;
 }
 
-StepRecording& Walker::recording(int node, size_t li, bool last) {
+template <class Held>
+StepRecording<Held>& Walker<Held>::recording(int node, size_t li, bool last) {
   int& slot = recording_slot_[2 * replay_places_.place(node, li) + (last ? 1 : 0)];
   if (slot < 0) slot = static_cast<int>(recordings_.size()), recordings_.emplace_back();
   return recordings_[static_cast<size_t>(slot)];
@@ -109,13 +110,15 @@ ReplayPlaces replay_places(const Dataflow& f, bool everywhere) {
   return out;
 }
 
-bool Walker::replayable() const {
+template <class Held>
+bool Walker<Held>::replayable() const {
   return !passes_ && stepping_runs_.empty() && untimed_ == 0 && computed_ && deferred_loads_.empty();
 }
 
-Time Walker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
+template <class Held>
+Time Walker<Held>::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last) {
   if (!replay_ || !replay_places_.replay[replay_places_.place(node, li)] || !replayable()) return loops(node, li, boxes, weight);
-  StepRecording& rec = recording(node, li, last);
+  StepRecording<Held>& rec = recording(node, li, last);
   Time t;
   if (rec.valid && replay(rec, boxes, weight, t)) return t;
   start_recording(rec, boxes, weight);
@@ -126,19 +129,21 @@ Time Walker::step(int node, size_t li, const OpBoxes& boxes, int64_t weight, boo
   return t;
 }
 
-void Walker::start_recording(StepRecording& rec, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+void Walker<Held>::start_recording(StepRecording<Held>& rec, const OpBoxes& boxes, int64_t weight) {
   rec.valid = false;
   rec.boxes = boxes;
   rec.weight = weight, rec.instance_weight = instance_weight_, rec.repeat = repeat_;
   rec.inst_ctx = inst_ctx_, rec.part_ctx = part_ctx_, rec.partial = partial_;
   rec.spatial_depth = spatial_stack_.size();
-  rec.changes.clear(), rec.covers.clear(), rec.occupancy.clear(), rec.own_times.clear();
+  rec.changed = 0, rec.covers.clear(), rec.occupancy.clear(), rec.own_times.clear();
   rec.before.take(r_);
   rec.load_resets = load_resets_, rec.stores = stores_, rec.entangles = entangles_;
   rec.after_last_load = after_last_load_;
 }
 
-void Walker::finish_recording(StepRecording& rec, const Time& t) {
+template <class Held>
+void Walker<Held>::finish_recording(StepRecording<Held>& rec, const Time& t) {
   tally_scratch_.take(r_);
   rec.delta.between(rec.before, tally_scratch_);
   const size_t ops = r_.op_cycles.size();
@@ -148,8 +153,9 @@ void Walker::finish_recording(StepRecording& rec, const Time& t) {
   rec.load_resets = load_resets_ - rec.load_resets, rec.stores = stores_ - rec.stores;
   rec.entangles = entangles_ - rec.entangles;
   rec.after_last_load_end = after_last_load_, rec.last_store = last_store_, rec.last_store_port = last_store_port_;
-  for (StepRecording::Change& c : rec.changes) {
-    const Stream& s = streams_[static_cast<size_t>(c.id)];
+  for (size_t i = 0; i < rec.changed; ++i) {
+    typename StepRecording<Held>::Change& c = rec.changes[i];
+    const Stream<Held>& s = streams_[static_cast<size_t>(c.id)];
     c.end_owner = s.owner, c.end_dropped = s.dropped;
     c.end_resident = s.resident, c.end_snapshot = s.snapshot, c.end_owners = s.owners, c.end_twins = s.twins;
     c.write_entries = s.write_entries - c.write_entries, c.mc_write_entries = s.mc_write_entries - c.mc_write_entries;
@@ -160,19 +166,22 @@ void Walker::finish_recording(StepRecording& rec, const Time& t) {
   rec.valid = true;
 }
 
-void Walker::note_change(int id) {
-  for (StepRecording* rec : recorders_) {
-    if (std::any_of(rec->changes.begin(), rec->changes.end(), [&](const auto& c) { return c.id == id; })) continue;
-    const Stream& s = streams_[static_cast<size_t>(id)];
-    StepRecording::Change c;
+template <class Held>
+void Walker<Held>::note_change(int id) {
+  for (auto* rec : recorders_) {
+    const auto end = rec->changes.begin() + static_cast<long>(rec->changed);
+    if (std::any_of(rec->changes.begin(), end, [&](const auto& c) { return c.id == id; })) continue;
+    const Stream<Held>& s = streams_[static_cast<size_t>(id)];
+    if (rec->changed == rec->changes.size()) rec->changes.emplace_back();
+    typename StepRecording<Held>::Change& c = rec->changes[rec->changed++];
     c.id = id, c.owner = s.owner, c.dropped = s.dropped, c.snapshot = s.snapshot;
     c.write_entries = s.write_entries, c.mc_write_entries = s.mc_write_entries;
-    rec->changes.push_back(std::move(c));
   }
 }
 
-void Walker::note_occupancy(uint64_t key, int level, int tensor, int64_t before, int64_t after) {
-  for (StepRecording* rec : recorders_) {
+template <class Held>
+void Walker<Held>::note_occupancy(uint64_t key, int level, int tensor, int64_t before, int64_t after) {
+  for (auto* rec : recorders_) {
     auto it = std::find_if(rec->occupancy.begin(), rec->occupancy.end(),
                            [&](const auto& o) { return o.key == key && o.tensor == tensor; });
     if (it == rec->occupancy.end()) it = rec->occupancy.insert(it, {key, level, tensor, before, before, before});
@@ -181,7 +190,8 @@ void Walker::note_occupancy(uint64_t key, int level, int tensor, int64_t before,
   }
 }
 
-bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weight, Time& out) {
+template <class Held>
+bool Walker<Held>::replay(const StepRecording<Held>& rec, const OpBoxes& boxes, int64_t weight, Time& out) {
   if (rec.inst_ctx != inst_ctx_ || rec.part_ctx != part_ctx_ || rec.partial != partial_ ||
       rec.instance_weight != instance_weight_ || rec.spatial_depth != spatial_stack_.size() || weight % rec.weight != 0)
     return false;
@@ -197,12 +207,12 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
   // Every buffer the step changes starts as it did, moved with the boxes; what it ends holding
   // moves alike (else it is sliced again), and what a write stream covers must.
   std::vector<std::vector<int64_t>>& shifts = replay_shifts_;
-  if (shifts.size() < rec.changes.size()) shifts.resize(rec.changes.size());
+  if (shifts.size() < rec.changed) shifts.resize(rec.changed);
   std::vector<char>& uniform = replay_uniform_;
-  uniform.assign(rec.changes.size(), 0);
-  for (size_t i = 0; i < rec.changes.size(); ++i) {
-    const StepRecording::Change& c = rec.changes[i];
-    const Stream& s = streams_[static_cast<size_t>(c.id)];
+  uniform.assign(rec.changed, 0);
+  for (size_t i = 0; i < rec.changed; ++i) {
+    const typename StepRecording<Held>::Change& c = rec.changes[i];
+    const Stream<Held>& s = streams_[static_cast<size_t>(c.id)];
     if (s.owner != c.owner || s.dropped != c.dropped || !moved_by(s.snapshot, c.snapshot, delta, accesses_.of(c.owner, s.tensor))) return false;
     uniform[i] = uniform_shift(c.end_owner, s.tensor, delta, 1, shifts[i]);
     if (s.write && !uniform[i]) return false;
@@ -213,12 +223,12 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
   for (const auto& [op, t, times] : rec.own_times) {
     const double repeat = repeat_ * times;
     r_.op_cycles[static_cast<size_t>(op)] += t * repeat;
-    for (StepRecording* outer : recorders_) outer->own_times.emplace_back(op, t, repeat / outer->repeat);
+    for (auto* outer : recorders_) outer->own_times.emplace_back(op, t, repeat / outer->repeat);
   }
-  for (size_t i = 0; i < rec.changes.size(); ++i) {
-    const StepRecording::Change& c = rec.changes[i];
+  for (size_t i = 0; i < rec.changed; ++i) {
+    const typename StepRecording<Held>::Change& c = rec.changes[i];
     note_change(c.id);
-    Stream& s = streams_[static_cast<size_t>(c.id)];
+    Stream<Held>& s = streams_[static_cast<size_t>(c.id)];
     s.owner = c.end_owner;
     for (int o : c.end_owners)
       if (std::find(s.owners.begin(), s.owners.end(), o) == s.owners.end()) s.owners.push_back(o);
@@ -226,7 +236,7 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
     s.snapshot.move_by(delta);
     s.dropped = c.end_dropped;
     if (c.end_resident.empty()) {
-      s.resident = MultiSlice();
+      s.resident = Held();
     } else if (uniform[i]) {
       s.resident = c.end_resident;
       s.resident.shift(shifts[i]);
@@ -244,7 +254,7 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
     for (size_t j = 0; j < moved.size(); ++j) moved[j].shift(shifts[i][j]);
     add_cover(id, moved);
   }
-  for (const StepRecording::Occupancy& o : rec.occupancy) {
+  for (const OccupancyChange& o : rec.occupancy) {
     int64_t& v = o.tensor < 0 ? level_occupancy_[o.key] : occupancy_[o.key];
     const int64_t high = v + o.high - o.start, end = v + o.end - o.start;
     if (!recorders_.empty()) note_occupancy(o.key, o.level, o.tensor, v, high), note_occupancy(o.key, o.level, o.tensor, high, end);
@@ -261,5 +271,8 @@ bool Walker::replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weig
   ++r_.replayed_steps;
   return true;
 }
+
+template class Walker<MultiSlice>;
+template class Walker<Boxes>;
 
 }  // namespace dfx::model

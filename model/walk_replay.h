@@ -53,6 +53,15 @@ ReplayPlaces replay_places(const Dataflow& f, bool everywhere);
 // moved by `delta` (starts in delta[o][d].first).
 bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, BufferAccesses::Accesses by);
 
+// An occupancy key a recorded step moved: the value before, the highest, and the value after.
+struct OccupancyChange {
+  uint64_t key = 0;
+  int level = 0, tensor = -1;  // tensor -1: the level's total
+  int64_t start = 0, high = 0, end = 0;
+};
+
+// `Held`: what a buffer holds (model/held.h).
+template <class Held>
 struct StepRecording {
   bool valid = false;
   // The call: loops(node, li, boxes, weight) with repeat_ at `repeat`, in these contexts.
@@ -77,22 +86,19 @@ struct StepRecording {
     int64_t write_entries = 0, mc_write_entries = 0;  // at the start; deltas once finished
     int end_owner = 0;
     bool end_dropped = false;
-    MultiSlice end_resident;
+    Held end_resident;
     OpBoxes end_snapshot;
     std::vector<int> end_owners, end_twins;
     int64_t mc_count = 1;
     Spreads spreads;
     int spreads_owner = -1;
   };
+  // The first `changed` of `changes` are this recording's; the rest keep their storage for the
+  // next (a step is recorded again whenever its replay does not start alike).
   std::vector<Change> changes;
+  size_t changed = 0;
   std::vector<std::pair<int, Slice>> covers;  // what write streams covered, one entry per stream
-  // Occupancy keys the step moved: the value before, the highest, and the value after.
-  struct Occupancy {
-    uint64_t key = 0;
-    int level = 0, tensor = -1;  // tensor -1: the level's total
-    int64_t start = 0, high = 0, end = 0;
-  };
-  std::vector<Occupancy> occupancy;
+  std::vector<OccupancyChange> occupancy;
   // Event counters at the start, then how many happened in the step.
   int64_t load_resets = 0, stores = 0, entangles = 0;
   double after_last_load = 0, after_last_load_end = 0, last_store = 0, last_store_port = 0;

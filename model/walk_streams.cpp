@@ -8,7 +8,8 @@
 
 namespace dfx::model {
 
-bool Walker::spreads_for(int node, int tensor, const OpBoxes& boxes, const MultiSlice& now, size_t prefix,
+template <class Held>
+bool Walker<Held>::spreads_for(int node, int tensor, const OpBoxes& boxes, const Held& now, size_t prefix,
                          Spreads& spreads) {
   spreads.clear();
   for (size_t k = prefix; k < spatial_stack_.size(); ++k) {
@@ -17,13 +18,13 @@ bool Walker::spreads_for(int node, int tensor, const OpBoxes& boxes, const Multi
     BoxPool::Lease lease(pool_, boxes);
     OpBoxes& moved = *lease;
     moved.move_by(sl.delta);
-    MultiSlice next = slice_of(node, tensor, moved);
-    if (next.parts.size() != now.parts.size()) continue;
+    Held next = slice_of(node, tensor, moved);
+    if (parts_of(next) != parts_of(now)) continue;
     int axis = -1;
     int64_t step = 0;
-    for (size_t part = 0; part < now.parts.size(); ++part)
-      for (size_t j = 0; j < now.parts[part].size(); ++j) {
-        int64_t d = next.parts[part][j].lo() - now.parts[part][j].lo();
+    for (size_t part = 0; part < parts_of(now); ++part)
+      for (size_t j = 0; j < part_rank(now, part); ++j) {
+        int64_t d = part_lo(next, part, j) - part_lo(now, part, j);
         if (d == 0) continue;
         if (axis >= 0 && (axis != static_cast<int>(j) || step != d)) {
           problem(f_.nodes[static_cast<size_t>(node)].loc,
@@ -38,9 +39,10 @@ bool Walker::spreads_for(int node, int tensor, const OpBoxes& boxes, const Multi
   return true;
 }
 
-void Walker::drop_for_sibling(int seq_node, int next_child) {
+template <class Held>
+void Walker<Held>::drop_for_sibling(int seq_node, int next_child) {
   for (size_t i = 0; i < streams_.size(); ++i) {
-    Stream& s = streams_[i];
+    Stream<Held>& s = streams_[i];
     if (s.resident.empty() || s.owner == seq_node || !inside(s.owner, seq_node) ||
         inside(s.owner, next_child))
       continue;
@@ -51,16 +53,13 @@ void Walker::drop_for_sibling(int seq_node, int next_child) {
     const int id = static_cast<int>(i);
     note_change(id);
     add_occupancy(s.level, s.tensor, s.inst_ctx, -s.resident.size());
-    s.resident = MultiSlice();
+    s.resident = Held();
     s.dropped = true;
   }
 }
 
-MultiSlice Walker::slice_of(int node, int tensor, const OpBoxes& boxes) const {
-  return accesses_.slice(node, tensor, boxes);
-}
-
-void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
+template <class Held>
+void Walker<Held>::add_occupancy(int level, int tensor, int inst, int64_t delta) {
   const uint64_t key = occupancy_key(inst, level);
   int64_t& lv = level_occupancy_[key];
   if (!recorders_.empty()) note_occupancy(key, level, -1, lv, lv + delta);
@@ -74,7 +73,8 @@ void Walker::add_occupancy(int level, int tensor, int inst, int64_t delta) {
   peak = std::max(peak, tv);
 }
 
-void Walker::charge_source(int tensor, int source, int level, bool write, int64_t n) {
+template <class Held>
+void Walker<Held>::charge_source(int tensor, int source, int level, bool write, int64_t n) {
   auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
   (write ? src.update : src.read) += n;
   if (!a_.addressable(level)) (write ? r_.feed_updates : r_.feed_reads)[static_cast<size_t>(source)] += n;
@@ -85,14 +85,16 @@ void Walker::charge_source(int tensor, int source, int level, bool write, int64_
   }
 }
 
-const std::vector<int>& Walker::staging_levels(int from, int to) {
+template <class Held>
+const std::vector<int>& Walker<Held>::staging_levels(int from, int to) {
   const size_t levels = a_.levels.size(), k = static_cast<size_t>(from) * levels + static_cast<size_t>(to);
   if (staging_.empty()) staging_.assign(levels * levels, std::nullopt);
   if (!staging_[k]) staging_[k] = a_.staging_levels(from, to);
   return *staging_[k];
 }
 
-int Walker::stream_for(int node, int tensor) {
+template <class Held>
+int Walker<Held>::stream_for(int node, int tensor) {
   const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
   const size_t n = static_cast<size_t>(node);
   // A buffer: one tensor at one level, filled from one source level, in one role, instance and
@@ -102,7 +104,7 @@ int Walker::stream_for(int node, int tensor) {
                        (static_cast<uint64_t>(inst_ctx_) << 25) | (static_cast<uint64_t>(part_ctx_) << 45);
   auto [it, fresh] = stream_ids_.try_emplace(key, static_cast<int>(streams_.size()));  // no node built when found
   if (!fresh) return it->second;
-  Stream s;
+  Stream<Held> s;
   s.tensor = tensor;
   s.level = tp.level[n];
   s.owner = node;
@@ -114,15 +116,16 @@ int Walker::stream_for(int node, int tensor) {
   return it->second;
 }
 
-Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64_t weight) {
+template <class Held>
+typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const OpBoxes& boxes, int64_t weight) {
   int id = stream_for(node, tensor);
   note_change(id);
-  Stream& s = streams_[static_cast<size_t>(id)];
+  Stream<Held>& s = streams_[static_cast<size_t>(id)];
   if (recording_from_ != kNotRecording && static_cast<size_t>(id) < recording_from_ && (s.write || !s.resident.empty()))
     entangled_ = true, ++entangles_;
   if (std::find(s.owners.begin(), s.owners.end(), node) == s.owners.end()) s.owners.push_back(node);
   s.owner = node;  // the snapshot below belongs to this node's subtree
-  MultiSlice now = slice_of(node, tensor, boxes);
+  Held now = slice_of(node, tensor, boxes);
   const int64_t fresh = now.minus_size(s.resident);
   const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)]);
   int64_t merged = 1;
@@ -146,7 +149,7 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   if (s.write) {
     s.write_entries += fresh * weight;
     s.mc_write_entries += shared * source_weight;
-    if (!now.empty()) add_cover(id, now.parts.front());
+    if (!now.empty()) add_cover(id, first_part(now));
   } else {
     r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(tensor)].fill += fresh * weight;
   }
@@ -155,8 +158,7 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   s.snapshot = boxes;
   s.dropped = false;
   if (representing_) touched_.push_back(id);
-  const MultiSlice& held = s.resident;
-  const int64_t row = held.empty() || held.parts.front().empty() ? 1 : held.parts.front().back().size();
+  const int64_t row = row_of(s.resident);
   // Timed at the two ends (a staged transfer's hops are not timed: docs/semantics.md).
   const TransferTime moved = transfer_time(a_, s.source, s.level, s.write, row, fresh, shared);
   const double t = moved.cycles, port = moved.port;
@@ -169,13 +171,14 @@ Walker::Moved Walker::activate(int node, int tensor, const OpBoxes& boxes, int64
   return m;
 }
 
-int64_t Walker::sent_over_passes(int node, int tensor, int id, const MultiSlice& now, int64_t merged) {
-  Stream& s = streams_[static_cast<size_t>(id)];
-  Region sent = Region::difference(now, s.resident);
+template <class Held>
+int64_t Walker<Held>::sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged) {
+  Stream<Held>& s = streams_[static_cast<size_t>(id)];
+  Region sent = difference(now, s.resident);
   if (merged > 1)
     for (const auto& [axis, step, count] : s.spreads) sent.spread(axis, step, count);
   auto earlier = std::find_if(passes_->sent.begin(), passes_->sent.end(),
-                              [&](const Passes::Sent& e) { return e.node == node && e.tensor == tensor; });
+                              [&](const auto& e) { return e.node == node && e.tensor == tensor; });
   if (earlier == passes_->sent.end()) {  // the first pass to activate this buffer
     const int64_t n = sent.size();
     passes_->sent.push_back({node, tensor, {id}, std::move(sent)});
@@ -188,17 +191,19 @@ int64_t Walker::sent_over_passes(int node, int tensor, int id, const MultiSlice&
   return n;
 }
 
-void Walker::add_cover(int id, const Slice& part) {
-  Stream& s = streams_[static_cast<size_t>(id)];
+template <class Held>
+void Walker<Held>::add_cover(int id, const Slice& part) {
+  Stream<Held>& s = streams_[static_cast<size_t>(id)];
   if (s.cover.empty()) s.cover.assign(part.size(), IndexSet());
   unite_per_dim(s.cover, part);
   if (representing_) cover_log_.push_back({id, part});
   // A cover is a set per dimension: a step's parts for one stream are kept united (replay()
   // adds one entry per stream).
-  for (StepRecording* rec : recorders_) unite_by_stream(rec->covers, id, part);
+  for (auto* rec : recorders_) unite_by_stream(rec->covers, id, part);
 }
 
-void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra) {
+template <class Held>
+void Walker<Held>::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delta, int64_t extra) {
   // Scratch kept across calls (nested representatives reach here once per loop step): no
   // allocation per call.
   std::vector<int>& ids = translate_ids_;
@@ -210,7 +215,7 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
   written.clear();
   for (size_t i = cover_mark; i < cover_log_.size(); ++i) unite_by_stream(written, cover_log_[i].first, cover_log_[i].second);
   for (int id : ids) {
-    Stream& s = streams_[static_cast<size_t>(id)];
+    Stream<Held>& s = streams_[static_cast<size_t>(id)];
     // A snapshot is read only through the accesses below its owner (slice_of, and replay's
     // check): the other ops' boxes in it are not moved. An op's accesses are listed together,
     // and an op that reads the tensor twice moves once.
@@ -230,7 +235,8 @@ void Walker::translate_since(size_t mark, size_t cover_mark, const OpBoxes& delt
   }
 }
 
-bool Walker::uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k, std::vector<int64_t>& shift) const {
+template <class Held>
+bool Walker<Held>::uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k, std::vector<int64_t>& shift) const {
   bool first = true;
   for (const BufferAccesses::Access& a : accesses_.of(node, tensor)) {
     const TensorAccess& acc = *a.access;
@@ -246,32 +252,32 @@ bool Walker::uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k
   return !first;
 }
 
+template <class Held>
 template <class Shift>
-void Walker::extend_cover(Stream& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes) {
-  const MultiSlice before = slice_of(s.owner, s.tensor, s.snapshot);
+void Walker<Held>::extend_cover(Stream<Held>& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes) {
+  const Held before = slice_of(s.owner, s.tensor, s.snapshot);
   shift_boxes(1);
-  const MultiSlice one = slice_of(s.owner, s.tensor, s.snapshot);
+  const Held one = slice_of(s.owner, s.tensor, s.snapshot);
   shift_boxes(extra - 1);
   if (before.empty() || one.empty()) return;
   Slice added = wrote;
-  const Slice& a0 = before.parts.front();
-  const Slice& a1 = one.parts.front();
   for (size_t j = 0; j < added.size(); ++j) {
-    int64_t step = a1[j].lo() - a0[j].lo();
+    int64_t step = part_lo(one, 0, j) - part_lo(before, 0, j);
     if (step != 0) added[j] = added[j].united(added[j].with_translates(step, 1, extra));
   }
   add_cover(id, added);
 }
 
-void Walker::finish_write_streams(size_t from) {
+template <class Held>
+void Walker<Held>::finish_write_streams(size_t from) {
   for (size_t i = from; i < streams_.size(); ++i) {
-    Stream& s = streams_[i];
+    Stream<Held>& s = streams_[i];
     if (s.finished) continue;
     s.finished = true;
     if (!s.write || s.cover.empty()) continue;
     const int64_t distinct = slice_size(s.cover) * s.instance_weight;
     r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;
-    auto spread_cover = [](const Stream& x) {
+    auto spread_cover = [](const Stream<Held>& x) {
       Slice c = x.cover;
       for (const auto& [axis, step, count] : x.spreads) c[axis] = spread_set(c[axis], step, count);
       return c;
@@ -290,5 +296,8 @@ void Walker::finish_write_streams(size_t from) {
     charge_source(s.tensor, s.source, s.level, false, refills);
   }
 }
+
+template class Walker<MultiSlice>;
+template class Walker<Boxes>;
 
 }  // namespace dfx::model

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/held.h"
 #include "model/index_set.h"
 #include "model/instruction_time.h"
 #include "model/phase_cache.h"
@@ -23,12 +24,13 @@
 namespace dfx::model {
 
 // One buffer's history: the elements resident after its last activation.
+template <class Held>
 struct Stream {
   int tensor = 0, level = 0, owner = 0, source = 0;  // owner: the last node to activate it
   bool write = false;
   int64_t instance_weight = 1;
   int inst_ctx = 0;          // the spatial instance (a context id, see Contexts)
-  MultiSlice resident;
+  Held resident;
   OpBoxes snapshot;         // the boxes that produced `resident`, to translate it
   Slice cover;              // write streams: every element ever written here, per dimension
   int64_t write_entries = 0;
@@ -44,6 +46,9 @@ struct Stream {
   bool finished = false;    // its refills are counted (finish_write_streams)
 };
 
+// `Held`: how buffers keep what they hold (model/held.h): MultiSlice for any access, Boxes
+// where every access is an interval. The same walk either way, to the bit.
+template <class Held>
 class Walker {
  public:
   // A spatial loop's instance counts, per (node, loop index), ascending: where a loop runs
@@ -138,7 +143,7 @@ class Walker {
   };
   std::optional<Passes> passes_;
   // What a multicast source sends for an activation merged over the passes' instances.
-  int64_t sent_over_passes(int node, int tensor, int id, const MultiSlice& now, int64_t merged);
+  int64_t sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged);
   // How a spatial loop has split its extent so far (spatial_split_ok).
   struct SpatialSplit {
     int64_t extent = 0, chunk = 0;
@@ -161,7 +166,7 @@ class Walker {
   }
   std::vector<int> mc_prefix_;  // [node * tensors + tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
-  std::deque<Stream> streams_;  // grows without moving the streams (their moves may copy)
+  std::deque<Stream<Held>> streams_;  // grows without moving the streams (their moves may copy)
   // What representative iterations touched and wrote, for translate_since; only kept while one
   // is being visited (representing_ > 0), and cleared when the outermost one is done.
   int representing_ = 0;
@@ -188,7 +193,7 @@ class Walker {
     const int op = own_op_[static_cast<size_t>(node)];
     if (op < 0 || untimed_ != 0) return;
     r_.op_cycles[static_cast<size_t>(op)] += t.latency * repeat_;
-    for (StepRecording* rec : recorders_) rec->own_times.emplace_back(op, t.latency, repeat_ / rec->repeat);
+    for (StepRecording<Held>* rec : recorders_) rec->own_times.emplace_back(op, t.latency, repeat_ / rec->repeat);
   }
   // [node * tensors + tensor]: the child of a loop-less tile that reads the tile's load of the
   // tensor first, when the earlier children need not wait for it (0: they must); see
@@ -214,9 +219,9 @@ class Walker {
   // The last walked representative (partial last) step at each place steps are replayed, made on
   // first use: 2 * place(node, loop index) + last indexes recording_slot_ (-1: none yet).
   std::vector<int> recording_slot_;
-  std::deque<StepRecording> recordings_;  // grows without moving the ones being recorded
-  StepRecording& recording(int node, size_t li, bool last);
-  std::vector<StepRecording*> recorders_;               // steps being recorded, outermost first
+  std::deque<StepRecording<Held>> recordings_;  // grows without moving the ones being recorded
+  StepRecording<Held>& recording(int node, size_t li, bool last);
+  std::vector<StepRecording<Held>*> recorders_;               // steps being recorded, outermost first
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
   // recording entangled.
   int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0;
@@ -229,9 +234,9 @@ class Walker {
   // an earlier walk of it started alike.
   Time step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last = false);
   bool replayable() const;
-  bool replay(const StepRecording& rec, const OpBoxes& boxes, int64_t weight, Time& out);
-  void start_recording(StepRecording& rec, const OpBoxes& boxes, int64_t weight);
-  void finish_recording(StepRecording& rec, const Time& t);
+  bool replay(const StepRecording<Held>& rec, const OpBoxes& boxes, int64_t weight, Time& out);
+  void start_recording(StepRecording<Held>& rec, const OpBoxes& boxes, int64_t weight);
+  void finish_recording(StepRecording<Held>& rec, const Time& t);
   // Hooks: a stream about to change, an occupancy key moved, a cover grown.
   void note_change(int id);
   void note_occupancy(uint64_t key, int level, int tensor, int64_t before, int64_t after);
@@ -248,7 +253,7 @@ class Walker {
   // How the merged instances' slices of a tensor lie next to the representative's: per spatial
   // loop beyond the source buffer's own, the tensor dimension it moves and by how much.
   // Translation-invariant, so computed once per buffer and owner.
-  bool spreads_for(int node, int tensor, const OpBoxes& boxes, const MultiSlice& now, size_t prefix,
+  bool spreads_for(int node, int tensor, const OpBoxes& boxes, const Held& now, size_t prefix,
                    Spreads& spreads);
 
   // The pipeline is empty at the start and drains at the end: the first loads and the last
@@ -264,7 +269,11 @@ class Walker {
 
   void problem(const SourceLoc& loc, const std::string& msg);
 
-  MultiSlice slice_of(int node, int tensor, const OpBoxes& boxes) const;
+  Held slice_of(int node, int tensor, const OpBoxes& boxes) const {
+    Held h;
+    take_slice(h, accesses_.of(node, tensor), boxes);
+    return h;
+  }
 
   void add_occupancy(int level, int tensor, int inst, int64_t delta);
 
@@ -301,7 +310,7 @@ class Walker {
   // A write stream's cover over the `extra` iterations: what the representative wrote, repeated
   // at the step its slice moves by. Leaves the snapshot moved on by `extra` steps.
   template <class Shift>
-  void extend_cover(Stream& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes);
+  void extend_cover(Stream<Held>& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes);
 
   // Refills of partial sums: every write entry but the first of each element is one. Per
   // instance at the buffer; instances merged at the source. The streams from `from` on that
@@ -314,6 +323,7 @@ class Walker {
   Time visit_node(int node, const OpBoxes& boxes, int64_t weight);
 
   Time children(int node, const OpBoxes& boxes, int64_t weight);
+  std::vector<std::pair<int, int64_t>> homes_;  // children(): intermediates at home, (tensor, elements)
   void note_later_readers();
   size_t later_reader(int node, int t) const {
     return later_reader_.empty() ? 0 : later_reader_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(t)];

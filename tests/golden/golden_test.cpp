@@ -138,8 +138,8 @@ TEST(Golden, ReplayedStepsChangeNothingOnShippedDataflows) {
     const model::Workload& w = shipped.w;
     const model::Dataflow& f = shipped.f;
     const model::Placement p = model::place(a, w, f);
-    const model::WalkResult fast = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Worthwhile, model::WalkEngine::WalkOnly);
-    const model::WalkResult walked = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Off, model::WalkEngine::WalkOnly);
+    const model::WalkResult fast = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Sets);
+    const model::WalkResult walked = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Off, model::HeldAs::Sets);
     replaying += fast.replayed_steps > 0;
     EXPECT_EQ(fast.cycles, walked.cycles) << s.flow;
     EXPECT_EQ(fast.macs, walked.macs) << s.flow;
