@@ -89,7 +89,8 @@ Time Walker<Held>::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
     }
   }
   deferred_loads_ = std::move(later), deferred_node_ = node;
-  Time inner = loops(node, 0, boxes, weight);
+  Time inner;
+  if (!own_nest(node, boxes, weight, inner)) inner = loops(node, 0, boxes, weight);
   if (instructions_.times(node)) {
     const Time blocked = instructions_.time(node, boxes, untimed_ == 0 ? &r_.op_instruction_cycles : nullptr, repeat_);
     after_last_load_ += blocked.compute;

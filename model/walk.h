@@ -33,6 +33,7 @@ struct WalkResult {
   double cycles = 0;
   std::vector<Problem> problems;
   int64_t replayed_steps = 0;  // representative steps replayed rather than walked (model/walk_replay.h)
+  int64_t nests_counted = 0;   // visits of an op's own tiles counted in closed form (model/walk_nest.cpp)
 };
 
 // What one phase adds to a walk (model/phase_cache.h): its traffic, its peaks (on chip it

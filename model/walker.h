@@ -46,6 +46,38 @@ struct Stream {
   bool finished = false;    // its refills are counted (finish_write_streams)
 };
 
+// An op's own tiles above its operands' registers, walked in closed form after their first step
+// (model/walk_nest.cpp): how the tile's loops cut the op's box.
+constexpr size_t kMaxNestLoops = 16, kMaxNestOperands = 8;
+struct NestPlan {
+  struct Step {
+    int dim = 0;
+    int64_t chunk = 0, trips = 1;
+    bool cuts = false;  // the walk restricts the boxes (not a loop over a dim the op does not use)
+  };
+  size_t op = 0;
+  Step steps[kMaxNestLoops];  // the temporal loops, outermost first
+  size_t temporal = 0;
+  int64_t spatial_trips[kMaxNestLoops];  // the spatial loops' instances
+  size_t spatial = 0;
+  int64_t instances = 1;  // all spatial loops' together
+  int64_t total = 1;      // temporal steps
+  int64_t after[kMaxNestLoops];  // how many steps follow an advance of temporal loop j
+  int64_t points = 1;     // the leaf's points in a step
+  // Whether a slice indexed by `dims` moves in the step after loop j advanced (the loops inside
+  // it back at their first step).
+  bool moves(uint64_t dims, size_t j) const;
+};
+// One operand's buffer in the steps that move its slice.
+struct NestOperand {
+  int id = 0;
+  bool write = false;
+  uint64_t dims = 0;        // the dims that index the tensor
+  double time = 0;          // the transfer in such a step
+  int64_t fresh = 0, shared = 0;  // elements new to the buffer, and what its source sends
+  int64_t source_weight = 0;
+};
+
 // `Held`: how buffers keep what they hold (model/held.h): MultiSlice for any access, Boxes
 // where every access is an interval. The same walk either way, to the bit.
 template <class Held>
@@ -71,6 +103,7 @@ class Walker {
     mc_prefix_ = source_prefixes(w_, f_, p_);
     subtree_end_ = subtree_ends(f_);
     own_op_ = own_ops(f_);
+    nest_shape_.assign(f_.nodes.size(), -1);
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
     if (replay_) {
       replay_places_ = replay_places(f_, replay == StepReplay::All);
@@ -323,6 +356,14 @@ class Walker {
   Time visit_node(int node, const OpBoxes& boxes, int64_t weight);
 
   Time children(int node, const OpBoxes& boxes, int64_t weight);
+  // An op's own tiles in closed form (walk_nest.cpp): false where they must be walked.
+  bool own_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out);
+  std::vector<signed char> nest_shape_;  // per node: -1 not yet known, else whether nest_shape()
+  bool nest_shape(int node);
+  bool plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) const;
+  NestOperand nest_operand(int reg, int t, const NestPlan& plan, int64_t weight);
+  void move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight);
+  void leaf_later(int leaf, const NestPlan& plan, int64_t weight);
   std::vector<std::pair<int, int64_t>> homes_;  // children(): intermediates at home, (tensor, elements)
   void note_later_readers();
   size_t later_reader(int node, int t) const {

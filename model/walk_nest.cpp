@@ -1,0 +1,234 @@
+// An op's own tiles in closed form: a tile whose loops cut its op's box into equal steps, above a
+// loop-less tile that holds the op's operands (a PE array's registers) and the op's leaf. The
+// first step is walked; every later one differs from the step before only in which operands'
+// slices moved, which follows from the loop that advanced, so the later steps are counted class
+// by class (the step after loop j advanced) instead of walked, and their time summed in the
+// walk's order: the same counts, states and sums as walking them, to the bit
+// (tests/unit/box_walk_test.cpp holds it to the walk with sets, which walks every step).
+#include <algorithm>
+#include <type_traits>
+
+#include "model/transfer_time.h"
+#include "model/walker.h"
+
+namespace dfx::model {
+
+bool NestPlan::moves(uint64_t dims, size_t j) const {
+  for (size_t k = j; k < temporal; ++k)
+    if ((k == j || steps[k].trips > 1) && (dims >> steps[k].dim & 1)) return true;
+  return false;
+}
+
+template <class Held>
+bool Walker<Held>::nest_shape(int node) {
+  signed char& known = nest_shape_[static_cast<size_t>(node)];
+  if (known >= 0) return known == 1;
+  known = 0;
+  const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+  if (own_op_[static_cast<size_t>(node)] < 0 || n.children.size() != 1 || n.loops.empty() || n.loops.size() > kMaxNestLoops ||
+      w_.dims.size() > 64)
+    return false;
+  const int reg = n.children[0];
+  const TreeNode& r = f_.nodes[static_cast<size_t>(reg)];
+  if (r.is_leaf || !r.loops.empty() || r.children.size() != 1 || !f_.nodes[static_cast<size_t>(r.children[0])].is_leaf) return false;
+  // Operands each read or written once by the op (one box, moved as the op's box moves).
+  size_t operands = 0;
+  for (size_t t = 0; t < w_.tensors.size(); ++t) {
+    if (!p_.tensors[t].owner[static_cast<size_t>(reg)]) continue;
+    ++operands;
+    const BufferAccesses::Accesses by = accesses_.of(reg, static_cast<int>(t));
+    if (by.end() - by.begin() != 1) return false;
+  }
+  if (operands > kMaxNestOperands) return false;
+  bool spatial = false;  // temporal loops first, then spatial ones
+  for (const Loop& l : n.loops) {
+    if (spatial && !l.spatial) return false;
+    spatial = spatial || l.spatial;
+  }
+  // Each index of the op's accesses one dim or none: a step moves a slice along its loop's dim.
+  const Op& op = w_.ops[static_cast<size_t>(f_.nodes[static_cast<size_t>(r.children[0])].op)];
+  auto plain = [](const TensorAccess& a) {
+    for (const auto& ix : a.index)
+      if (ix.terms.size() > 1) return false;
+    return true;
+  };
+  bool all = plain(op.out);
+  for (const auto& in : op.inputs) all = all && plain(in);
+  known = all ? 1 : 0;
+  return all;
+}
+
+// The nest's steps as the walk would cut them here, or false where one is not even (or the walk
+// would report a problem, or split instances into runs).
+template <class Held>
+bool Walker<Held>::plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) const {
+  const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+  const Op& op = w_.ops[plan.op];
+  int64_t left[64];
+  for (size_t d = 0; d < w_.dims.size(); ++d) left[d] = boxes[plan.op][d].second - boxes[plan.op][d].first;
+  for (size_t li = 0; li < n.loops.size(); ++li) {
+    const Loop& l = n.loops[li];
+    const bool used = std::find(op.dims.begin(), op.dims.end(), l.dim) != op.dims.end();
+    int64_t& e = left[static_cast<size_t>(l.dim)];
+    if (!used || e <= 0) {
+      if (l.spatial) return false;
+      plan.steps[plan.temporal++] = {l.dim, e, 1, false};
+      continue;
+    }
+    if (l.factor > e && partial_ == 0) return false;  // a problem the walk reports
+    const Cut c = cut(e, l.factor);
+    if (c.last != c.chunk) return false;
+    if (l.spatial) {
+      const auto it = spatial_splits_.find({node, li});
+      if (it != spatial_splits_.end() && (it->second.extent != e || it->second.counts.size() != 1 || !it->second.even)) return false;
+      if (classes_ && classes_->count({node, li})) return false;
+      plan.instances *= c.trips;
+      plan.spatial_trips[plan.spatial++] = c.trips;
+    } else {
+      plan.steps[plan.temporal++] = {l.dim, c.chunk, c.trips, true};
+    }
+    e = c.chunk;
+  }
+  for (size_t j = 0; j < plan.temporal; ++j)
+    plan.after[j] = plan.total * (plan.steps[j].trips - 1), plan.total *= plan.steps[j].trips;
+  for (int d : op.dims) plan.points *= std::max<int64_t>(0, left[static_cast<size_t>(d)]);
+  return plan.total > 1;
+}
+
+template <class Held>
+bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out) {
+  if constexpr (!std::is_same_v<Held, Boxes>) {
+    return false;
+  } else {
+    if (instructions_.decoupled() || passes_ || !stepping_runs_.empty() || untimed_ != 0 || !nest_shape(node)) return false;
+    const int reg = f_.nodes[static_cast<size_t>(node)].children[0];
+    const int leaf = f_.nodes[static_cast<size_t>(reg)].children[0];
+    NestPlan plan;
+    plan.op = static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op);
+    if (!plan_nest(node, boxes, plan)) return false;
+    // The first step, walked: the spatial loops, the registers' activations and the leaf.
+    BoxPool::Lease first(pool_, boxes);
+    for (size_t i = 0; i < plan.temporal; ++i)
+      if (plan.steps[i].cuts) index_.restrict(node, plan.steps[i].dim, 0, plan.steps[i].chunk, *first);
+    const Time first_time = loops(node, plan.temporal, *first, weight);
+    // The registers' buffers, in the instances' context the first step entered.
+    const int saved_ctx = inst_ctx_;
+    for (size_t li = plan.temporal; li < f_.nodes[static_cast<size_t>(node)].loops.size(); ++li)
+      inst_ctx_ = contexts_.enter(inst_ctx_, (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses);
+    NestOperand operands[kMaxNestOperands];
+    size_t count = 0;
+    for (size_t t = 0; t < w_.tensors.size(); ++t)
+      if (p_.tensors[t].owner[static_cast<size_t>(reg)]) operands[count++] = nest_operand(reg, static_cast<int>(t), plan, weight);
+    inst_ctx_ = saved_ctx;
+    for (size_t i = 0; i < count; ++i) move_on(operands[i], plan, weight * plan.instances);
+    leaf_later(leaf, plan, weight);
+    // The time, in the walk's order: a loop's first step, then its next one standing for the
+    // rest (Walker::loops), down to the registers' activation after loop j advanced.
+    const double leaf_time = static_cast<double>(plan.points * w_.ops[plan.op].ops_per_point);
+    auto activation = [&](size_t j) {
+      double load = 0, store = 0;
+      for (size_t i = 0; i < count; ++i) (operands[i].write ? store : load) += plan.moves(operands[i].dims, j) ? operands[i].time : 0;
+      if (store > 0) last_store_ = store, ++stores_;
+      return std::max({load, leaf_time, store});
+    };
+    auto nest_time = [&](auto&& self, size_t i, int advanced) -> double {
+      if (i == plan.temporal) return advanced < 0 ? first_time.latency : activation(static_cast<size_t>(advanced));
+      double latency = self(self, i + 1, advanced);
+      if (plan.steps[i].trips >= 2) {
+        const int64_t middle = plan.steps[i].trips - 1;
+        const double next = self(self, i + 1, static_cast<int>(i));
+        latency += middle == 1 ? next : next * static_cast<double>(middle);
+      }
+      return latency;
+    };
+    out = Time();
+    out.latency = nest_time(nest_time, 0, -1);
+    ++r_.nests_counted;
+    return true;
+  }
+}
+
+// An operand's buffer after the first step: what a later step that moves its slice brings in.
+template <class Held>
+NestOperand Walker<Held>::nest_operand(int reg, int t, const NestPlan& plan, int64_t weight) {
+  NestOperand h;
+  h.id = stream_for(reg, t);
+  const Stream<Held>& s = streams_[static_cast<size_t>(h.id)];
+  h.write = s.write;
+  for (const BufferAccesses::Access& a : accesses_.of(reg, t))
+    for (const auto& ix : a.access->index)
+      for (const auto& term : ix.terms) h.dims |= uint64_t{1} << term.dim;
+  // A moved slice is apart from the one before (a loop's chunks do not overlap): all of it is
+  // new, and the instances' union is the slice spread (model::merged_fresh).
+  h.fresh = s.resident.size();
+  const auto prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(reg) * w_.tensors.size() + static_cast<size_t>(t)]);
+  int64_t merged = 1;
+  for (size_t k = prefix; k < spatial_stack_.size(); ++k) merged *= spatial_stack_[k].count;
+  for (size_t k = 0; k < plan.spatial; ++k)
+    if (spatial_stack_.size() + k >= prefix) merged *= plan.spatial_trips[k];
+  const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
+  h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh(s.resident, Held(), h.fresh, s.spreads) : h.fresh * merged;
+  h.time = transfer_time(a_, s.source, s.level, s.write, row_of(s.resident), h.fresh, h.shared).cycles;
+  h.source_weight = weight * plan.instances / merged;
+  return h;
+}
+
+// The later steps' effect on an operand's buffer: its traffic, and the state the walk leaves — the
+// last step's slice, the boxes moved on, every step's slice covered where it is written.
+template <class Held>
+void Walker<Held>::move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight) {
+  int64_t moves = 0;
+  for (size_t j = 0; j < plan.temporal; ++j)
+    if (plan.steps[j].trips > 1 && plan.moves(h.dims, j)) moves += plan.after[j];
+  if (!recorders_.empty()) note_change(h.id);
+  Stream<Held>& s = streams_[static_cast<size_t>(h.id)];
+  if (moves > 0) {
+    if (s.write) {
+      s.write_entries += h.fresh * step_weight * moves;
+      s.mc_write_entries += h.shared * h.source_weight * moves;
+    } else {
+      r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += h.fresh * step_weight * moves;
+    }
+    charge_source(s.tensor, s.source, s.level, s.write, h.shared * h.source_weight * moves);
+  }
+  const TensorAccess& acc = *accesses_.of(s.owner, s.tensor).begin()->access;
+  const bool covers = s.write && moves > 0 && !s.resident.empty();
+  Slice cover;
+  if (covers) cover = first_part(s.resident);
+  shift_.assign(acc.index.size(), 0);
+  for (size_t j = 0; j < plan.temporal; ++j) {
+    const NestPlan::Step& step = plan.steps[j];
+    if (step.trips <= 1) continue;
+    const int64_t by = step.chunk * (step.trips - 1);
+    for (size_t x = 0; x < acc.index.size(); ++x) {
+      if (acc.index[x].terms.empty() || acc.index[x].terms[0].dim != step.dim) continue;
+      shift_[x] += by;
+      if (covers) cover[x] = cover[x].united(cover[x].with_translates(step.chunk, 1, step.trips - 1));
+    }
+    Range& r = s.snapshot[plan.op][static_cast<size_t>(step.dim)];
+    r.first += by, r.second += by;
+  }
+  if (!s.resident.empty()) s.resident.shift(shift_);
+  if (covers) add_cover(h.id, cover);
+  if (representing_) touched_.push_back(h.id);
+}
+
+template <class Held>
+void Walker<Held>::leaf_later(int leaf, const NestPlan& plan, int64_t weight) {
+  const Op& op = w_.ops[plan.op];
+  const int64_t later = plan.total - 1, step_weight = weight * plan.instances;
+  const int64_t work = plan.points * op.ops_per_point * step_weight * later;
+  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
+  r_.op_work[plan.op] += work;
+  auto at = [&](int tensor) -> Traffic& {
+    const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
+    return r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+  };
+  for (const auto& in : op.inputs) at(in.tensor).read += plan.points * step_weight * later;
+  at(op.out.tensor).update += plan.points * step_weight * later;
+}
+
+template class Walker<MultiSlice>;
+template class Walker<Boxes>;
+
+}  // namespace dfx::model
