@@ -1,5 +1,5 @@
-// An op's own tiles in closed form: a tile whose loops cut its op's box into equal steps, above a
-// loop-less tile that holds the op's operands (a PE array's registers) and the op's leaf. The
+// An op's own tiles in closed form: a tile whose loops cut its op's box into equal steps, above its
+// leaf or above a loop-less tile that holds the op's operands (a PE array's registers). The
 // first step is walked; every later one differs from the step before only in which operands'
 // slices moved, which follows from the loop that advanced, so the later steps are counted class
 // by class (the step after loop j advanced) instead of walked, and their time summed in the
@@ -28,9 +28,12 @@ bool Walker<Held>::nest_shape(int node) {
   if (own_op_[static_cast<size_t>(node)] < 0 || n.children.size() != 1 || n.loops.empty() || n.loops.size() > kMaxNestLoops ||
       w_.dims.size() > 64)
     return false;
+  // Below the tile: the leaf (no buffers: any loops), or a loop-less tile holding operands above it.
   const int reg = n.children[0];
   const TreeNode& r = f_.nodes[static_cast<size_t>(reg)];
-  if (r.is_leaf || !r.loops.empty() || r.children.size() != 1 || !f_.nodes[static_cast<size_t>(r.children[0])].is_leaf) return false;
+  if (r.is_leaf) return known = 1, true;
+  if (!r.loops.empty() || r.children.size() != 1 || !f_.nodes[static_cast<size_t>(r.children[0])].is_leaf) return false;
+  const int leaf = r.children[0];
   // Operands each read or written once by the op (one box, moved as the op's box moves).
   size_t operands = 0;
   for (size_t t = 0; t < w_.tensors.size(); ++t) {
@@ -46,7 +49,7 @@ bool Walker<Held>::nest_shape(int node) {
     spatial = spatial || l.spatial;
   }
   // Each index of the op's accesses one dim or none: a step moves a slice along its loop's dim.
-  const Op& op = w_.ops[static_cast<size_t>(f_.nodes[static_cast<size_t>(r.children[0])].op)];
+  const Op& op = w_.ops[static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op)];
   auto plain = [](const TensorAccess& a) {
     for (const auto& ix : a.index)
       if (ix.terms.size() > 1) return false;
@@ -95,14 +98,132 @@ bool Walker<Held>::plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) con
   return plan.total > 1;
 }
 
+// A tile with only its op's leaf below holds no buffers: its time and work follow from the box's
+// extents alone, step class by step class — the first step, the one standing for the middle
+// ones, a partial last one, runs of instances — with the walk's checks on its spatial loops made
+// in the walk's order. Nothing is walked.
+template <class Held>
+bool Walker<Held>::leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out) {
+  const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+  const int leaf = n.children[0];
+  const auto o = static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op);
+  const Op& op = w_.ops[o];
+  struct SplitCall {
+    size_t li;
+    int64_t extent;
+    Cut cut;
+  };
+  SplitCall calls[4 * kMaxNestLoops];
+  size_t ncalls = 0;
+  bool ok = true;
+  int64_t extents[64];
+  for (size_t d = 0; d < w_.dims.size(); ++d) extents[d] = boxes[o][d].second - boxes[o][d].first;
+  auto uses = [&](int dim) { return std::find(op.dims.begin(), op.dims.end(), dim) != op.dims.end(); };
+  // The latency of loops li.. with these extents, as Walker::loops sums it.
+  auto time = [&](auto&& self, size_t li, int partial) -> double {
+    if (!ok) return 0;
+    if (li == n.loops.size()) {
+      int64_t points = 1;
+      for (int d : op.dims) points *= std::max<int64_t>(0, extents[static_cast<size_t>(d)]);
+      return static_cast<double>(points * op.ops_per_point);
+    }
+    const Loop& loop = n.loops[li];
+    int64_t& e = extents[static_cast<size_t>(loop.dim)];
+    const int64_t extent = uses(loop.dim) ? e : -1;
+    if (extent <= 0) return self(self, li + 1, partial);
+    if (loop.factor > extent && partial == 0) return ok = false, 0.0;  // a problem the walk reports
+    const Cut c = cut(extent, loop.factor);
+    const int64_t saved = e;
+    double latency = 0;
+    if (loop.spatial) {
+      if (ncalls == std::size(calls)) return ok = false, 0.0;
+      calls[ncalls++] = {li, extent, c};
+      e = c.chunk;
+      latency = self(self, li + 1, partial);  // the first run's instances: whole chunks
+      if (c.last != c.chunk) e = c.last, self(self, li + 1, partial + 1);  // the last, shorter one (untimed)
+    } else {
+      const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
+      e = c.chunk;
+      if (full >= 1) latency += self(self, li + 1, partial);
+      if (full >= 2) {
+        const int64_t middle = full - 1;
+        const double next = self(self, li + 1, partial);
+        latency += middle == 1 ? next : next * static_cast<double>(middle);
+      }
+      if (full < c.trips) e = c.last, latency += self(self, li + 1, partial + 1);
+    }
+    e = saved;
+    return latency;
+  };
+  const double latency = time(time, 0, partial_);
+  if (!ok || !splits_would_hold(node, calls, ncalls)) return false;
+  for (size_t i = 0; i < ncalls; ++i) spatial_split_ok(node, calls[i].li, calls[i].extent, calls[i].cut);
+  // Every point of the box once, whatever the steps and runs.
+  int64_t points = 1;
+  for (int d : op.dims) points *= std::max<int64_t>(0, boxes[o][static_cast<size_t>(d)].second - boxes[o][static_cast<size_t>(d)].first);
+  add_leaf(leaf, points, weight);
+  out = Time();
+  out.latency = latency;
+  ++r_.nests_counted;
+  return true;
+}
+
+template <class Held>
+template <class Calls>
+bool Walker<Held>::splits_would_hold(int node, const Calls& calls, size_t count) const {
+  // Walker::spatial_split_ok's problems, on copies of the splits it would keep.
+  struct Seen {
+    size_t li;
+    int64_t extent, chunk;
+    bool even;
+    std::vector<int64_t> counts;
+  };
+  std::vector<Seen> seen;
+  for (size_t i = 0; i < count; ++i) {
+    const auto& call = calls[i];
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const Seen& s) { return s.li == call.li; });
+    if (it == seen.end()) {
+      const auto kept = spatial_splits_.find({node, call.li});
+      if (kept != spatial_splits_.end()) seen.push_back({call.li, kept->second.extent, kept->second.chunk, kept->second.even, kept->second.counts});
+      else seen.push_back({call.li, call.extent, call.cut.chunk, call.cut.last == call.cut.chunk, {}});
+      it = seen.end() - 1;
+    }
+    const bool even = call.cut.last == call.cut.chunk;
+    if (it->extent != call.extent && (it->chunk != call.cut.chunk || !it->even || !even)) return false;
+    auto at = std::lower_bound(it->counts.begin(), it->counts.end(), call.cut.trips);
+    if (at == it->counts.end() || *at != call.cut.trips) it->counts.insert(at, call.cut.trips);
+    const bool alike = even && it->counts.size() == 1;
+    if ((!alike && !nothing_steps_below(node, call.li)) || static_cast<int64_t>(it->counts.size()) >= kMaxPasses) return false;
+  }
+  return true;
+}
+
+template <class Held>
+void Walker<Held>::add_leaf(int leaf, int64_t points, int64_t weight) {
+  const Op& op = w_.ops[static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op)];
+  const int64_t work = points * op.ops_per_point * weight;
+  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
+  r_.op_work[static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op)] += work;
+  computed_ = true;
+  auto at = [&](int tensor) -> Traffic& {
+    const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
+    return r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+  };
+  for (const auto& in : op.inputs) at(in.tensor).read += points * weight;
+  at(op.out.tensor).update += points * weight;
+}
+
 template <class Held>
 bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out) {
   if constexpr (!std::is_same_v<Held, Boxes>) {
     return false;
   } else {
-    if (instructions_.decoupled() || passes_ || !stepping_runs_.empty() || untimed_ != 0 || !nest_shape(node)) return false;
+    if (instructions_.decoupled() || !nest_shape(node)) return false;
     const int reg = f_.nodes[static_cast<size_t>(node)].children[0];
-    const int leaf = f_.nodes[static_cast<size_t>(reg)].children[0];
+    if (f_.nodes[static_cast<size_t>(reg)].is_leaf) return leaf_nest(node, boxes, weight, out);
+    if (passes_ || !stepping_runs_.empty() || untimed_ != 0) return false;
+    const bool operands_held = true;
+    const int leaf = operands_held ? f_.nodes[static_cast<size_t>(reg)].children[0] : reg;
     NestPlan plan;
     plan.op = static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op);
     if (!plan_nest(node, boxes, plan)) return false;
@@ -117,11 +238,11 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
       inst_ctx_ = contexts_.enter(inst_ctx_, (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses);
     NestOperand operands[kMaxNestOperands];
     size_t count = 0;
-    for (size_t t = 0; t < w_.tensors.size(); ++t)
+    for (size_t t = 0; t < w_.tensors.size() && operands_held; ++t)
       if (p_.tensors[t].owner[static_cast<size_t>(reg)]) operands[count++] = nest_operand(reg, static_cast<int>(t), plan, weight);
     inst_ctx_ = saved_ctx;
     for (size_t i = 0; i < count; ++i) move_on(operands[i], plan, weight * plan.instances);
-    leaf_later(leaf, plan, weight);
+    add_leaf(leaf, plan.points * (plan.total - 1), weight * plan.instances);
     // The time, in the walk's order: a loop's first step, then its next one standing for the
     // rest (Walker::loops), down to the registers' activation after loop j advanced.
     const double leaf_time = static_cast<double>(plan.points * w_.ops[plan.op].ops_per_point);
@@ -211,21 +332,6 @@ void Walker<Held>::move_on(const NestOperand& h, const NestPlan& plan, int64_t s
   if (!s.resident.empty()) s.resident.shift(shift_);
   if (covers) add_cover(h.id, cover);
   if (representing_) touched_.push_back(h.id);
-}
-
-template <class Held>
-void Walker<Held>::leaf_later(int leaf, const NestPlan& plan, int64_t weight) {
-  const Op& op = w_.ops[plan.op];
-  const int64_t later = plan.total - 1, step_weight = weight * plan.instances;
-  const int64_t work = plan.points * op.ops_per_point * step_weight * later;
-  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
-  r_.op_work[plan.op] += work;
-  auto at = [&](int tensor) -> Traffic& {
-    const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
-    return r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
-  };
-  for (const auto& in : op.inputs) at(in.tensor).read += plan.points * step_weight * later;
-  at(op.out.tensor).update += plan.points * step_weight * later;
 }
 
 template class Walker<MultiSlice>;

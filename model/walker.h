@@ -363,7 +363,11 @@ class Walker {
   bool plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) const;
   NestOperand nest_operand(int reg, int t, const NestPlan& plan, int64_t weight);
   void move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight);
-  void leaf_later(int leaf, const NestPlan& plan, int64_t weight);
+  bool leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out);
+  template <class Calls>
+  bool splits_would_hold(int node, const Calls& calls, size_t count) const;
+  // The leaf's work and accesses for `points` points at `weight`, as visit_leaf counts them.
+  void add_leaf(int leaf, int64_t points, int64_t weight);
   std::vector<std::pair<int, int64_t>> homes_;  // children(): intermediates at home, (tensor, elements)
   void note_later_readers();
   size_t later_reader(int node, int t) const {
