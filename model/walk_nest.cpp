@@ -25,9 +25,8 @@ bool Walker<Held>::nest_shape(int node) {
   if (known >= 0) return known == 1;
   known = 0;
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
-  if (own_op_[static_cast<size_t>(node)] < 0 || n.children.size() != 1 || n.loops.empty() || n.loops.size() > kMaxNestLoops ||
-      w_.dims.size() > 64)
-    return false;
+  // A tile with loops above one op alone (the op's own tiles, or the inner ones of them).
+  if (n.is_leaf || n.children.size() != 1 || n.loops.empty() || n.loops.size() > kMaxNestLoops || w_.dims.size() > 64) return false;
   // Below the tile: the leaf (no buffers: any loops), or a loop-less tile holding operands above it.
   const int reg = n.children[0];
   const TreeNode& r = f_.nodes[static_cast<size_t>(reg)];
