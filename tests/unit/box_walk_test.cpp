@@ -65,7 +65,8 @@ INSTANTIATE_TEST_SUITE_P(Points, HeldAsBoxes,
                          ::testing::Values(test::ArchWorkload{"edge", "attention_g1"}, test::ArchWorkload{"edge", "gemm_chain_g1"},
                                            test::ArchWorkload{"cloud", "mlp_block"}, test::ArchWorkload{"cloud", "attention_g3"},
                                            test::ArchWorkload{"edge", "bert_layer_tail"}, test::ArchWorkload{"ascend_like", "attention_g1"},
-                                           test::ArchWorkload{"tpu_like", "vit_attention"}),
+                                           test::ArchWorkload{"tpu_like", "vit_attention"},
+                                           test::ArchWorkload{"edge", "vit_attention"}, test::ArchWorkload{"cloud", "gemm_chain_g10"}),
                          test::arch_workload_name);
 
 }  // namespace
