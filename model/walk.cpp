@@ -352,7 +352,7 @@ bool Walker<Held>::spatial_split_ok(int node, size_t li, int64_t extent, const C
                           std::to_string(kMaxPasses - 1) + " are supported");
     return false;
   }
-  if (split.counts.size() > 1) {
+  if (split.counts.size() > 1 && scan_.buffers_below(node)) {
     const auto listed = classes_ ? classes_->find({node, li}) : InstanceCounts::const_iterator();
     needs_classes_ = needs_classes_ || !classes_ || listed == classes_->end() ||
                      !std::binary_search(listed->second.begin(), listed->second.end(), trips);

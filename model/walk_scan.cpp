@@ -5,16 +5,28 @@
 
 namespace dfx::model {
 
-InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index) : w_(w), f_(f), index_(index) {
+InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const Placement& p, const TileIndex& index)
+    : w_(w), f_(f), index_(index), buffers_below_(owners_below(w, f, p)) {
   plain_ = accesses_plain();
   to_scan_ = subtrees_to_scan();
+}
+
+std::vector<char> owners_below(const Workload& w, const Dataflow& f, const Placement& p) {
+  // Children come after their parent: bottom-up, whether a node or one below it owns a buffer.
+  std::vector<char> owns(f.nodes.size(), 0), below(f.nodes.size(), 0);
+  for (size_t i = f.nodes.size(); i-- > 0;) {
+    for (size_t t = 0; t < w.tensors.size() && !owns[i]; ++t) owns[i] = p.tensors[t].owner[i];
+    for (int c : f.nodes[i].children) below[i] |= owns[static_cast<size_t>(c)] | below[static_cast<size_t>(c)];
+  }
+  return below;
 }
 
 // Without windows or strides, the extents a tile sees are what the loops above leave of each
 // dim, and a step is partial only along the dim of a loop that does not divide what it sees (and
 // along the dims fusion ties to it: a producer's box follows what its consumers read). A spatial
 // loop over a dim no such loop has cut runs the same number of instances in every step, so a
-// subtree holding only those needs no scan. Per node: whether its subtree needs one. (Were this
+// subtree holding only those needs no scan, nor one with no buffers below its spatial loops (its
+// instances' runs only split their work). Per node: whether its subtree needs one. (Were this
 // wrong, the walk would find a changed count and walk_tree() walk again: needs_classes.)
 std::vector<char> InstanceScan::subtrees_to_scan() const {
   std::vector<char> scan(f_.nodes.size(), 1);
@@ -50,7 +62,7 @@ std::vector<char> InstanceScan::subtrees_to_scan() const {
     }
     for (const Loop& l : n.loops) {
       const auto dim = static_cast<size_t>(l.dim);
-      if (l.spatial && (cut[i] >> dim & 1)) scan[i] = 1;
+      if (l.spatial && (cut[i] >> dim & 1) && buffers_below_[i]) scan[i] = 1;
       int64_t& e = left[i][dim];
       if (e % l.factor != 0) cut[i] |= tied[dim];
       e = (e + l.factor - 1) / l.factor;

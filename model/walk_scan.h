@@ -14,9 +14,15 @@ namespace dfx::model {
 // steps: those numbers, ascending.
 using InstanceCounts = std::map<std::pair<int, size_t>, std::vector<int64_t>>;
 
+// Per node: whether a node below it owns a buffer. A spatial loop with none below walks its
+// instances as one run however many run in a step: runs of them would differ in work alone.
+std::vector<char> owners_below(const Workload& w, const Dataflow& f, const Placement& p);
+
 class InstanceScan {
  public:
-  InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index);
+  InstanceScan(const Workload& w, const Dataflow& f, const Placement& p, const TileIndex& index);
+  // owners_below(), per node.
+  bool buffers_below(int node) const { return buffers_below_[static_cast<size_t>(node)]; }
   // Adds what `node`'s subtree runs, from `boxes`, to `found`; false when nothing below can
   // change its count (no scan needed).
   bool scan(int node, const OpBoxes& boxes, InstanceCounts& found);
@@ -26,6 +32,7 @@ class InstanceScan {
   const Dataflow& f_;
   const TileIndex& index_;
   BoxPool pool_;
+  std::vector<char> buffers_below_;
   bool plain_ = false;         // every access a plain dim (accesses_plain)
   std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
   bool accesses_plain() const;

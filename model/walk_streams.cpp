@@ -139,7 +139,7 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
   }
   const bool over_passes = passes_ && prefix <= passes_->level;
   const int64_t shared = multicast && !s.write && sent_by_an_earlier_run(tensor, prefix) ? 0
-                         : multicast && over_passes ? sent_over_passes(node, tensor, id, now, merged)
+                         : multicast && over_passes ? sent_over_passes(node, tensor, id, now, merged, fresh)
                          : merged == 1            ? fresh
                          : multicast              ? merged_fresh(now, s.resident, fresh, s.spreads)
                                                   : fresh * merged;
@@ -172,10 +172,11 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
 }
 
 template <class Held>
-int64_t Walker<Held>::sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged) {
+int64_t Walker<Held>::sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged, int64_t fresh) {
   Stream<Held>& s = streams_[static_cast<size_t>(id)];
-  Region sent = difference(now, s.resident);
-  if (merged > 1)
+  // Nothing new (most activations: a slice the buffer holds already) sends nothing.
+  Region sent = fresh == 0 ? Region() : difference(now, s.resident);
+  if (merged > 1 && fresh > 0)
     for (const auto& [axis, step, count] : s.spreads) sent.spread(axis, step, count);
   auto earlier = std::find_if(passes_->sent.begin(), passes_->sent.end(),
                               [&](const auto& e) { return e.node == node && e.tensor == tensor; });

@@ -95,7 +95,7 @@ class Walker {
   // from their first walk (model/walk_replay.h); the result is the same.
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
-      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), scan_(w, f, index_), instructions_(a, w, f),
+      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), scan_(w, f, p, index_), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
@@ -176,7 +176,7 @@ class Walker {
   };
   std::optional<Passes> passes_;
   // What a multicast source sends for an activation merged over the passes' instances.
-  int64_t sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged);
+  int64_t sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged, int64_t fresh);
   // How a spatial loop has split its extent so far (spatial_split_ok).
   struct SpatialSplit {
     int64_t extent = 0, chunk = 0;
