@@ -90,12 +90,7 @@ bool accesses_are_boxes(const Workload& w) {
     }
     return true;
   };
-  for (const Op& op : w.ops) {
-    if (!intervals(op.out)) return false;
-    for (const auto& in : op.inputs)
-      if (!intervals(in)) return false;
-  }
-  return true;
+  return w.every_access(intervals);
 }
 
 void take_slice(MultiSlice& out, BufferAccesses::Accesses by, const OpBoxes& boxes) {

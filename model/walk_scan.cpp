@@ -79,12 +79,7 @@ bool InstanceScan::accesses_plain() const {
       if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms.front().coef != 1)) return false;
     return true;
   };
-  for (const Op& op : w_.ops) {
-    if (!plain(op.out)) return false;
-    for (const auto& in : op.inputs)
-      if (!plain(in)) return false;
-  }
-  return true;
+  return w_.every_access(plain);
 }
 
 bool InstanceScan::scan(int node, const OpBoxes& boxes, InstanceCounts& found) {

@@ -78,6 +78,16 @@ struct Workload {
   std::string index_text(const AffineIndex& ix) const;
   std::string access_text(const TensorAccess& a) const;
   int64_t total_macs() const;   // sum over ops of iteration-space points × ops per point
+  // Whether `holds` holds for every access of every op (outputs and inputs).
+  template <class Pred>
+  bool every_access(Pred holds) const {
+    for (const Op& op : ops) {
+      if (!holds(op.out)) return false;
+      for (const auto& in : op.inputs)
+        if (!holds(in)) return false;
+    }
+    return true;
+  }
 };
 
 // The vector instruction an operator maps to: one elementwise op or one row reduction (nullopt

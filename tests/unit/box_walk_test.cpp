@@ -4,12 +4,11 @@
 // (model/walk_nest.cpp; only with boxes). Every figure must be the same to the bit.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "mapper/space.h"
 #include "model/held.h"
 #include "model/placement.h"
 #include "model/walk.h"
+#include "tests/unit/random_candidates.h"
 #include "tests/unit/test_util.h"
 
 namespace dfx::mapper {
@@ -36,22 +35,17 @@ class HeldAsBoxes : public test::OnArchWorkload {};
 
 TEST_P(HeldAsBoxes, SameWalkAsWithSetsOnTemplatePoints) {
   ASSERT_TRUE(model::accesses_are_boxes(w));
-  const Space space(a, w);
-  std::mt19937_64 rng(27);
   int valid = 0, replayed = 0, counted = 0;
-  for (int i = 0; i < 300; ++i) {
-    Choice c = space.random(rng);
-    for (int step = 0; step < i % 5; ++step) c = space.mutate(c, rng, step % 2 == 0);
-    const model::Dataflow f = space.build(c, "candidate");
+  test::for_random_candidates(Space(a, w), 27, 300, [&](const model::Dataflow& f) {
+    if (HasFailure()) return;
     const model::Placement p = model::place(a, w, f);
     const model::WalkResult boxes = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes);
     const model::WalkResult sets = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Sets);
-    expect_same(boxes, sets, space.flow_yaml(c, "candidate"));
-    if (HasFailure()) break;
+    expect_same(boxes, sets, model::to_yaml(f, a, w));
     valid += sets.problems.empty();
     replayed += sets.replayed_steps > 0;
     counted += boxes.nests_counted > 0;
-  }
+  });
   EXPECT_GE(valid, 100);
   EXPECT_GE(2 * replayed, valid) << "too few points replayed a step to check the replay";
   if (!a.instruction_timed()) {
