@@ -60,7 +60,8 @@ INSTANTIATE_TEST_SUITE_P(Points, HeldAsBoxes,
                                            test::ArchWorkload{"cloud", "mlp_block"}, test::ArchWorkload{"cloud", "attention_g3"},
                                            test::ArchWorkload{"edge", "bert_layer_tail"}, test::ArchWorkload{"ascend_like", "attention_g1"},
                                            test::ArchWorkload{"tpu_like", "vit_attention"},
-                                           test::ArchWorkload{"edge", "vit_attention"}, test::ArchWorkload{"cloud", "gemm_chain_g10"}),
+                                           test::ArchWorkload{"edge", "vit_attention"}, test::ArchWorkload{"cloud", "gemm_chain_g10"},
+                                           test::ArchWorkload{"edge", "attention_g8"}),
                          test::arch_workload_name);
 
 }  // namespace
