@@ -78,6 +78,54 @@ MultiSlice Boxes::multi_slice() const {
   return m;
 }
 
+int64_t SpreadBox::size() const {
+  int64_t n = 1;
+  for (int j = 0; j < box.rank; ++j) {
+    int64_t length = box.r[j].second - box.r[j].first;
+    for (const auto& [axis, step, count] : spreads)
+      if (axis == static_cast<size_t>(j)) length = spread_length(length, step, count);
+    n *= length;
+  }
+  return n;
+}
+
+bool SpreadBox::apart_from(const SpreadBox& o) const {
+  auto bounds = [](const SpreadBox& s, int j) {
+    Range r = s.box.r[j];
+    for (const auto& [axis, step, count] : s.spreads)
+      if (axis == static_cast<size_t>(j)) (step > 0 ? r.second : r.first) += step * (count - 1);
+    return r;
+  };
+  for (int j = 0; j < box.rank; ++j) {
+    const Range a = bounds(*this, j), b = bounds(o, j);
+    if (a.second <= b.first || b.second <= a.first) return true;
+  }
+  return false;
+}
+
+Region SpreadBox::region() const {
+  Region r = Region::of(box.slice());
+  for (const auto& [axis, step, count] : spreads) r.spread(axis, step, count);
+  return r;
+}
+
+std::optional<SpreadBox> spread_apart(const Boxes& now, const Boxes& before, const Spreads& spreads, bool spread) {
+  if (now.n != 1) return std::nullopt;
+  for (int i = 0; i < before.n; ++i)
+    if (overlap(now.part[0], before.part[i]) != 0) return std::nullopt;
+  SpreadBox s{now.part[0], {}};
+  if (spread) {
+    uint64_t axes = 0;
+    for (const auto& sp : spreads) {
+      const size_t axis = std::get<0>(sp);
+      if (axis >= 64 || (axes >> axis & 1)) return std::nullopt;
+      axes |= uint64_t{1} << axis;
+    }
+    s.spreads = spreads;
+  }
+  return s;
+}
+
 bool accesses_are_boxes(const Workload& w) {
   auto intervals = [](const TensorAccess& acc) {
     if (acc.index.size() > static_cast<size_t>(kMaxBoxRank)) return false;

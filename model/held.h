@@ -5,6 +5,7 @@
 // cost). The walk is written once over these functions; walk_tree picks the kind. Internal to
 // model/.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "model/index_set.h"
@@ -50,6 +51,21 @@ struct TooManyBoxes {};
 // Whether every access of `w` is an interval per index (each index a sum of distinct dims with
 // coefficient 1, or a constant) of at most kMaxBoxRank dimensions: then its buffers can be Boxes.
 bool accesses_are_boxes(const Workload& w);
+
+// A box spread along some of its axes, each at most once: what the instances of spatial loops
+// newly hold together when the representative's new slice is one box apart from what it held.
+// The runs of a spatial loop's instances send such sets; kept so where they can be, they are
+// compared without building regions.
+struct SpreadBox {
+  Box box;
+  Spreads spreads;
+  int64_t size() const;
+  bool apart_from(const SpreadBox& o) const;  // their bounds do not meet
+  bool operator==(const SpreadBox& o) const { return box == o.box && spreads == o.spreads; }
+  Region region() const;
+};
+// now − before spread (with `spread`: by `spreads`), as a SpreadBox where it is one.
+std::optional<SpreadBox> spread_apart(const Boxes& now, const Boxes& before, const Spreads& spreads, bool spread);
 
 // The walk's operations on what a buffer holds, for either kind.
 // The elements of the accesses `by` touch in `boxes` (a buffer's slice).

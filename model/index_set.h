@@ -86,6 +86,7 @@ class Region {
   void spread(size_t axis, int64_t step, int64_t count);
   int64_t size() const;
   int64_t size_outside(const Region& other) const;  // |this − other|
+  bool empty() const { return pieces_.empty(); }
 
  private:
   std::vector<Slice> pieces_;

@@ -174,22 +174,52 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
 template <class Held>
 int64_t Walker<Held>::sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged, int64_t fresh) {
   Stream<Held>& s = streams_[static_cast<size_t>(id)];
+  auto found = std::find_if(passes_->sent.begin(), passes_->sent.end(), [&](const auto& e) { return e.node == node && e.tensor == tensor; });
+  typename Passes::Sent* earlier = found == passes_->sent.end() ? nullptr : &*found;
+  if (fresh > 0)
+    if (const int64_t n = sent_apart(earlier, node, tensor, id, now, merged); n >= 0) return n;
   // Nothing new (most activations: a slice the buffer holds already) sends nothing.
   Region sent = fresh == 0 ? Region() : difference(now, s.resident);
   if (merged > 1 && fresh > 0)
     for (const auto& [axis, step, count] : s.spreads) sent.spread(axis, step, count);
-  auto earlier = std::find_if(passes_->sent.begin(), passes_->sent.end(),
-                              [&](const auto& e) { return e.node == node && e.tensor == tensor; });
-  if (earlier == passes_->sent.end()) {  // the first pass to activate this buffer
+  if (!earlier) {  // the first pass to activate this buffer
     const int64_t n = sent.size();
-    passes_->sent.push_back({node, tensor, {id}, std::move(sent)});
+    passes_->sent.push_back({node, tensor, {id}, std::move(sent), {}});
     return n;
   }
-  const int64_t n = sent.size_outside(earlier->region);
   s.twins = earlier->streams;
   earlier->streams.push_back(id);
+  if (fresh == 0) return 0;
+  earlier->fold();
+  const int64_t n = sent.size_outside(earlier->region);
   earlier->region.unite(sent);
   return n;
+}
+
+// A send that is a spread box: the first run's as it is; a later run's nothing where an earlier
+// run sent the same, all of it where it is apart from everything sent before. Else -1 (regions).
+template <class Held>
+int64_t Walker<Held>::sent_apart(typename Passes::Sent* earlier, int node, int tensor, int id, const Held& now, int64_t merged) {
+  if constexpr (!std::is_same_v<Held, Boxes>) {
+    return -1;
+  } else {
+    Stream<Held>& s = streams_[static_cast<size_t>(id)];
+    const std::optional<SpreadBox> sent = spread_apart(now, s.resident, s.spreads, merged > 1);
+    if (!sent) return -1;
+    if (!earlier) {
+      passes_->sent.push_back({node, tensor, {id}, Region(), {*sent}});
+      return sent->size();
+    }
+    if (!earlier->region.empty()) return -1;
+    bool same = false, apart = true;
+    for (const SpreadBox& b : earlier->spread) same = same || b == *sent, apart = apart && b.apart_from(*sent);
+    if (!same && !apart) return -1;
+    s.twins = earlier->streams;
+    earlier->streams.push_back(id);
+    if (same) return 0;
+    earlier->spread.push_back(*sent);
+    return sent->size();
+  }
 }
 
 template <class Held>

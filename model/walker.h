@@ -170,13 +170,22 @@ class Walker {
     struct Sent {
       int node = 0, tensor = 0;
       std::vector<int> streams;  // each earlier pass's stream of this buffer
-      Region region;             // what their sources sent, together
+      // What their sources sent, together: `region`, and (boxes only) `spread` apart from it.
+      Region region;
+      std::vector<SpreadBox> spread;
+      // The spread boxes moved into the region (before a send that is not one of them).
+      void fold() {
+        for (const SpreadBox& b : spread) region.unite(b.region());
+        spread.clear();
+      }
     };
     std::vector<Sent> sent;
   };
   std::optional<Passes> passes_;
   // What a multicast source sends for an activation merged over the passes' instances.
   int64_t sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged, int64_t fresh);
+  // Boxes: a send that is a spread box, against earlier ones that are too (-1: not so).
+  int64_t sent_apart(typename Passes::Sent* earlier, int node, int tensor, int id, const Held& now, int64_t merged);
   // How a spatial loop has split its extent so far (spatial_split_ok).
   struct SpatialSplit {
     int64_t extent = 0, chunk = 0;
