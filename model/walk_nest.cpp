@@ -225,7 +225,7 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
     const int leaf = operands_held ? f_.nodes[static_cast<size_t>(reg)].children[0] : reg;
     NestPlan plan;
     plan.op = static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op);
-    if (!plan_nest(node, boxes, plan)) return padded_nest(node, boxes, weight, reg, leaf, out);
+    if (!plan_nest(node, boxes, plan)) return false;
     // The first step, walked: the spatial loops, the registers' activations and the leaf.
     BoxPool::Lease first(pool_, boxes);
     for (size_t i = 0; i < plan.temporal; ++i)

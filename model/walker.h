@@ -3,7 +3,6 @@
 // children, timing); model/walk_streams.cpp keeps the buffers (what each holds, what moves).
 // Internal to model/.
 #include <algorithm>
-#include <array>
 #include <deque>
 #include <map>
 #include <optional>
@@ -69,68 +68,6 @@ struct NestPlan {
   // it back at their first step).
   bool moves(uint64_t dims, size_t j) const;
 };
-// A nest whose steps are not all alike, walked class by class (model/walk_nest_runs.cpp).
-constexpr size_t kMaxNestRuns = 8;
-constexpr int kMaxNestClasses = 512;
-struct PaddedOperand {
-  int id = 0;
-  int64_t merged = 1;  // instances merged at its source
-  bool multicast = false;
-  int64_t active = 0;  // activations so far
-  int64_t last_lo[64], last_len[64];  // the op's box at its last activation, moved on as the walk moves it
-  Slice cover;         // every slice written in the later steps
-};
-struct PaddedNest {
-  int node = 0, reg = 0, leaf = 0;
-  size_t op = 0;
-  size_t temporal = 0;    // the temporal loops, then the spatial ones
-  size_t classed = 0;     // the spatial loop run in classes of instances (loops.size(): none)
-  bool cuts[kMaxNestLoops] = {};  // temporal loops over a dim the op uses (the walk restricts boxes)
-  int64_t start[64], lo[64], len[64];  // per dim, the op's box: the first step's start, the step's offset and extent
-  int64_t inst_len[64];                // per dim, an instance's extent in the step
-  int64_t trips[kMaxNestLoops] = {}, chunks[kMaxNestLoops] = {};  // spatial loops in the first step
-  size_t runs = 1, first_present = 1, present = 1;  // runs of the classed loop: all, in the first step, in this step
-  int64_t run_first[kMaxNestRuns] = {0}, run_count[kMaxNestRuns] = {1};
-  int classed_dim = -1;
-  int64_t classed_chunk = 0;
-  bool dry = true;
-  int classes = 0;
-  int64_t mult = 1, weight = 0;
-  double first_time = 0;
-  size_t level = 0;  // the classed loop's place in the walk's spatial stack
-  size_t count[kMaxNestRuns] = {};
-  PaddedOperand operands[kMaxNestRuns][kMaxNestOperands];
-  // Steps standing for others under way, innermost last: activations at their start and writes.
-  struct Opened {
-    int64_t active[kMaxNestRuns][kMaxNestOperands];
-    Slice written[kMaxNestRuns][kMaxNestOperands];
-  };
-  std::vector<Opened> opened;
-  void open_representative() {
-    opened.emplace_back();
-    for (size_t r = 0; r < first_present; ++r)
-      for (size_t i = 0; i < count[r]; ++i) opened.back().active[r][i] = operands[r][i].active;
-  }
-  void wrote(size_t r, size_t i, const Slice& part) {
-    unite_into(operands[r][i].cover, part);
-    for (Opened& o : opened) unite_into(o.written[r][i], part);
-  }
-  void close_representative() {
-    Opened done = std::move(opened.back());
-    opened.pop_back();
-    for (size_t r = 0; r < first_present; ++r)
-      for (size_t i = 0; i < count[r]; ++i) {
-        if (done.written[r][i].empty()) continue;
-        unite_into(operands[r][i].cover, done.written[r][i]);
-        for (Opened& o : opened) unite_into(o.written[r][i], done.written[r][i]);
-      }
-  }
-  static void unite_into(Slice& into, const Slice& part) {
-    if (into.empty()) into = part;
-    else unite_per_dim(into, part);
-  }
-};
-
 // One operand's buffer in the steps that move its slice.
 struct NestOperand {
   int id = 0;
@@ -435,12 +372,6 @@ class Walker {
   bool plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) const;
   NestOperand nest_operand(int reg, int t, const NestPlan& plan, int64_t weight);
   void move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight);
-  bool padded_nest(int node, const OpBoxes& boxes, int64_t weight, int reg, int leaf, Time& out);
-  bool plan_padded(int node, const OpBoxes& boxes, int leaf, PaddedNest& pad);
-  bool padded_spatial(int node, PaddedNest& pad, int partial);
-  double padded_classes(int node, PaddedNest& pad, size_t i, int partial, bool first_path);
-  double padded_activation(PaddedNest& pad);
-  void padded_translate(PaddedNest& pad, int dim, int64_t chunk, int64_t extra);
   bool leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out);
   template <class Calls>
   bool splits_would_hold(int node, const Calls& calls, size_t count) const;
