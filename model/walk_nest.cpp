@@ -13,6 +13,18 @@
 
 namespace dfx::model {
 
+NestPlan NestPlan::for_run(size_t r) const {
+  NestPlan p = *this;
+  if (classed >= 0) {
+    p.instances = instances / spatial_trips[classed] * run_count[r];
+    p.spatial_trips[classed] = run_count[r];
+  }
+  if (padded >= 0 && r >= runs_partial) --p.steps[padded].trips;  // it sits the partial step out
+  p.total = 1;
+  for (size_t j = 0; j < p.temporal; ++j) p.after[j] = p.total * (p.steps[j].trips - 1), p.total *= p.steps[j].trips;
+  return p;
+}
+
 bool NestPlan::moves(uint64_t dims, size_t j) const {
   for (size_t k = j; k < temporal; ++k)
     if ((k == j || steps[k].trips > 1) && (dims >> steps[k].dim & 1)) return true;
@@ -60,8 +72,9 @@ bool Walker<Held>::nest_shape(int node) {
   return all;
 }
 
-// The nest's steps as the walk would cut them here, or false where one is not even (or the walk
-// would report a problem, or split instances into runs).
+// The nest's steps as the walk would cut them here, or false where it must walk them: a problem
+// to report, a step not even but one temporal loop's last (padding the spatial loop over its dim,
+// whose instances then run in the scan's classes), runs within runs.
 template <class Held>
 bool Walker<Held>::plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) const {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
@@ -79,23 +92,66 @@ bool Walker<Held>::plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) con
     }
     if (l.factor > e && partial_ == 0) return false;  // a problem the walk reports
     const Cut c = cut(e, l.factor);
-    if (c.last != c.chunk) return false;
     if (l.spatial) {
-      const auto it = spatial_splits_.find({node, li});
-      if (it != spatial_splits_.end() && (it->second.extent != e || it->second.counts.size() != 1 || !it->second.even)) return false;
-      if (classes_ && classes_->count({node, li})) return false;
-      plan.instances *= c.trips;
-      plan.spatial_trips[plan.spatial++] = c.trips;
+      if (!plan_spatial(node, li, e, c, plan)) return false;
     } else {
+      if (l.dim == plan.padded_dim) return false;  // a loop inside the partial step's: other cuts there
+      if (c.last != c.chunk) {
+        if (plan.padded >= 0) return false;
+        plan.padded = static_cast<int>(plan.temporal), plan.padded_dim = l.dim, plan.padded_extent = c.last;
+      }
       plan.steps[plan.temporal++] = {l.dim, c.chunk, c.trips, true};
     }
     e = c.chunk;
   }
+  if (plan.padded >= 0 && plan.classed < 0) return false;  // the partial step's slices would be smaller
   for (size_t j = 0; j < plan.temporal; ++j)
     plan.after[j] = plan.total * (plan.steps[j].trips - 1), plan.total *= plan.steps[j].trips;
   for (int d : op.dims) plan.points *= std::max<int64_t>(0, left[static_cast<size_t>(d)]);
   return plan.total > 1;
 }
+
+// A spatial loop of the nest: its instances alike in every step, or (one loop) run in the scan's
+// classes — over the padded dim, or in every step alike here — each run's instances alike, with
+// the same chunk in the partial step, as Walker::spatial_split_ok would take them.
+template <class Held>
+bool Walker<Held>::plan_spatial(int node, size_t li, int64_t e, const Cut& c, NestPlan& plan) const {
+  const Loop& l = f_.nodes[static_cast<size_t>(node)].loops[li];
+  if (c.last != c.chunk) return false;
+  const auto it = spatial_splits_.find({node, li});
+  const bool listed = classes_ && classes_->count({node, li});
+  const bool over_padded = l.dim == plan.padded_dim;
+  if (!listed) {
+    if (over_padded) return false;
+    if (it != spatial_splits_.end() && (it->second.extent != e || it->second.counts.size() != 1 || !it->second.even)) return false;
+  } else {
+    if (plan.classed >= 0) return false;  // runs within runs
+    const std::vector<int64_t>& counts = classes_->at({node, li});
+    if (counts.size() > kMaxNestRuns) return false;
+    if (it != spatial_splits_.end() && (!it->second.even || it->second.chunk != c.chunk || it->second.counts.size() + 1 >= kMaxPasses)) return false;
+    auto listed_count = [&](int64_t trips) { return std::binary_search(counts.begin(), counts.end(), trips); };
+    if (!listed_count(c.trips)) return false;
+    plan.runs = counts.size();
+    int64_t from = 0;
+    for (size_t r = 0; r < plan.runs; ++r) plan.run_first[r] = from, plan.run_count[r] = counts[r] - from, from = counts[r];
+    auto present = [&](int64_t trips) {
+      size_t k = 0;
+      while (k < plan.runs && counts[k] <= trips) ++k;
+      return k;
+    };
+    plan.runs_full = plan.runs_partial = present(c.trips);
+    if (over_padded) {
+      const Cut p = cut(plan.padded_extent, l.factor);
+      if (p.last != p.chunk || p.chunk != c.chunk || !listed_count(p.trips)) return false;
+      plan.runs_partial = present(p.trips);
+    }
+    plan.classed = static_cast<int>(plan.spatial);
+  }
+  plan.instances *= c.trips;
+  plan.spatial_trips[plan.spatial++] = c.trips;
+  return true;
+}
+
 
 // A tile with only its op's leaf below holds no buffers: its time and work follow from the box's
 // extents alone, step class by step class — the first step, the one standing for the middle
@@ -231,34 +287,54 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
     for (size_t i = 0; i < plan.temporal; ++i)
       if (plan.steps[i].cuts) index_.restrict(node, plan.steps[i].dim, 0, plan.steps[i].chunk, *first);
     const Time first_time = loops(node, plan.temporal, *first, weight);
-    // The registers' buffers, in the instances' context the first step entered.
-    const int saved_ctx = inst_ctx_;
-    for (size_t li = plan.temporal; li < f_.nodes[static_cast<size_t>(node)].loops.size(); ++li)
-      inst_ctx_ = contexts_.enter(inst_ctx_, (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses);
-    NestOperand operands[kMaxNestOperands];
+    // Each run's operands' buffers, in the instances' contexts the first step entered.
+    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    const int classed_dim = plan.classed >= 0 ? n.loops[plan.temporal + static_cast<size_t>(plan.classed)].dim : -1;
+    NestOperand operands[kMaxNestRuns][kMaxNestOperands];
     size_t count = 0;
-    for (size_t t = 0; t < w_.tensors.size() && operands_held; ++t)
-      if (p_.tensors[t].owner[static_cast<size_t>(reg)]) operands[count++] = nest_operand(reg, static_cast<int>(t), plan, weight);
+    const int saved_ctx = inst_ctx_;
+    for (size_t r = 0; r < plan.runs_full; ++r) {
+      const NestPlan run = plan.for_run(r);
+      inst_ctx_ = saved_ctx;
+      for (size_t li = plan.temporal, k = 0; li < n.loops.size(); ++li, ++k)
+        inst_ctx_ = contexts_.enter(inst_ctx_, (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses +
+                                                   (static_cast<int>(k) == plan.classed ? static_cast<int64_t>(r) : 0));
+      count = 0;
+      for (size_t t = 0; t < w_.tensors.size(); ++t) {
+        if (!p_.tensors[t].owner[static_cast<size_t>(reg)]) continue;
+        NestOperand& h = operands[r][count++] = nest_operand(reg, static_cast<int>(t), run, weight);
+        // A later run sends what the earlier ones did not: nothing where its slice is theirs.
+        if (r > 0 && h.multicast && !(h.dims >> classed_dim & 1)) h.shared = 0;
+        move_on(h, run, weight * run.instances);
+      }
+      add_leaf(leaf, plan.points * (run.total - 1), weight * run.instances);
+    }
     inst_ctx_ = saved_ctx;
-    for (size_t i = 0; i < count; ++i) move_on(operands[i], plan, weight * plan.instances);
-    add_leaf(leaf, plan.points * (plan.total - 1), weight * plan.instances);
+    if (plan.padded >= 0) {  // the walk's split bookkeeping for the partial step (checked in plan_spatial)
+      const size_t li = plan.temporal + static_cast<size_t>(plan.classed);
+      spatial_split_ok(node, li, plan.padded_extent, cut(plan.padded_extent, n.loops[li].factor));
+    }
     // The time, in the walk's order: a loop's first step, then its next one standing for the
-    // rest (Walker::loops), down to the registers' activation after loop j advanced.
+    // rest, then a partial last one (Walker::loops), down to the first run's activation after
+    // loop j advanced (the later runs' time is the first's).
     const double leaf_time = static_cast<double>(plan.points * w_.ops[plan.op].ops_per_point);
     auto activation = [&](size_t j) {
       double load = 0, store = 0;
-      for (size_t i = 0; i < count; ++i) (operands[i].write ? store : load) += plan.moves(operands[i].dims, j) ? operands[i].time : 0;
+      for (size_t i = 0; i < count; ++i) (operands[0][i].write ? store : load) += plan.moves(operands[0][i].dims, j) ? operands[0][i].time : 0;
       if (store > 0) last_store_ = store, ++stores_;
       return std::max({load, leaf_time, store});
     };
     auto nest_time = [&](auto&& self, size_t i, int advanced) -> double {
       if (i == plan.temporal) return advanced < 0 ? first_time.latency : activation(static_cast<size_t>(advanced));
       double latency = self(self, i + 1, advanced);
-      if (plan.steps[i].trips >= 2) {
-        const int64_t middle = plan.steps[i].trips - 1;
+      const bool padded = static_cast<int>(i) == plan.padded;
+      const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
+      if (full >= 2) {
+        const int64_t middle = full - 1;
         const double next = self(self, i + 1, static_cast<int>(i));
         latency += middle == 1 ? next : next * static_cast<double>(middle);
       }
+      if (padded) latency += self(self, i + 1, static_cast<int>(i));
       return latency;
     };
     out = Time();
@@ -287,6 +363,7 @@ NestOperand Walker<Held>::nest_operand(int reg, int t, const NestPlan& plan, int
   for (size_t k = 0; k < plan.spatial; ++k)
     if (spatial_stack_.size() + k >= prefix) merged *= plan.spatial_trips[k];
   const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
+  h.multicast = multicast;
   h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh(s.resident, Held(), h.fresh, s.spreads) : h.fresh * merged;
   h.time = transfer_time(a_, s.source, s.level, s.write, row_of(s.resident), h.fresh, h.shared).cycles;
   h.source_weight = weight * plan.instances / merged;

@@ -48,7 +48,7 @@ struct Stream {
 
 // An op's own tiles above its operands' registers, walked in closed form after their first step
 // (model/walk_nest.cpp): how the tile's loops cut the op's box.
-constexpr size_t kMaxNestLoops = 16, kMaxNestOperands = 8;
+constexpr size_t kMaxNestLoops = 16, kMaxNestOperands = 8, kMaxNestRuns = 8;
 struct NestPlan {
   struct Step {
     int dim = 0;
@@ -64,9 +64,19 @@ struct NestPlan {
   int64_t total = 1;      // temporal steps
   int64_t after[kMaxNestLoops];  // how many steps follow an advance of temporal loop j
   int64_t points = 1;     // the leaf's points in a step
+  // Padding: the temporal loop whose last step is partial (-1: none), over `padded_dim`, where the
+  // spatial loop over that dim (`classed`, an index among the spatial loops) runs fewer instances.
+  // Instances run in runs of alike ones (the scan's classes; one run when no loop is classed).
+  int padded = -1, padded_dim = -1;
+  int classed = -1;
+  int64_t padded_extent = 0;      // the classed loop's extent in the partial step
+  size_t runs = 1, runs_full = 1, runs_partial = 1;  // runs of instances: in a full step, in the partial one
+  int64_t run_first[kMaxNestRuns] = {0}, run_count[kMaxNestRuns] = {1};
   // Whether a slice indexed by `dims` moves in the step after loop j advanced (the loops inside
   // it back at their first step).
   bool moves(uint64_t dims, size_t j) const;
+  // This plan for run r: its instances, and without the partial step if the run sits it out.
+  NestPlan for_run(size_t r) const;
 };
 // One operand's buffer in the steps that move its slice.
 struct NestOperand {
@@ -76,6 +86,7 @@ struct NestOperand {
   double time = 0;          // the transfer in such a step
   int64_t fresh = 0, shared = 0;  // elements new to the buffer, and what its source sends
   int64_t source_weight = 0;
+  bool multicast = false;
 };
 
 // `Held`: how buffers keep what they hold (model/held.h): MultiSlice for any access, Boxes
@@ -370,6 +381,7 @@ class Walker {
   std::vector<signed char> nest_shape_;  // per node: -1 not yet known, else whether nest_shape()
   bool nest_shape(int node);
   bool plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) const;
+  bool plan_spatial(int node, size_t li, int64_t e, const Cut& c, NestPlan& plan) const;
   NestOperand nest_operand(int reg, int t, const NestPlan& plan, int64_t weight);
   void move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight);
   bool leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out);
