@@ -226,29 +226,42 @@ bool Walker<Held>::leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Tim
 template <class Held>
 template <class Calls>
 bool Walker<Held>::splits_would_hold(int node, const Calls& calls, size_t count) const {
-  // Walker::spatial_split_ok's problems, on copies of the splits it would keep.
+  // Walker::spatial_split_ok's problems, on copies of the splits it would keep (in place: this
+  // runs for every visit of a vector op's tile).
   struct Seen {
     size_t li;
     int64_t extent, chunk;
     bool even;
-    std::vector<int64_t> counts;
+    int64_t counts[kMaxPasses];
+    size_t n;
   };
-  std::vector<Seen> seen;
+  Seen seen[kMaxNestLoops];
+  size_t known = 0;
   for (size_t i = 0; i < count; ++i) {
     const auto& call = calls[i];
-    auto it = std::find_if(seen.begin(), seen.end(), [&](const Seen& s) { return s.li == call.li; });
-    if (it == seen.end()) {
+    Seen* it = std::find_if(seen, seen + known, [&](const Seen& s) { return s.li == call.li; });
+    if (it == seen + known) {
+      if (known == kMaxNestLoops) return false;
+      it = &seen[known++];
       const auto kept = spatial_splits_.find({node, call.li});
-      if (kept != spatial_splits_.end()) seen.push_back({call.li, kept->second.extent, kept->second.chunk, kept->second.even, kept->second.counts});
-      else seen.push_back({call.li, call.extent, call.cut.chunk, call.cut.last == call.cut.chunk, {}});
-      it = seen.end() - 1;
+      if (kept != spatial_splits_.end()) {
+        if (kept->second.counts.size() >= static_cast<size_t>(kMaxPasses)) return false;
+        *it = {call.li, kept->second.extent, kept->second.chunk, kept->second.even, {}, kept->second.counts.size()};
+        std::copy(kept->second.counts.begin(), kept->second.counts.end(), it->counts);
+      } else {
+        *it = {call.li, call.extent, call.cut.chunk, call.cut.last == call.cut.chunk, {}, 0};
+      }
     }
     const bool even = call.cut.last == call.cut.chunk;
     if (it->extent != call.extent && (it->chunk != call.cut.chunk || !it->even || !even)) return false;
-    auto at = std::lower_bound(it->counts.begin(), it->counts.end(), call.cut.trips);
-    if (at == it->counts.end() || *at != call.cut.trips) it->counts.insert(at, call.cut.trips);
-    const bool alike = even && it->counts.size() == 1;
-    if ((!alike && !nothing_steps_below(node, call.li)) || static_cast<int64_t>(it->counts.size()) >= kMaxPasses) return false;
+    int64_t* at = std::lower_bound(it->counts, it->counts + it->n, call.cut.trips);
+    if (at == it->counts + it->n || *at != call.cut.trips) {
+      if (it->n + 1 >= static_cast<size_t>(kMaxPasses)) return false;
+      std::copy_backward(at, it->counts + it->n, it->counts + it->n + 1);
+      *at = call.cut.trips, ++it->n;
+    }
+    const bool alike = even && it->n == 1;
+    if (!alike && !nothing_steps_below(node, call.li)) return false;
   }
   return true;
 }
