@@ -186,23 +186,8 @@ int64_t row_of(const Boxes& h) {
 int64_t merged_fresh(const Boxes& now, const Boxes& before, int64_t fresh, const Spreads& spreads) {
   if (spreads.empty()) return fresh;
   if (fresh == 0) return 0;
-  bool apart = now.n == 1;
-  for (int i = 0; apart && i < before.n; ++i) apart = overlap(now.part[0], before.part[i]) == 0;
-  uint64_t axes = 0;
-  for (const auto& [axis, step, count] : spreads) {
-    if (axis >= 64 || (axes >> axis & 1)) apart = false;
-    else axes |= uint64_t{1} << axis;
-  }
-  if (!apart) return merged_fresh(now.multi_slice(), before.multi_slice(), fresh, spreads);
-  const Box& b = now.part[0];
-  int64_t size = 1;
-  for (int j = 0; j < b.rank; ++j) {
-    int64_t length = b.r[j].second - b.r[j].first;
-    for (const auto& [axis, step, count] : spreads)
-      if (axis == static_cast<size_t>(j)) length = spread_length(length, step, count);
-    size *= length;
-  }
-  return size;
+  const std::optional<SpreadBox> sent = spread_apart(now, before, spreads, true);
+  return sent ? sent->size() : merged_fresh(now.multi_slice(), before.multi_slice(), fresh, spreads);
 }
 
 }  // namespace dfx::model
