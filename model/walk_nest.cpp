@@ -289,9 +289,9 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
     if (instructions_.decoupled() || !nest_shape(node)) return false;
     const int reg = f_.nodes[static_cast<size_t>(node)].children[0];
     if (f_.nodes[static_cast<size_t>(reg)].is_leaf) return leaf_nest(node, boxes, weight, out);
+    // Runs of instances of a spatial loop above keep what their sources send to themselves.
     if (passes_ || !stepping_runs_.empty() || untimed_ != 0) return false;
-    const bool operands_held = true;
-    const int leaf = operands_held ? f_.nodes[static_cast<size_t>(reg)].children[0] : reg;
+    const int leaf = f_.nodes[static_cast<size_t>(reg)].children[0];
     NestPlan plan;
     plan.op = static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op);
     if (!plan_nest(node, boxes, plan)) return false;
