@@ -17,7 +17,7 @@ double cost_of(const model::Report& r, Objective o) {
 }
 
 Searcher::Searcher(const arch::Arch& a, const model::Workload& w, const SearchOptions& o)
-    : a_(a), w_(w), o_(o), space_(a, w, o.prims, o.lowering.has_value()), scorer_(a, w, o.objective, o.max_footprint, o.replay_steps ? model::StepReplay::Worthwhile : model::StepReplay::Off, o.box_walk ? model::HeldAs::Boxes : model::HeldAs::Sets), rng_(o.seed),
+    : a_(a), w_(w), o_(o), space_(a, w, o.prims, o.lowering.has_value()), scorer_(a, w, o.objective, o.max_footprint, o.replay_steps ? model::StepReplay::Worthwhile : model::StepReplay::Off, o.boxes ? model::HeldAs::Boxes : model::HeldAs::Sets), rng_(o.seed),
       start_(std::chrono::steady_clock::now()) {
   if (!o.groups.empty()) space_.fix_groups(o.groups);
   if (!o.fix.empty()) space_.pin(o.fix);

@@ -63,9 +63,9 @@ struct SearchOptions {
   // Replay representative steps in the analyses (model/walk_replay.h). The results are the same
   // either way; off only to check that.
   bool replay_steps = true;
-  // Walk the trees it covers as boxes (model/box_walk.h). The results are the same either way;
-  // off only to check that.
-  bool box_walk = true;
+  // Hold buffers as boxes where every access is an interval (model/held.h). The results are the
+  // same either way; off only to check that.
+  bool boxes = true;
   // After the search, walk the best point's neighbourhood one tiling decision at a time until no
   // single change improves it (Outcome::polished), on up to a tenth of `evaluations` more (at
   // least 1,000, or two sweeps of its neighbourhood) and within `seconds`.

@@ -29,7 +29,7 @@ void Searcher::chain_solver() {
   try {
     model::Dataflow f = model::load_dataflow_from_string(solved->flow_yaml, "chain_solver", a_, w_);
     model::Report r = model::analyze(a_, w_, f, nullptr, o_.replay_steps ? model::StepReplay::Worthwhile : model::StepReplay::Off,
-                                     o_.box_walk ? model::HeldAs::Boxes : model::HeldAs::Sets);
+                                     o_.boxes ? model::HeldAs::Boxes : model::HeldAs::Sets);
     if (!r.valid || !scorer_.within_limits(r)) return;
     ++out_.valid;
     out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective), {}});

@@ -4,7 +4,7 @@
 // slices moved, which follows from the loop that advanced, so the later steps are counted class
 // by class (the step after loop j advanced) instead of walked, and their time summed in the
 // walk's order: the same counts, states and sums as walking them, to the bit
-// (tests/unit/box_walk_test.cpp holds it to the walk with sets, which walks every step).
+// (tests/unit/held_test.cpp holds it to the walk with sets, which walks every step).
 #include <algorithm>
 #include <type_traits>
 

@@ -225,7 +225,7 @@ std::string any_difference(const Loaded& l, const model::WalkResult& a, const mo
 // Buffers held as boxes (model/held.h) give the walk's result to the bit: every count, time and
 // problem, partial steps and runs of instances not all alike included (the oracle test above
 // holds the boxes to the oracle too, since walk_tree keeps boxes wherever it can; archs timed by
-// instructions are checked on the mapper's points, tests/unit/box_walk_test.cpp).
+// instructions are checked on the mapper's points, tests/unit/held_test.cpp).
 TEST(BoxesProperty, SameWalkAsWithSetsOnRandomCases) {
   const char* seed_env = std::getenv("DFX_PROPERTY_SEED");
   const char* cases_env = std::getenv("DFX_PROPERTY_CASES");

@@ -1096,7 +1096,7 @@ TEST(Mcts, ReachesTheBestTilingOfAStructure) {
 namespace dfx::mapper {
 namespace {
 
-// Replayed steps (model/walk_replay.h) and the box walk (model/box_walk.h) leave every analysis
+// Replayed steps (model/walk_replay.h) and buffers held as boxes (model/held.h) leave every analysis
 // as the full walk finds it, so a search takes the same path with and without them, analysis for
 // analysis. The searches' trees nest loops more deeply than the property tier's random ones and
 // cover the archs timed by instructions, whose replays carry the pipeline's last load and store.
@@ -1134,7 +1134,7 @@ void expect_same_search(bool SearchOptions::*shortcut) {
 }
 
 TEST(ReplayedStepsSearch, FindsTheSameWithAndWithout) { expect_same_search(&SearchOptions::replay_steps); }
-TEST(BoxWalkSearch, FindsTheSameWithAndWithout) { expect_same_search(&SearchOptions::box_walk); }
+TEST(BoxesSearch, FindsTheSameWithAndWithout) { expect_same_search(&SearchOptions::boxes); }
 
 }  // namespace
 }  // namespace dfx::mapper
