@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <memory>
 
 namespace dfx::mapper {
 
@@ -19,8 +20,16 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
   std::vector<TreeKey> keys(n);
   std::vector<const Scored*> hits(n);
   std::vector<char> ruled_out(n, 0);
+  std::vector<size_t> from(n);  // the position whose result each one takes
+  std::unique_ptr<std::atomic<bool>[]> ready(new std::atomic<bool>[n]);
+  for (size_t i = 0; i < n; ++i) ready[i].store(false, std::memory_order_relaxed);
+  // One pass on the threads: a position is prepared (its candidate and bar; unless its cycles
+  // floor rules it out, its tree, key and look-up in the cache, which no thread writes during a
+  // batch), then analysed unless a position before it holds the same tree — known once those are
+  // prepared, which is soon: positions are handed out in order. No barrier between the two (a
+  // batch's analyses begin while its last positions are drawn).
   std::atomic<size_t> next_position{0};
-  pool_.run_on_all([&] {
+  auto run = [&] {
     for (size_t i = next_position++; i < n; i = next_position++) {
       out.chosen[i] = choose(i);
       bars[i] = bar_of(i, out.chosen[i]);
@@ -28,41 +37,36 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
       // it is not built (about half of a search's candidates).
       if (bars[i] < INFINITY && space_.cycles_floor(out.chosen[i]) > bars[i]) {
         ruled_out[i] = 1;
-        continue;
+      } else {
+        trees[i] = space_.build(out.chosen[i], "candidate");
+        keys[i] = tree_key(trees[i]);
+        hits[i] = cache_.find(keys[i]);
       }
-      trees[i] = space_.build(out.chosen[i], "candidate");
-      keys[i] = tree_key(trees[i]);
-      hits[i] = cache_.find(keys[i]);
+      ready[i].store(true, std::memory_order_release);
+      if (ruled_out[i] || hits[i]) continue;
+      from[i] = i;
+      for (size_t j = 0; j < i && from[i] == i; ++j) {
+        while (!ready[j].load(std::memory_order_acquire)) {
+        }
+        if (!ruled_out[j] && !hits[j] && keys[j] == keys[i]) from[i] = j;
+      }
+      if (from[i] == i) out.scored[i] = scorer_.score(trees[i]);
     }
-  });
-  std::vector<size_t> from(n);  // the position whose result each one takes
-  std::vector<size_t> work;     // positions to analyse
+  };
+  if (n > 1) pool_.run_on_all(run);
+  else run();
   for (size_t i = 0; i < n; ++i) {
-    from[i] = i;
     if (ruled_out[i]) {
       out.scored[i] = scorer_.ruled_out();
-      continue;
-    }
-    if (hits[i]) {
+    } else if (hits[i]) {
       out.scored[i] = *hits[i];
-      continue;
+    } else if (from[i] == i) {
+      out.analyses += out.scored[i].analysed;
+      cache_.insert(std::move(keys[i]), out.scored[i]);
     }
-    auto twin = std::find_if(work.begin(), work.end(), [&](size_t j) { return keys[j] == keys[i]; });
-    if (twin != work.end()) from[i] = *twin;
-    else work.push_back(i);
-  }
-  std::atomic<size_t> next{0};  // candidates differ in cost: hand them out one at a time
-  auto run = [&] {
-    for (size_t k = next++; k < work.size(); k = next++) out.scored[work[k]] = scorer_.score(trees[work[k]]);
-  };
-  if (work.size() > 1) pool_.run_on_all(run);
-  else run();
-  for (size_t i : work) {
-    out.analyses += out.scored[i].analysed;
-    cache_.insert(std::move(keys[i]), out.scored[i]);
   }
   for (size_t i = 0; i < n; ++i)
-    if (from[i] != i) out.scored[i] = out.scored[from[i]];
+    if (!ruled_out[i] && !hits[i] && from[i] != i) out.scored[i] = out.scored[from[i]];
   return out;
 }
 

@@ -2,10 +2,10 @@
 // A search's batches of candidates, scored on its threads (mapper/search_batches.cpp). Everything a
 // position needs that depends on it alone — its candidate, its bar, whether its cycles floor
 // (Space::cycles_floor) rules it out, and if not its tree, its key, its look-up in the cache
-// (which no thread writes during a batch) — is done on the threads; then a
-// tree chosen twice in the batch is analysed once, for its first position, and the analyses run
-// on the threads too. The cache and the thread count change how
-// many analyses run, never a result.
+// (which no thread writes during a batch) — is done on the threads, and in the same pass its
+// analysis, unless a position before it holds the same tree (a tree chosen twice in the batch is
+// analysed once, for its first position). The cache and the thread count change how many
+// analyses run, never a result.
 #include <cstdint>
 #include <functional>
 #include <vector>
