@@ -300,61 +300,74 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
     for (size_t i = 0; i < plan.temporal; ++i)
       if (plan.steps[i].cuts) index_.restrict(node, plan.steps[i].dim, 0, plan.steps[i].chunk, *first);
     const Time first_time = loops(node, plan.temporal, *first, weight);
-    // Each run's operands' buffers, in the instances' contexts the first step entered.
-    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
-    const int classed_dim = plan.classed >= 0 ? n.loops[plan.temporal + static_cast<size_t>(plan.classed)].dim : -1;
-    NestOperand operands[kMaxNestRuns][kMaxNestOperands];
-    size_t count = 0;
-    const int saved_ctx = inst_ctx_;
-    for (size_t r = 0; r < plan.runs_full; ++r) {
-      const NestPlan run = plan.for_run(r);
-      inst_ctx_ = saved_ctx;
-      for (size_t li = plan.temporal, k = 0; li < n.loops.size(); ++li, ++k)
-        inst_ctx_ = contexts_.enter(inst_ctx_, (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses +
-                                                   (static_cast<int>(k) == plan.classed ? static_cast<int64_t>(r) : 0));
-      count = 0;
-      for (size_t t = 0; t < w_.tensors.size(); ++t) {
-        if (!p_.tensors[t].owner[static_cast<size_t>(reg)]) continue;
-        NestOperand& h = operands[r][count++] = nest_operand(reg, static_cast<int>(t), run, weight);
-        // A later run sends what the earlier ones did not: nothing where its slice is theirs.
-        if (r > 0 && h.multicast && !(h.dims >> classed_dim & 1)) h.shared = 0;
-        move_on(h, run, weight * run.instances);
-      }
-      add_leaf(leaf, plan.points * (run.total - 1), weight * run.instances);
-    }
-    inst_ctx_ = saved_ctx;
+    NestOperand first_run[kMaxNestOperands];
+    const size_t count = count_later_steps(node, reg, leaf, plan, weight, first_run);
     if (plan.padded >= 0) {  // the walk's split bookkeeping for the partial step (checked in plan_spatial)
       const size_t li = plan.temporal + static_cast<size_t>(plan.classed);
-      spatial_split_ok(node, li, plan.padded_extent, cut(plan.padded_extent, n.loops[li].factor));
+      spatial_split_ok(node, li, plan.padded_extent, cut(plan.padded_extent, f_.nodes[static_cast<size_t>(node)].loops[li].factor));
     }
-    // The time, in the walk's order: a loop's first step, then its next one standing for the
-    // rest, then a partial last one (Walker::loops), down to the first run's activation after
-    // loop j advanced (the later runs' time is the first's).
-    const double leaf_time = static_cast<double>(plan.points * w_.ops[plan.op].ops_per_point);
-    auto activation = [&](size_t j) {
-      double load = 0, store = 0;
-      for (size_t i = 0; i < count; ++i) (operands[0][i].write ? store : load) += plan.moves(operands[0][i].dims, j) ? operands[0][i].time : 0;
-      if (store > 0) last_store_ = store, ++stores_;
-      return std::max({load, leaf_time, store});
-    };
-    auto nest_time = [&](auto&& self, size_t i, int advanced) -> double {
-      if (i == plan.temporal) return advanced < 0 ? first_time.latency : activation(static_cast<size_t>(advanced));
-      double latency = self(self, i + 1, advanced);
-      const bool padded = static_cast<int>(i) == plan.padded;
-      const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
-      if (full >= 2) {
-        const int64_t middle = full - 1;
-        const double next = self(self, i + 1, static_cast<int>(i));
-        latency += middle == 1 ? next : next * static_cast<double>(middle);
-      }
-      if (padded) latency += self(self, i + 1, static_cast<int>(i));
-      return latency;
-    };
     out = Time();
-    out.latency = nest_time(nest_time, 0, -1);
+    out.latency = nest_time(plan, first_run, count, first_time.latency, 0, -1);
     ++r_.nests_counted;
     return true;
   }
+}
+
+// The later steps' traffic, buffer states and work, run by run: each run's operands' buffers in
+// the instances' context the first step entered. Returns how many operands, the first run's in
+// `first_run` (the nest's time is theirs).
+template <class Held>
+size_t Walker<Held>::count_later_steps(int node, int reg, int leaf, const NestPlan& plan, int64_t weight, NestOperand* first_run) {
+  const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+  const int classed_dim = plan.classed >= 0 ? n.loops[plan.temporal + static_cast<size_t>(plan.classed)].dim : -1;
+  size_t count = 0;
+  const int saved_ctx = inst_ctx_;
+  for (size_t r = 0; r < plan.runs_full; ++r) {
+    const NestPlan run = plan.for_run(r);
+    inst_ctx_ = saved_ctx;
+    for (size_t li = plan.temporal, k = 0; li < n.loops.size(); ++li, ++k)
+      inst_ctx_ = contexts_.enter(inst_ctx_, (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses +
+                                                 (static_cast<int>(k) == plan.classed ? static_cast<int64_t>(r) : 0));
+    count = 0;
+    for (size_t t = 0; t < w_.tensors.size(); ++t) {
+      if (!p_.tensors[t].owner[static_cast<size_t>(reg)]) continue;
+      NestOperand h = nest_operand(reg, static_cast<int>(t), run, weight);
+      // A later run sends what the earlier ones did not: nothing where its slice is theirs.
+      if (r > 0 && h.multicast && !(h.dims >> classed_dim & 1)) h.shared = 0;
+      move_on(h, run, weight * run.instances);
+      if (r == 0) first_run[count] = h;
+      ++count;
+    }
+    add_leaf(leaf, plan.points * (run.total - 1), weight * run.instances);
+  }
+  inst_ctx_ = saved_ctx;
+  return count;
+}
+
+// The nest's time from loop i, in the walk's order: a loop's first step, then its next one
+// standing for the rest, then a partial last one (Walker::loops), down to the first run's
+// activation after loop `advanced` moved (-1: the first step's, walked); later runs' time is
+// the first's.
+template <class Held>
+double Walker<Held>::nest_time(const NestPlan& plan, const NestOperand* operands, size_t count, double first, size_t i, int advanced) {
+  if (i == plan.temporal) {
+    if (advanced < 0) return first;
+    double load = 0, store = 0;
+    for (size_t k = 0; k < count; ++k)
+      (operands[k].write ? store : load) += plan.moves(operands[k].dims, static_cast<size_t>(advanced)) ? operands[k].time : 0;
+    if (store > 0) last_store_ = store, ++stores_;
+    return std::max({load, static_cast<double>(plan.points * w_.ops[plan.op].ops_per_point), store});
+  }
+  double latency = nest_time(plan, operands, count, first, i + 1, advanced);
+  const bool padded = static_cast<int>(i) == plan.padded;
+  const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
+  if (full >= 2) {
+    const int64_t middle = full - 1;
+    const double next = nest_time(plan, operands, count, first, i + 1, static_cast<int>(i));
+    latency += middle == 1 ? next : next * static_cast<double>(middle);
+  }
+  if (padded) latency += nest_time(plan, operands, count, first, i + 1, static_cast<int>(i));
+  return latency;
 }
 
 // An operand's buffer after the first step: what a later step that moves its slice brings in.

@@ -384,6 +384,8 @@ class Walker {
   bool plan_spatial(int node, size_t li, int64_t e, const Cut& c, NestPlan& plan) const;
   NestOperand nest_operand(int reg, int t, const NestPlan& plan, int64_t weight);
   void move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight);
+  size_t count_later_steps(int node, int reg, int leaf, const NestPlan& plan, int64_t weight, NestOperand* first_run);
+  double nest_time(const NestPlan& plan, const NestOperand* operands, size_t count, double first, size_t i, int advanced);
   bool leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out);
   template <class Calls>
   bool splits_would_hold(int node, const Calls& calls, size_t count) const;
