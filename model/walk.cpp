@@ -41,16 +41,7 @@ Time Walker<Held>::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
     const Range& r = boxes[static_cast<size_t>(n.op)][static_cast<size_t>(d)];
     points *= r.second - r.first;
   }
-  const int64_t work = points * op.ops_per_point * weight;
-  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
-  r_.op_work[static_cast<size_t>(n.op)] += work;
-  computed_ = true;
-  for (const auto& in : op.inputs) {
-    int lv = p_.tensors[static_cast<size_t>(in.tensor)].level[static_cast<size_t>(node)];
-    r_.traffic[static_cast<size_t>(lv)][static_cast<size_t>(in.tensor)].read += points * weight;
-  }
-  int lv = p_.tensors[static_cast<size_t>(op.out.tensor)].level[static_cast<size_t>(node)];
-  r_.traffic[static_cast<size_t>(lv)][static_cast<size_t>(op.out.tensor)].update += points * weight;
+  add_leaf(node, points, weight);
   return Time::on_unit(op.unit, static_cast<double>(points * op.ops_per_point));
 }
 
@@ -394,7 +385,7 @@ template <class Held>
 template <class At>
 Time Walker<Held>::spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at) {
   // Instances run side by side, and alike ones are walked as one (checked in loops()).
-  const int64_t key = (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses;
+  const int64_t key = instance_key(node, li, 0);
   const Runs runs = instance_runs(node, li, trips, uneven);
   auto run = [&](int pass) {
     const auto [first, count] = runs.run[static_cast<size_t>(pass)];

@@ -83,7 +83,7 @@ bool Walker<Held>::plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) con
   for (size_t d = 0; d < w_.dims.size(); ++d) left[d] = boxes[plan.op][d].second - boxes[plan.op][d].first;
   for (size_t li = 0; li < n.loops.size(); ++li) {
     const Loop& l = n.loops[li];
-    const bool used = std::find(op.dims.begin(), op.dims.end(), l.dim) != op.dims.end();
+    const bool used = op.uses_dim(l.dim);
     int64_t& e = left[static_cast<size_t>(l.dim)];
     if (!used || e <= 0) {
       if (l.spatial) return false;
@@ -173,7 +173,6 @@ bool Walker<Held>::leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Tim
   bool ok = true;
   int64_t extents[64];
   for (size_t d = 0; d < w_.dims.size(); ++d) extents[d] = boxes[o][d].second - boxes[o][d].first;
-  auto uses = [&](int dim) { return std::find(op.dims.begin(), op.dims.end(), dim) != op.dims.end(); };
   // The latency of loops li.. with these extents, as Walker::loops sums it.
   auto time = [&](auto&& self, size_t li, int partial) -> double {
     if (!ok) return 0;
@@ -184,7 +183,7 @@ bool Walker<Held>::leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Tim
     }
     const Loop& loop = n.loops[li];
     int64_t& e = extents[static_cast<size_t>(loop.dim)];
-    const int64_t extent = uses(loop.dim) ? e : -1;
+    const int64_t extent = op.uses_dim(loop.dim) ? e : -1;
     if (extent <= 0) return self(self, li + 1, partial);
     if (loop.factor > extent && partial == 0) return ok = false, 0.0;  // a problem the walk reports
     const Cut c = cut(extent, loop.factor);
@@ -266,6 +265,8 @@ bool Walker<Held>::splits_would_hold(int node, const Calls& calls, size_t count)
   return true;
 }
 
+// A leaf's work and its operands' accesses for `points` points at `weight` (visit_leaf's, and a
+// counted tile's later steps').
 template <class Held>
 void Walker<Held>::add_leaf(int leaf, int64_t points, int64_t weight) {
   const Op& op = w_.ops[static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op)];
@@ -326,8 +327,7 @@ size_t Walker<Held>::count_later_steps(int node, int reg, int leaf, const NestPl
     const NestPlan run = plan.for_run(r);
     inst_ctx_ = saved_ctx;
     for (size_t li = plan.temporal, k = 0; li < n.loops.size(); ++li, ++k)
-      inst_ctx_ = contexts_.enter(inst_ctx_, (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses +
-                                                 (static_cast<int>(k) == plan.classed ? static_cast<int64_t>(r) : 0));
+      inst_ctx_ = contexts_.enter(inst_ctx_, instance_key(node, li, static_cast<int>(k) == plan.classed ? static_cast<int64_t>(r) : 0));
     count = 0;
     for (size_t t = 0; t < w_.tensors.size(); ++t) {
       if (!p_.tensors[t].owner[static_cast<size_t>(reg)]) continue;

@@ -434,6 +434,11 @@ class Walker {
   Time spatial(int node, size_t li, int64_t weight, int64_t trips, bool uneven, At at);
   // The runs of alike instances of a spatial loop in one step: (first instance, how many).
   static constexpr int64_t kMaxPasses = 16;
+  // The context key of pass (run) `pass` of the spatial loop `li` at `node`: a run's instances
+  // keep buffers of their own.
+  static int64_t instance_key(int node, size_t li, int64_t pass) {
+    return (static_cast<int64_t>(node) * 4096 + static_cast<int64_t>(li)) * kMaxPasses + pass;
+  }
   struct Runs {
     std::pair<int64_t, int64_t> run[kMaxPasses];
     size_t size = 0;
