@@ -173,18 +173,19 @@ model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const {
   for (int64_t f : outer) h = (h ^ static_cast<uint64_t>(f)) * 0x100000001b3ull;
   Entry& e = memo[(h ^ (h >> 29)) % kEntries];
   if (e.space != memo_id_ || e.first != first || e.size != size || e.core != core || e.last != last || e.outer != outer) {
-    e.boxes = compute_group_tile(c, g, last);
+    compute_group_tile(c, g, last, e.boxes);
     e.space = memo_id_, e.first = first, e.size = size, e.core = core, e.last = last, e.outer = outer;
   }
   return e.boxes;
 }
 
-model::OpBoxes Space::compute_group_tile(const Choice& c, int g, bool last) const {
-  std::vector<int> members;
+void Space::compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes& boxes) const {
+  thread_local std::vector<int> members;
+  members.clear();
   model::OpSet below(w_.ops.size());
   for (size_t o = 0; o < w_.ops.size(); ++o)
     if (c.group_of[o] == g) members.push_back(static_cast<int>(o)), below.insert(o);
-  model::OpBoxes boxes = model::OpBoxes::whole(w_);
+  boxes.assign_whole(w_);
   const std::vector<int>& dims = outer_dims(members);
   // As the tree nests them: the loops over the cores (which divide their extents) outside the
   // temporal ones, which step through one core's share and may leave a partial last tile there.
@@ -201,7 +202,6 @@ model::OpBoxes Space::compute_group_tile(const Choice& c, int g, bool last) cons
     const int64_t step = last ? (extent + chunk - 1) / chunk - 1 : 0;
     model::restrict_and_project(w_, below, dims[i], step * chunk, step * chunk + chunk, boxes);
   }
-  return boxes;
 }
 
 int Space::pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, std::mt19937_64& rng) const {

@@ -7,6 +7,7 @@
 // they go through DRAM.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -235,7 +236,8 @@ class Space {
   // an id is never reused).
   uint64_t memo_id_ = 0;
   std::vector<char> computed_in_full_;  // per op: model::computed_in_full
-  model::OpBoxes compute_group_tile(const Choice& c, int g, bool last) const;
+  // group_tile's work, into `boxes` (a memo entry's storage, reused).
+  void compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes& boxes) const;
   // The dims a group (a run of ops) may loop over outside its ops; tabulated for every run.
   const std::vector<int>& outer_dims(const std::vector<int>& group_ops) const;
   std::vector<int> dims_outside(const std::vector<int>& ops) const;
@@ -250,7 +252,10 @@ class Space {
   // Where an op of group `members` may spread: its unit's axes on one core, or its part of
   // them in a Pipe (or Para) group, where the ops on one unit share it.
   PeAxes op_axes(const Choice& c, const std::vector<int>& members, int op) const;
-  static std::vector<std::vector<int64_t>> spatial_options(const SpatialRoom& room, const PeAxes& axes);
+  // Every spatial choice that fits: a list kept per thread and shared, not copied (a climb's
+  // aimed steps ask for the same few lists again and again).
+  using SpatialOptions = std::vector<std::vector<int64_t>>;
+  static std::shared_ptr<const SpatialOptions> spatial_options(const SpatialRoom& room, const PeAxes& axes);
   void pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
   // Shrinks an op's spatial factors (the widest first, each to a smaller value it may take)
   // until they fit `axes`.
@@ -262,9 +267,14 @@ class Space {
   // The cycles the op's compute takes in one tile of its group with spatial factors `sp`.
   double compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const;
   double compute_estimate(const std::vector<int64_t>& extent, size_t op, const std::vector<int64_t>& sp) const;
-  // Every spatial choice of an op (spatial_options) with its compute estimate in `tile`.
-  using TimedSpread = std::pair<double, std::vector<int64_t>>;
-  std::vector<TimedSpread> timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const;
+  // Every spatial choice of an op (spatial_options) with its compute estimate in `tile`, in the
+  // options' order.
+  struct TimedSpreads {
+    std::shared_ptr<const SpatialOptions> options;
+    std::vector<double> time;
+    const std::vector<int64_t>& spread(size_t i) const { return (*options)[i]; }
+  };
+  TimedSpreads timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
   // Op `op`'s tile under its own loops at DRAM (Choice::own_trips), in its group's tile `group`.
   model::OpBoxes op_tile(model::OpBoxes group, const Choice& c, size_t op) const;

@@ -13,12 +13,12 @@ namespace dfx::mapper {
 // choice may take any chunk size (SpatialRoom::values): a Pipe balances its stages' lanes with
 // narrower chunks (attention G8 / edge: 9, 12, 12, 8 and 11 of 64 lanes for its vector stages),
 // while every chunk size on every dim at once made conv chains' polish four times slower.
-std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room, const PeAxes& axes) {
+std::shared_ptr<const Space::SpatialOptions> Space::spatial_options(const SpatialRoom& room, const PeAxes& axes) {
   // A climb's aimed steps list the same op's options again and again (~100 k instructions a
   // list): the lists are kept per thread, by everything they depend on, up to 32 k options in
   // all (~3 MB; a convolution's list on cloud holds a thousand).
   constexpr size_t kMostKept = size_t{1} << 15;
-  thread_local std::map<std::vector<int64_t>, std::vector<std::vector<int64_t>>> kept;
+  thread_local std::map<std::vector<int64_t>, std::shared_ptr<const SpatialOptions>> kept;
   thread_local size_t kept_options = 0;
   std::vector<int64_t> key = axes.key();
   key.push_back(room.padding() ? 1 : 0);
@@ -26,12 +26,12 @@ std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room
   if (auto at = kept.find(key); at != kept.end()) return at->second;
   if (kept_options >= kMostKept) kept.clear(), kept_options = 0;
   const size_t n = room.size();
-  std::vector<std::vector<int64_t>> out;
+  auto out = std::make_shared<SpatialOptions>();
   std::vector<int64_t> sp(n, 1);
   // Every subset of a choice that fits fits too, so bounding each factor by the room the
   // factors before it leave lists each fitting choice once.
   std::function<void(size_t, int, bool)> rec = [&](size_t from, int left, bool narrowed) {
-    out.push_back(sp);
+    out->push_back(sp);
     if (left == 0) return;
     for (size_t i = from; i < n; ++i) {
       const int64_t at_most = axes.room(sp, i);
@@ -45,7 +45,7 @@ std::vector<std::vector<int64_t>> Space::spatial_options(const SpatialRoom& room
     }
   };
   rec(0, axes.ways(), false);
-  kept_options += out.size();
+  kept_options += out->size();
   kept.emplace(std::move(key), out);
   return out;
 }
@@ -70,7 +70,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
     std::function<bool(size_t, size_t)> own = [&](size_t o, size_t i) -> bool {
       if (i == w_.ops[o].dims.size() || !own_loops_ok_) {
         const int g = c.group_of[o];
-        for (const auto& sp : spatial_options(spatial_room(c, o), op_axes(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
+        for (const auto& sp : *spatial_options(spatial_room(c, o), op_axes(c, members[static_cast<size_t>(g)], static_cast<int>(o)))) {
           c.spatial[o] = sp;
           for (int r = 0; r < loop_orders(o); ++r) {
             c.order[o] = r;
@@ -248,7 +248,7 @@ Space::TilingDecision Space::tiling_decision(const Choice& partial, size_t step)
   if (step == 0) {  // spatial
     d.kind = TilingDecision::Kind::Spatial;
     const int g = partial.group_of[o];
-    d.spatial = spatial_options(spatial_room(partial, o), op_axes(partial, members[static_cast<size_t>(g)], static_cast<int>(o)));
+    d.spatial = *spatial_options(spatial_room(partial, o), op_axes(partial, members[static_cast<size_t>(g)], static_cast<int>(o)));
     // A local step may have padded a dim narrower than the widest chunk (SpatialRoom::drawn):
     // the point itself is one of its options all the same (once: draws weigh every value alike).
     if (std::find(d.spatial.begin(), d.spatial.end(), partial.spatial[o]) == d.spatial.end()) d.spatial.push_back(partial.spatial[o]);

@@ -54,10 +54,8 @@ std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, const std:
     const auto op = static_cast<size_t>(o);
     const model::OpBoxes tile_first = op_tile(first, c, op);
     const auto spreads = timed_spreads(tile_first, op, spatial_room(tile_first, op), op_axes(c, members, o));
-    if (spreads.empty()) return std::nullopt;
-    c.spatial[op] = std::min_element(spreads.begin(), spreads.end(), [](const TimedSpread& x, const TimedSpread& y) {
-                      return x.first < y.first;
-                    })->second;
+    if (spreads.time.empty()) return std::nullopt;
+    c.spatial[op] = spreads.spread(static_cast<size_t>(std::min_element(spreads.time.begin(), spreads.time.end()) - spreads.time.begin()));
   }
   return c;
 }

@@ -23,14 +23,12 @@ double Space::compute_estimate(const std::vector<int64_t>& extent, size_t op, co
   return steps * static_cast<double>(w_.ops[op].ops_per_point);
 }
 
-std::vector<Space::TimedSpread> Space::timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room,
-                                                     const PeAxes& axes) const {
+Space::TimedSpreads Space::timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const {
   const std::vector<int64_t> extent = op_extents(tile, op);
-  std::vector<TimedSpread> out;
-  for (auto& sp : spatial_options(room, axes)) {
-    const double t = compute_estimate(extent, op, sp);
-    out.push_back({t, std::move(sp)});
-  }
+  TimedSpreads out;
+  out.options = spatial_options(room, axes);
+  out.time.reserve(out.options->size());
+  for (const auto& sp : *out.options) out.time.push_back(compute_estimate(extent, op, sp));
   return out;
 }
 
@@ -68,13 +66,14 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
     if (c.spatial[o] != before) continue;
     // No factor can grow where it is: another set of spread dims may still compute faster
     // (attention G8 / edge: qk at m:26 x l:16 has no room on a 512-PE array, l:15 x k:32 does).
-    std::vector<TimedSpread> faster = timed_spreads(mine, o, room, axes);
-    faster.erase(std::remove_if(faster.begin(), faster.end(), [&](const TimedSpread& s) { return s.first * own_steps(o) >= time[k]; }),
-                 faster.end());
+    const TimedSpreads spreads = timed_spreads(mine, o, room, axes);
+    std::vector<size_t> faster;
+    for (size_t i = 0; i < spreads.time.size(); ++i)
+      if (spreads.time[i] * own_steps(o) < time[k]) faster.push_back(i);
     if (faster.empty()) continue;
     // Half the time the least step down in time (a neighbour), else any faster choice.
-    const auto nearest = std::max_element(faster.begin(), faster.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    c.spatial[o] = std::bernoulli_distribution(0.5)(rng) ? nearest->second : pick(faster, rng).second;
+    const auto nearest = std::max_element(faster.begin(), faster.end(), [&](size_t x, size_t y) { return spreads.time[x] < spreads.time[y]; });
+    c.spatial[o] = spreads.spread(std::bernoulli_distribution(0.5)(rng) ? *nearest : pick(faster, rng));
   }
   pin_ops(c);
   return c;
@@ -109,11 +108,12 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, std::mt1
   // changes (qk of attention G8 / edge at l:30 x k:16 waits 2.1 K cycles for its data, at
   // l:15 x k:32 0.9 K); a quarter a neighbour, a quarter any draw.
   const double compute = compute_estimate(first, o, c.spatial[o]);
-  std::vector<TimedSpread> alike = timed_spreads(first, o, room, axes);
-  alike.erase(std::remove_if(alike.begin(), alike.end(), [&](const TimedSpread& s) { return s.first > compute || s.second == c.spatial[o]; }),
-              alike.end());
+  const TimedSpreads spreads = timed_spreads(first, o, room, axes);
+  std::vector<size_t> alike;
+  for (size_t i = 0; i < spreads.time.size(); ++i)
+    if (spreads.time[i] <= compute && spreads.spread(i) != c.spatial[o]) alike.push_back(i);
   const double draw = std::uniform_real_distribution<double>(0, 1)(rng);
-  if (!alike.empty() && draw < 0.5) c.spatial[o] = pick(alike, rng).second;
+  if (!alike.empty() && draw < 0.5) c.spatial[o] = spreads.spread(pick(alike, rng));
   else if (draw < 0.75) nudge_spatial(c, o, room, axes, rng);
   else pick_spatial(c, o, room, axes, rng);
   if (std::bernoulli_distribution(0.5)(rng)) c.order[o] = pick_order(o, rng);

@@ -60,11 +60,15 @@ class OpBoxes {
   // Every op over the whole problem.
   static OpBoxes whole(const Workload& w) {
     OpBoxes b;
-    b.dims_ = w.dims.size();
-    b.r_.reserve(w.ops.size() * b.dims_);
-    for (size_t o = 0; o < w.ops.size(); ++o)
-      for (const auto& d : w.dims) b.r_.push_back({0, d.size});
+    b.assign_whole(w);
     return b;
+  }
+  // The same in this one's storage.
+  void assign_whole(const Workload& w) {
+    dims_ = w.dims.size();
+    r_.resize(w.ops.size() * dims_);
+    for (size_t o = 0; o < w.ops.size(); ++o)
+      for (size_t d = 0; d < dims_; ++d) r_[o * dims_ + d] = {0, w.dims[d].size};
   }
   size_t size() const { return dims_ ? r_.size() / dims_ : 0; }  // number of ops
   size_t dims() const { return dims_; }
