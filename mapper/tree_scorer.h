@@ -13,6 +13,7 @@
 #include "mapper/search.h"
 #include "model/dataflow.h"
 #include "model/phase_cache.h"
+#include "model/placement_cache.h"
 #include "model/walk.h"
 #include "model/report.h"
 #include "model/workload.h"
@@ -47,6 +48,8 @@ class TreeScorer {
   // Groups hand their data over through DRAM and most candidates share groups with earlier
   // ones: their analyses are kept (model/phase_cache.h). Thread-safe itself.
   mutable model::PhaseCache phases_;
+  // Their placements too, by the trees' shapes (model/placement_cache.h). Thread-safe itself.
+  mutable model::PlacementCache placements_;
 
   std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const;
 };

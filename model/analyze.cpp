@@ -190,10 +190,14 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f) { return analyze(a, w, f, nullptr); }
 
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases, StepReplay replay,
-               HeldAs held) {
+               HeldAs held, PlacementCache* placements) {
   Report r;
   try {
-    Placement p = place(a, w, f);
+    std::shared_ptr<const Placement> kept;
+    Placement placed;
+    if (placements) kept = placements->place(a, w, f);
+    else placed = place(a, w, f);
+    const Placement& p = kept ? *kept : placed;
     check_units(a, w, f, r);
     WalkResult walk = walk_tree(a, w, f, p, phases, replay, held);
     for (auto& pr : walk.problems) r.problems.push_back(pr);

@@ -1,0 +1,42 @@
+#include "model/placement_cache.h"
+
+#include "model/phase_cache.h"
+
+namespace dfx::model {
+
+void shape_key(const Dataflow& f, ShapeKey& key) {
+  key.clear();
+  key.push_back(static_cast<int64_t>(f.nodes.size()));
+  // Each list is preceded by its length, so two different shapes never flatten alike; a node's
+  // children follow from the parents.
+  for (const TreeNode& n : f.nodes) {
+    key.push_back(n.is_leaf), key.push_back(n.op), key.push_back(n.parent);
+    key.push_back(static_cast<int64_t>(n.levels.size()));
+    key.insert(key.end(), n.levels.begin(), n.levels.end());
+    key.push_back(static_cast<int64_t>(n.keep.size()));
+    for (const auto& [tensor, level] : n.keep) key.push_back(tensor), key.push_back(level);
+  }
+}
+
+size_t PlacementCache::Hash::operator()(const ShapeKey& k) const { return static_cast<size_t>(hash_words(k)); }
+
+std::shared_ptr<const Placement> PlacementCache::place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
+  thread_local ShapeKey key;
+  shape_key(f, key);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+  }
+  auto placed = std::make_shared<const Placement>(model::place(a, w, f));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (entries_.size() >= kMaxEntries) entries_.clear();
+  entries_.emplace(key, placed);
+  return placed;
+}
+
+size_t PlacementCache::size() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
+}  // namespace dfx::model
