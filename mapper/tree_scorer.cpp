@@ -35,7 +35,7 @@ Scored TreeScorer::score(const model::Dataflow& f) const {
       return s;
     }
     s.analysed = true;
-    s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f, &phases_, replay_, held_, &placements_));
+    s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f, &phases_, replay_, held_, &shapes_));
     s.valid = s.report->valid && within_limits(*s.report);
   } catch (const InputError&) {
     s.report = std::make_shared<const model::Report>();  // the template drew a tree the loader rejects

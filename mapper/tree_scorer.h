@@ -13,7 +13,7 @@
 #include "mapper/search.h"
 #include "model/dataflow.h"
 #include "model/phase_cache.h"
-#include "model/placement_cache.h"
+#include "model/tree_shape.h"
 #include "model/walk.h"
 #include "model/report.h"
 #include "model/workload.h"
@@ -48,8 +48,8 @@ class TreeScorer {
   // Groups hand their data over through DRAM and most candidates share groups with earlier
   // ones: their analyses are kept (model/phase_cache.h). Thread-safe itself.
   mutable model::PhaseCache phases_;
-  // Their placements too, by the trees' shapes (model/placement_cache.h). Thread-safe itself.
-  mutable model::PlacementCache placements_;
+  // What their shapes decide too, placements first (model/tree_shape.h). Thread-safe itself.
+  mutable model::ShapeCache shapes_;
 
   std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const;
 };

@@ -190,16 +190,13 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f) { return analyze(a, w, f, nullptr); }
 
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases, StepReplay replay,
-               HeldAs held, PlacementCache* placements) {
+               HeldAs held, ShapeCache* shapes) {
   Report r;
   try {
-    std::shared_ptr<const Placement> kept;
-    Placement placed;
-    if (placements) kept = placements->place(a, w, f);
-    else placed = place(a, w, f);
-    const Placement& p = kept ? *kept : placed;
+    const std::shared_ptr<const TreeShape> shape = shapes ? shapes->shape(a, w, f) : std::make_shared<const TreeShape>(a, w, f);
+    const Placement& p = shape->placement;
     check_units(a, w, f, r);
-    WalkResult walk = walk_tree(a, w, f, p, phases, replay, held);
+    WalkResult walk = walk_tree(a, w, f, *shape, phases, replay, held);
     for (auto& pr : walk.problems) r.problems.push_back(pr);
     summarise(a, w, f, p, walk, r);
     summarise_ops(a, w, f, walk, r);

@@ -2,7 +2,7 @@
 #include "arch/arch.h"
 #include "model/dataflow.h"
 #include "model/phase_cache.h"
-#include "model/placement_cache.h"
+#include "model/tree_shape.h"
 #include "model/report.h"
 #include "model/walk.h"
 #include "model/workload.h"
@@ -17,9 +17,9 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f);
 // are kept there (model/phase_cache.h: one cache per arch and workload, trees built in code).
 // `replay`: how the walk replays representative steps (model/walk.h); the report is the same.
 // `held`: how the walk keeps buffers (model/walk.h); the report is the same.
-// With `placements`, the tree's placement is looked up there by its shape, or worked out and
-// kept (model/placement_cache.h: one cache per arch and workload, trees built in code).
+// With `shapes`, what the tree's shape decides (its placement...) is looked up there, or worked
+// out and kept (model/tree_shape.h: one cache per arch and workload, trees built in code).
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases,
-               StepReplay replay = StepReplay::Worthwhile, HeldAs held = HeldAs::Boxes, PlacementCache* placements = nullptr);
+               StepReplay replay = StepReplay::Worthwhile, HeldAs held = HeldAs::Boxes, ShapeCache* shapes = nullptr);
 
 }  // namespace dfx::model

@@ -456,7 +456,7 @@ template class Walker<Boxes>;
 namespace {
 
 template <class Held>
-WalkResult walk_holding(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases,
+WalkResult walk_holding(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& p, PhaseCache* phases,
                         StepReplay replay) {
   Walker<Held> walker(a, w, f, p, phases, nullptr, replay);
   WalkResult r = walker.run();
@@ -472,6 +472,11 @@ WalkResult walk_holding(const arch::Arch& a, const Workload& w, const Dataflow& 
 }  // namespace
 
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases,
+                     StepReplay replay, HeldAs held) {
+  return walk_tree(a, w, f, TreeShape(w, f, p), phases, replay, held);
+}
+
+WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& p, PhaseCache* phases,
                      StepReplay replay, HeldAs held) {
   if (held == HeldAs::Boxes && accesses_are_boxes(w)) {
     try {

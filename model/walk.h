@@ -58,6 +58,11 @@ enum class HeldAs { Boxes, Sets };
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,
                      PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile,
                      HeldAs held = HeldAs::Boxes);
+// The same, with the tables the tree's shape decides made already (model/tree_shape.h).
+struct TreeShape;
+WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape,
+                     PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile,
+                     HeldAs held = HeldAs::Boxes);
 
 // Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
 // start, then shrinks fused producers to what their consumers below `node` read. Shared by the

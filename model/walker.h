@@ -15,6 +15,7 @@
 #include "model/index_set.h"
 #include "model/instruction_time.h"
 #include "model/phase_cache.h"
+#include "model/tree_shape.h"
 #include "model/walk.h"
 #include "model/walk_replay.h"
 #include "model/walk_scan.h"
@@ -104,9 +105,10 @@ class Walker {
   // walked and kept (see cached_phase).
   // `replay`: whether representative steps under an enclosing loop's later steps are replayed
   // from their first walk (model/walk_replay.h); the result is the same.
-  Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, PhaseCache* phases = nullptr,
+  Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
-      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), scan_(w, f, p, index_), instructions_(a, w, f),
+      : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
+        scan_(w, f, shape.placement, index_), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
@@ -138,8 +140,8 @@ class Walker {
   const Placement& p_;
   WalkResult r_;
   Contexts contexts_;
-  TileIndex index_;
-  BufferAccesses accesses_;
+  const TileIndex& index_;
+  const BufferAccesses& accesses_;
   BoxPool pool_;
   int inst_ctx_ = 0;  // current spatial instance
   int part_ctx_ = 0;  // current Para/Pipe partition

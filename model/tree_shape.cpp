@@ -1,8 +1,13 @@
-#include "model/placement_cache.h"
+#include "model/tree_shape.h"
 
 #include "model/phase_cache.h"
 
 namespace dfx::model {
+
+TreeShape::TreeShape(const arch::Arch& a, const Workload& w, const Dataflow& f) : TreeShape(w, f, place(a, w, f)) {}
+
+TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
+    : placement(std::move(p)), index(w, f, placement), accesses(w, f, placement) {}
 
 void shape_key(const Dataflow& f, ShapeKey& key) {
   key.clear();
@@ -18,23 +23,23 @@ void shape_key(const Dataflow& f, ShapeKey& key) {
   }
 }
 
-size_t PlacementCache::Hash::operator()(const ShapeKey& k) const { return static_cast<size_t>(hash_words(k)); }
+size_t ShapeCache::Hash::operator()(const ShapeKey& k) const { return static_cast<size_t>(hash_words(k)); }
 
-std::shared_ptr<const Placement> PlacementCache::place(const arch::Arch& a, const Workload& w, const Dataflow& f) {
+std::shared_ptr<const TreeShape> ShapeCache::shape(const arch::Arch& a, const Workload& w, const Dataflow& f) {
   thread_local ShapeKey key;
   shape_key(f, key);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = entries_.find(key); it != entries_.end()) return it->second;
   }
-  auto placed = std::make_shared<const Placement>(model::place(a, w, f));
+  auto placed = std::make_shared<const TreeShape>(a, w, f);
   std::lock_guard<std::mutex> lock(mutex_);
   if (entries_.size() >= kMaxEntries) entries_.clear();
   entries_.emplace(key, placed);
   return placed;
 }
 
-size_t PlacementCache::size() {
+size_t ShapeCache::size() {
   std::lock_guard<std::mutex> lock(mutex_);
   return entries_.size();
 }

@@ -1,14 +1,14 @@
-// Placements kept across trees (model/placement_cache.h): on the mapper's candidates, the kept
-// placement of a tree is, field for field, what place() works out for it alone; shapes recur
-// (the cache is used); and trees that differ in loops only share one, trees that differ in
-// where data lives do not.
+// Shapes kept across trees (model/tree_shape.h): on the mapper's candidates, the kept placement
+// of a tree is, field for field, what place() works out for it alone, and its report (which
+// the kept tables feed) is the one analysed alone; shapes recur (the cache is used); and trees
+// that differ in loops only share one, trees that differ in where data lives do not.
 #include <gtest/gtest.h>
 
 #include <iostream>
 
 #include "mapper/space.h"
 #include "model/analyze.h"
-#include "model/placement_cache.h"
+#include "model/tree_shape.h"
 #include "model/report_io.h"
 #include "tests/unit/random_candidates.h"
 #include "tests/unit/test_util.h"
@@ -32,20 +32,18 @@ void expect_same_placement(const Placement& kept, const Placement& alone, size_t
     for (size_t o = 0; o < ops; ++o) EXPECT_EQ(kept.ops_below[n][o], alone.ops_below[n][o]) << "node " << n << " op " << o << "\n" << tree;
 }
 
-class PlacementCacheOn : public test::OnArchWorkload {};
+class ShapeCacheOn : public test::OnArchWorkload {};
 
-TEST_P(PlacementCacheOn, SamePlacementsAndReportsAsWithoutItOnRandomCandidates) {
-  PlacementCache cache;
+TEST_P(ShapeCacheOn, SamePlacementsAndReportsAsWithoutItOnRandomCandidates) {
+  ShapeCache cache;
   int trees = 0;
   test::for_random_candidates(mapper::Space(a, w), 7, 300, [&](const Dataflow& f) {
     const Placement alone = place(a, w, f);
-    const std::shared_ptr<const Placement> kept = cache.place(a, w, f);
+    const std::shared_ptr<const TreeShape> kept = cache.shape(a, w, f);
     ASSERT_TRUE(kept);
-    expect_same_placement(*kept, alone, w.ops.size(), to_yaml(f, a, w));
-    if (trees % 10 == 0) {  // the whole analysis too, on a sample (it costs more)
-      const Report with = analyze(a, w, f, nullptr, StepReplay::Worthwhile, HeldAs::Boxes, &cache);
-      ASSERT_EQ(to_json(with, a.name, w.name, f.name), to_json(analyze(a, w, f), a.name, w.name, f.name)) << to_yaml(f, a, w);
-    }
+    expect_same_placement(kept->placement, alone, w.ops.size(), to_yaml(f, a, w));
+    const Report with = analyze(a, w, f, nullptr, StepReplay::Worthwhile, HeldAs::Boxes, &cache);
+    ASSERT_EQ(to_json(with, a.name, w.name, f.name), to_json(analyze(a, w, f), a.name, w.name, f.name)) << to_yaml(f, a, w);
     ++trees;
   });
   // Mutations change loops far more often than where data lives: shapes recur.
@@ -53,7 +51,7 @@ TEST_P(PlacementCacheOn, SamePlacementsAndReportsAsWithoutItOnRandomCandidates) 
   std::cout << GetParam().workload << " on " << GetParam().arch << ": " << trees << " trees, " << cache.size() << " shapes\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(Candidates, PlacementCacheOn,
+INSTANTIATE_TEST_SUITE_P(Candidates, ShapeCacheOn,
                          ::testing::Values(test::ArchWorkload{"edge", "attention_g1"}, test::ArchWorkload{"cloud", "attention_g3"},
                                            test::ArchWorkload{"cloud", "conv_chain_c1"}, test::ArchWorkload{"tpu_like", "gemm_chain_g1"},
                                            test::ArchWorkload{"ascend_like", "attention_g1"}),

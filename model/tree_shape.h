@@ -1,0 +1,56 @@
+#pragma once
+// What a tree's shape alone decides, kept across trees. Where tensors live (model/placement.h),
+// the ops below each tile by dimension (TileIndex) and what each buffer's slice is made of
+// (BufferAccesses) follow from a tree's nodes, their levels and kept intermediates and the
+// leaves' ops — not from its loops; and a search's candidates mostly differ in loops. The
+// shape of a tree seen before is looked up instead of worked out again (before it was kept,
+// about 10% of a search's instructions, and a third of an analysis's allocations).
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "arch/arch.h"
+#include "model/dataflow.h"
+#include "model/placement.h"
+#include "model/walk_support.h"
+#include "model/workload.h"
+
+namespace dfx::model {
+
+struct TreeShape {
+  // Contract: throws InputError as place() does.
+  TreeShape(const arch::Arch& a, const Workload& w, const Dataflow& f);
+  // For a placement already made.
+  TreeShape(const Workload& w, const Dataflow& f, Placement p);
+  Placement placement;
+  TileIndex index;
+  BufferAccesses accesses;
+};
+
+// Everything of the tree a TreeShape reads, as integers: equal keys, equal shapes.
+using ShapeKey = std::vector<int64_t>;
+void shape_key(const Dataflow& f, ShapeKey& key);
+
+// Thread-safe: a search's worker threads share one. For one arch and one workload only (the
+// keys do not name them), and for trees without source locations (a placement's problems
+// would point into the tree it was first worked out for; shapes whose placement throws are
+// not kept). Keeps at most kMaxEntries; beyond that it starts again empty.
+class ShapeCache {
+ public:
+  // TreeShape(a, w, f), or the one kept from a tree of the same shape.
+  std::shared_ptr<const TreeShape> shape(const arch::Arch& a, const Workload& w, const Dataflow& f);
+  size_t size();  // shapes kept
+
+  static constexpr size_t kMaxEntries = 4096;
+
+ private:
+  struct Hash {
+    size_t operator()(const ShapeKey& k) const;
+  };
+  std::mutex mutex_;
+  std::unordered_map<ShapeKey, std::shared_ptr<const TreeShape>, Hash> entries_;
+};
+
+}  // namespace dfx::model
