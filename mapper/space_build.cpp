@@ -1,5 +1,6 @@
 // Space::build: the tile tree of a point of the template (mapper/space.h), and its flow.yaml.
 #include <algorithm>
+#include <utility>
 
 #include "mapper/space.h"
 
@@ -59,9 +60,9 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
         const bool inside = !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) { return c.group_of[static_cast<size_t>(r)] == static_cast<int>(g); });
         if (inside) outer.keep.push_back({t, levels_.group.front()});
       }
-      group_tile_node = add(root, outer);
+      group_tile_node = add(root, std::move(outer));
     } else {
-      group_tile_node = add(add(root, outer), tile(levels_.group, c.prim[g]));
+      group_tile_node = add(add(root, std::move(outer)), tile(levels_.group, c.prim[g]));
     }
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
@@ -80,15 +81,15 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
         for (size_t i : keep)
           if (!c.own_trips[static_cast<size_t>(o)].empty() && c.own_trips[static_cast<size_t>(o)][i] > 1)
             own.loops.push_back(loop(op.dims[i], c.own_trips[static_cast<size_t>(o)][i], false));
-        parent = add(parent, own);
+        parent = add(parent, std::move(own));
       }
       const bool matrix = op.unit == arch::UnitKind::Matrix;
       model::TreeNode op_tile = tile(matrix ? levels_.matrix_op : levels_.vector_op);
       // A cube's inputs stage through their own level (L1): the loops over its output go there,
       // the operand levels below hold a spatial block and run its whole reduction (one
       // instruction accumulates in L0C).
-      model::TreeNode staged = tile({levels_.matrix_staging});
       const bool stage = matrix && levels_.matrix_staging >= 0;
+      model::TreeNode staged = stage ? tile({levels_.matrix_staging}) : model::TreeNode{};
       op_tile.loops.reserve(2 * op.dims.size());
       if (stage) staged.loops.reserve(op.dims.size());
       for (size_t k = 0; k < keep.size(); ++k) {
@@ -101,13 +102,13 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       // an extent the group's last tile changes) may only have spatial loops after it.
       for (size_t i = 0; i < op.dims.size(); ++i)
         if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
-      if (matrix && levels_.matrix_staging >= 0) parent = add(parent, staged);
-      parent = add(parent, op_tile);
+      if (stage) parent = add(parent, std::move(staged));
+      parent = add(parent, std::move(op_tile));
       if (matrix && levels_.registers >= 0) parent = add(parent, tile({levels_.registers}));
       model::TreeNode leaf;
       leaf.is_leaf = true;
       leaf.op = o;
-      add(parent, leaf);
+      add(parent, std::move(leaf));
     }
   }
   return f;

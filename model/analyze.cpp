@@ -2,9 +2,11 @@
 #include "model/analyze.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 
+#include "model/compulsory.h"
 #include "model/index_set.h"
 #include "model/placement.h"
 #include "model/report_io.h"
@@ -13,20 +15,23 @@
 namespace dfx::model {
 namespace {
 
-// PEs a subtree needs of one unit: spatial factors multiply; Seq/Shar children take turns
-// (max), Para/Pipe children run at once (sum).
-int64_t pes_needed(const Dataflow& f, const Workload& w, int node, arch::UnitKind kind) {
+// PEs a subtree needs of each unit ([matrix, vector]): spatial factors multiply; Seq/Shar
+// children take turns (max), Para/Pipe children run at once (sum). Both units in one pass.
+std::array<int64_t, 2> pes_needed(const Dataflow& f, const Workload& w, int node) {
   const TreeNode& n = f.nodes[static_cast<size_t>(node)];
-  if (n.is_leaf) return w.ops[static_cast<size_t>(n.op)].unit == kind ? 1 : 0;
-  int64_t kids = 0;
+  if (n.is_leaf) {
+    const bool matrix = w.ops[static_cast<size_t>(n.op)].unit == arch::UnitKind::Matrix;
+    return {matrix ? 1 : 0, matrix ? 0 : 1};
+  }
+  std::array<int64_t, 2> kids{0, 0};
   for (int c : n.children) {
-    const int64_t k = pes_needed(f, w, c, kind);
-    kids = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? std::max(kids, k) : kids + k;
+    const std::array<int64_t, 2> k = pes_needed(f, w, c);
+    for (size_t u = 0; u < 2; ++u) kids[u] = (n.prim == Prim::Seq || n.prim == Prim::Shar) ? std::max(kids[u], k[u]) : kids[u] + k[u];
   }
   int64_t spatial = 1;
   for (const auto& l : n.loops)
     if (l.spatial) spatial *= l.factor;
-  return spatial * kids;
+  return {spatial * kids[0], spatial * kids[1]};
 }
 
 void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Report& r) {
@@ -45,9 +50,10 @@ void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Repo
         r.problems.push_back({node.loc, "op '" + op.name + "' needs vector op '" + vop +
                                             "', which the vector unit does not support"});
   }
+  const std::array<int64_t, 2> needs = pes_needed(f, w, 0);
   for (auto kind : {arch::UnitKind::Matrix, arch::UnitKind::Vector}) {
     const arch::ComputeUnit* u = a.unit(kind);
-    int64_t need = pes_needed(f, w, 0, kind);
+    const int64_t need = needs[kind == arch::UnitKind::Matrix ? 0 : 1];
     (kind == arch::UnitKind::Matrix ? r.matrix_pes_used : r.vector_lanes_used) = need;
     if (u && need > u->total_pes())
       r.problems.push_back({f.root().loc, "the tree spreads over " + std::to_string(need) + " " +
@@ -107,7 +113,8 @@ double instruction_busy(const Workload& w, const WalkResult& walk) {
   return std::max(busy[0], busy[1]);
 }
 
-void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, const WalkResult& walk, Report& r) {
+void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, const WalkResult& walk,
+               const CompulsoryBytes& compulsory, Report& r) {
   r.macs = walk.macs;
   r.vector_ops = walk.vector_ops;
   r.cycles = walk.cycles;
@@ -162,21 +169,10 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     r.levels.push_back(std::move(L));
   }
   r.bottleneck_cycles = bottleneck_time;
-  // The roofline ignores reuse below DRAM: compulsory traffic, the elements of the workload's own
-  // inputs its ops read (a strided window skips some) and of its outputs, each moved once. Archs
+  // The roofline ignores reuse below DRAM: compulsory traffic (model/compulsory.h). Archs
   // scheduled by the tree move reads and writes side by side (each at its own bandwidth, as the
   // walk times them); programs of units that take whole instructions share one DRAM port.
-  const OpBoxes whole = OpBoxes::whole(w);
-  std::vector<MultiSlice> touched(w.tensors.size());
-  for (size_t o = 0; o < w.ops.size(); ++o) {
-    const Op& op = w.ops[o];
-    touched[static_cast<size_t>(op.out.tensor)].add_access(op.out, whole[o]);
-    for (const auto& in : op.inputs) touched[static_cast<size_t>(in.tensor)].add_access(in, whole[o]);
-  }
-  double inputs = 0, outputs = 0;
-  for (size_t t = 0; t < w.tensors.size(); ++t)
-    if (!w.tensors[t].is_intermediate())
-      (w.tensors[t].producer >= 0 ? outputs : inputs) += static_cast<double>(touched[t].size()) * a.levels[0].word_bytes;
+  const double inputs = compulsory.inputs, outputs = compulsory.outputs;
   const double ports = static_cast<double>(a.levels[0].instances);
   const double read_time = inputs / (a.levels[0].read_bw * ports), write_time = outputs / (a.levels[0].write_bw * ports);
   r.roofline_cycles = std::max(compute_time, instructions ? read_time + write_time : std::max(read_time, write_time));
@@ -198,7 +194,7 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseC
     check_units(a, w, f, r);
     WalkResult walk = walk_tree(a, w, f, *shape, phases, replay, held);
     for (auto& pr : walk.problems) r.problems.push_back(pr);
-    summarise(a, w, f, p, walk, r);
+    summarise(a, w, f, p, walk, shapes ? shapes->compulsory(a, w) : compulsory_bytes(a, w), r);
     summarise_ops(a, w, f, walk, r);
   } catch (const InputError& e) {
     for (const auto& pr : e.problems()) r.problems.push_back(pr);

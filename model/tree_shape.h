@@ -9,9 +9,11 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "arch/arch.h"
+#include "model/compulsory.h"
 #include "model/dataflow.h"
 #include "model/placement.h"
 #include "model/walk_support.h"
@@ -42,6 +44,8 @@ class ShapeCache {
   // TreeShape(a, w, f), or the one kept from a tree of the same shape.
   std::shared_ptr<const TreeShape> shape(const arch::Arch& a, const Workload& w, const Dataflow& f);
   size_t size();  // shapes kept
+  // compulsory_bytes(a, w), worked out once: the same for every tree.
+  const CompulsoryBytes& compulsory(const arch::Arch& a, const Workload& w);
 
   static constexpr size_t kMaxEntries = 4096;
 
@@ -51,6 +55,27 @@ class ShapeCache {
   };
   std::mutex mutex_;
   std::unordered_map<ShapeKey, std::shared_ptr<const TreeShape>, Hash> entries_;
+  std::once_flag compulsory_once_;
+  CompulsoryBytes compulsory_;
+};
+
+// check_dataflow (model/dataflow.h) reads the shape, the primitives and the loops' dims, not
+// their factors: a structure it accepted once is accepted again. Thread-safe; for one arch and
+// one workload only. Keeps at most kMaxEntries, then starts again empty.
+class CheckedStructures {
+ public:
+  // check_dataflow(f, a, w), unless a tree of the same structure passed it before.
+  // Contract: throws InputError as check_dataflow does.
+  void check(const Dataflow& f, const arch::Arch& a, const Workload& w);
+
+  static constexpr size_t kMaxEntries = 4096;
+
+ private:
+  struct Hash {
+    size_t operator()(const ShapeKey& k) const;
+  };
+  std::mutex mutex_;
+  std::unordered_set<ShapeKey, Hash> passed_;
 };
 
 }  // namespace dfx::model

@@ -3,6 +3,8 @@
 // on (Walker::Passes). The same visits as the walks' loops make, without the buffers.
 #include "model/walk_scan.h"
 
+#include <algorithm>
+
 namespace dfx::model {
 
 InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const Placement& p, const TileIndex& index)
@@ -50,20 +52,22 @@ std::vector<char> InstanceScan::subtrees_to_scan() const {
       }
   }
   // Nodes are in pre-order: a parent's extents and cut dims are known before its children's.
-  std::vector<std::vector<int64_t>> left(f_.nodes.size());
+  const size_t dims = w_.dims.size();
+  std::vector<int64_t> left(f_.nodes.size() * dims);  // [node * dims + dim]: what the loops above leave
   std::vector<uint64_t> cut(f_.nodes.size(), 0);  // dims some step above may leave partial
   std::fill(scan.begin(), scan.end(), 0);
   for (size_t i = 0; i < f_.nodes.size(); ++i) {
     const TreeNode& n = f_.nodes[i];
+    int64_t* here = left.data() + i * dims;
     if (n.parent < 0) {
-      for (const auto& d : w_.dims) left[i].push_back(d.size);
+      for (size_t d = 0; d < dims; ++d) here[d] = w_.dims[d].size;
     } else {
-      left[i] = left[static_cast<size_t>(n.parent)], cut[i] = cut[static_cast<size_t>(n.parent)];
+      std::copy_n(left.data() + static_cast<size_t>(n.parent) * dims, dims, here), cut[i] = cut[static_cast<size_t>(n.parent)];
     }
     for (const Loop& l : n.loops) {
       const auto dim = static_cast<size_t>(l.dim);
       if (l.spatial && (cut[i] >> dim & 1) && buffers_below_[i]) scan[i] = 1;
-      int64_t& e = left[i][dim];
+      int64_t& e = here[dim];
       if (e % l.factor != 0) cut[i] |= tied[dim];
       e = (e + l.factor - 1) / l.factor;
     }
