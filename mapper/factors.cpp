@@ -5,7 +5,7 @@
 
 namespace dfx::mapper {
 
-int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, std::mt19937_64& rng) {
+int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, Rng& rng) {
   const auto at = std::find(ds.begin(), ds.end(), d);
   if (at == ds.end()) return d;
   const bool up = std::bernoulli_distribution(0.5)(rng);
@@ -52,13 +52,13 @@ std::vector<int64_t> trip_counts(int64_t n) {
   return out;
 }
 
-int64_t pick_trips(int64_t n, std::mt19937_64& rng, bool divisors_only) {
+int64_t pick_trips(int64_t n, Rng& rng, bool divisors_only) {
   const std::vector<int64_t> ds = divisors(n);
   if (divisors_only || ds.size() > 4 || std::bernoulli_distribution(0.5)(rng)) return pick(ds, rng);
   return pick(trip_counts(n), rng);
 }
 
-int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng, bool divisors_only) {
+int64_t adjacent_trips(int64_t n, int64_t f, Rng& rng, bool divisors_only) {
   if (divisors_only || (n % f == 0 && std::uniform_int_distribution<int>(0, 3)(rng) > 0)) return neighbour(divisors(n), f, n, rng);
   return neighbour(trip_counts(n), f, n, rng);
 }

@@ -6,11 +6,13 @@
 #include <random>
 #include <vector>
 
+#include "mapper/rng.h"
+
 namespace dfx::mapper {
 
 // One element of a non-empty vector, drawn uniformly.
 template <class T>
-const T& pick(const std::vector<T>& v, std::mt19937_64& rng) {
+const T& pick(const std::vector<T>& v, Rng& rng) {
   return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
 }
 
@@ -31,17 +33,17 @@ int64_t trips_of(int64_t n, int64_t factor);
 
 // The neighbour of d in the ascending list `ds` (up or down at random, at most `at_most`), or d
 // when it has none that way (or is not in the list).
-int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, std::mt19937_64& rng);
+int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, Rng& rng);
 
 // A temporal factor over n drawn at random: a divisor (they keep spatial loops below possible and
 // tiles alike), or, half the time where n has four divisors or fewer, any trip count. Drawing
 // them everywhere spread the search thin: attention G3 / cloud ended 14–49% higher on two of
 // three seeds.
 // With `divisors_only`, always a divisor.
-int64_t pick_trips(int64_t n, std::mt19937_64& rng, bool divisors_only = false);
+int64_t pick_trips(int64_t n, Rng& rng, bool divisors_only = false);
 // A local step: to the next larger or smaller divisor, or (a quarter of the time, and always when
 // `f` is not a divisor) to the next trip count — where a climb refines a tile to fill a buffer.
 // Small steps let a climb walk a factor towards its best value instead of jumping at random.
-int64_t adjacent_trips(int64_t n, int64_t f, std::mt19937_64& rng, bool divisors_only = false);
+int64_t adjacent_trips(int64_t n, int64_t f, Rng& rng, bool divisors_only = false);
 
 }  // namespace dfx::mapper

@@ -19,7 +19,7 @@ struct Node {
 
 }  // namespace
 
-Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, size_t batch, std::mt19937_64& rng,
+Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, size_t batch, Rng& rng,
                    const std::function<std::vector<double>(const std::vector<Choice>&)>& score, double& best_cost,
                    const std::function<bool()>& stop) {
   const size_t steps = space.tiling_steps(structure);

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+
+#include "mapper/rng.h"
 #include <vector>
 
 #include "mapper/space.h"
@@ -17,7 +19,7 @@ namespace dfx::mapper {
 // spread over the tree; a batch is scored at once (on a search's threads), then its rewards are
 // added in order. A batch of 1 is the sequential search. Returns the best choice scored (its cost
 // in `best_cost`).
-Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, size_t batch, std::mt19937_64& rng,
+Choice mcts_tiling(const Space& space, const Choice& structure, int64_t budget, size_t batch, Rng& rng,
                    const std::function<std::vector<double>(const std::vector<Choice>&)>& score, double& best_cost,
                    const std::function<bool()>& stop = {});
 

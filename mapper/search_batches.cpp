@@ -13,7 +13,7 @@ std::vector<Searcher::Entry> Searcher::analyse(size_t n, const std::vector<Choic
   const uint64_t seed = draw ? rng_() : 0;
   auto choose = [&](size_t i) {
     if (!draw) return fixed[i];
-    std::mt19937_64 slot_rng(seed + kSlotSeedStride * (i + 1));
+    Rng slot_rng(seed + kSlotSeedStride * (i + 1));
     return draw(i, slot_rng);
   };
   std::vector<uint64_t> follows(n, 0);  // per position: the named baselines whose structure it follows

@@ -132,9 +132,9 @@ void Searcher::evolve() {
   const size_t size = 24;
   while (population_.size() < size && !out_of_budget()) {
     const size_t n = std::min(batch_size(budget_ - out_.evaluations), size - population_.size());
-    for (Entry& e : evaluate_drawn(n, [&](std::mt19937_64& rng) { return space_.random(rng); })) population_.push_back(std::move(e));
+    for (Entry& e : evaluate_drawn(n, [&](Rng& rng) { return space_.random(rng); })) population_.push_back(std::move(e));
   }
-  auto pick = [&](std::mt19937_64& rng) -> const Entry& {
+  auto pick = [&](Rng& rng) -> const Entry& {
     const Entry& x = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng)];
     const Entry& y = population_[std::uniform_int_distribution<size_t>(0, population_.size() - 1)(rng)];
     return x.cost <= y.cost ? x : y;
@@ -155,7 +155,7 @@ void Searcher::evolve() {
       continue;
     }
     // Genetic: a third of the children cross two winners (then mutate), the rest mutate one.
-    auto breed = [&](std::mt19937_64& rng) {
+    auto breed = [&](Rng& rng) {
       Choice child = pick(rng).choice;
       if (std::bernoulli_distribution(1.0 / 3)(rng)) child = space_.crossover(child, pick(rng).choice, rng);
       return space_.mutate(child, rng, false);

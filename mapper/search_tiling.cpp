@@ -55,7 +55,7 @@ bool Searcher::climb_round(std::vector<Climb>& climbs) {
     bars.insert(bars.end(), c.in_round, std::max(c.best.cost, c.at.cost));
   }
   if (owner.empty()) return false;
-  auto next = [&](size_t i, std::mt19937_64& rng) {
+  auto next = [&](size_t i, Rng& rng) {
     const Climb& c = climbs[owner[i]];
     return c.explore ? draw(c.structure, c.best, rng) : step_from(c.from, c.from_report.get(), rng);
   };
@@ -75,12 +75,12 @@ bool Searcher::climb_round(std::vector<Climb>& climbs) {
   return true;
 }
 
-Choice Searcher::draw(const Choice& structure, const Entry& best, std::mt19937_64& rng) const {
+Choice Searcher::draw(const Choice& structure, const Entry& best, Rng& rng) const {
   if (best.valid && space_.groups(structure) > 1 && std::bernoulli_distribution(0.5)(rng)) return space_.retile_group(best.choice, rng);
   return space_.retile(structure, rng);
 }
 
-Choice Searcher::step_from(const Choice& c, const model::Report* r, std::mt19937_64& rng) const {
+Choice Searcher::step_from(const Choice& c, const model::Report* r, Rng& rng) const {
   if (std::bernoulli_distribution(kAimedSteps)(rng)) {
     // Half the aimed steps go to a stage its transfers slow, when the point's analysis shows one.
     if (r && std::bernoulli_distribution(0.5)(rng))

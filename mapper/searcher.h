@@ -11,6 +11,8 @@
 #include <memory>
 #include <optional>
 #include <random>
+
+#include "mapper/rng.h"
 #include <string>
 #include <utility>
 #include <vector>
@@ -66,8 +68,8 @@ class Searcher {
 
   // Draws a candidate of a batch from its own generator (Searcher::evaluate_drawn); DrawAt, that
   // of position i.
-  using Draw = std::function<Choice(std::mt19937_64&)>;
-  using DrawAt = std::function<Choice(size_t, std::mt19937_64&)>;
+  using Draw = std::function<Choice(Rng&)>;
+  using DrawAt = std::function<Choice(size_t, Rng&)>;
 
   // Scores a batch on the threads (BatchScorer): position i is `fixed[i]`, or else `draw`n. Each
   // drawn position has its own generator, seeded from the search's: a draw does not depend on
@@ -88,7 +90,7 @@ class Searcher {
   }
   // The same for `n` candidates drawn by `draw`, each from a generator of its own.
   std::vector<Entry> evaluate_drawn(size_t n, const Draw& draw, double bar = INFINITY) {
-    return count(analyse(n, {}, [&](size_t, std::mt19937_64& rng) { return draw(rng); }, [bar](size_t) { return bar; }));
+    return count(analyse(n, {}, [&](size_t, Rng& rng) { return draw(rng); }, [bar](size_t) { return bar; }));
   }
 
   std::vector<Entry> count(std::vector<Entry> done);
@@ -128,12 +130,12 @@ class Searcher {
   // the cost is a sum over groups: half the draws retile one group of the best point, keeping the
   // others (with seven groups, a whole retile rarely draws all seven well at once); the other
   // half retile everything (with two groups of which one costs most, that samples it twice as often).
-  Choice draw(const Choice& structure, const Entry& best, std::mt19937_64& rng) const;
+  Choice draw(const Choice& structure, const Entry& best, Rng& rng) const;
 
   // A climb's step: one tiling gene, or now and then two at once — some improvements need two
   // genes to move together (the loop over the cores and the spatial choice it frees). Some steps
   // are aimed: a fused group's slowest ops spread wider, all of them at once where they tie.
-  Choice step_from(const Choice& c, const model::Report* r, std::mt19937_64& rng) const;
+  Choice step_from(const Choice& c, const model::Report* r, Rng& rng) const;
 
   // A structure's tiling by MCTS (mapper/mcts.h, `--mcts`), its batches scored like the climbs'.
   Entry mcts_search(const Choice& structure, int64_t budget);
@@ -180,7 +182,7 @@ class Searcher {
   Space space_;
   TreeScorer scorer_;
   LoweringCheck lowering_{a_, w_, o_.lowering};  // only improvements are asked (a lowering costs a few analyses)
-  std::mt19937_64 rng_;
+  Rng rng_;
   std::chrono::steady_clock::time_point start_;
   Outcome out_;
   std::vector<Entry> population_;

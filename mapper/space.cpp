@@ -204,14 +204,14 @@ void Space::compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes
   }
 }
 
-int Space::pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, std::mt19937_64& rng) const {
+int Space::pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, Rng& rng) const {
   std::vector<int> kind[2];
   for (int k : splits) kind[core_splits(group_ops)[static_cast<size_t>(k)].cores[1] > 1].push_back(k);
   if (kind[0].empty() || kind[1].empty()) return pick(splits, rng);
   return pick(kind[std::bernoulli_distribution(0.5)(rng) ? 1 : 0], rng);
 }
 
-void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
+void Space::fill_tiling(Choice& c, Rng& rng) const {
   const auto members = group_members(c);
   c.outer.assign(members.size(), {});
   c.core_dim.assign(members.size(), -1);
@@ -222,7 +222,7 @@ void Space::fill_tiling(Choice& c, std::mt19937_64& rng) const {
   pin_ops(c);
 }
 
-void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, std::mt19937_64& rng) const {
+void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, Rng& rng) const {
   const std::vector<int>& dims = outer_dims(members);
   const std::vector<int> core_ok = allowed_splits(c, members, g);
   c.core_dim[g] = core_ok.empty() ? -1 : pick_split(members, core_ok, rng);
@@ -242,7 +242,7 @@ void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& membe
   }
 }
 
-Choice Space::retile_group(const Choice& c, std::mt19937_64& rng) const {
+Choice Space::retile_group(const Choice& c, Rng& rng) const {
   Choice t = c;
   const auto members = group_members(t);
   const size_t g = std::uniform_int_distribution<size_t>(0, members.size() - 1)(rng);
@@ -255,7 +255,7 @@ bool Space::may_tile(const Choice& c, size_t g, size_t i) const {
   return c.may_tile.empty() || c.may_tile[g].empty() || c.may_tile[g][i];
 }
 
-Choice Space::retile(const Choice& structure, std::mt19937_64& rng) const {
+Choice Space::retile(const Choice& structure, Rng& rng) const {
   Choice c;
   c.group_of = structure.group_of;
   c.prim = structure.prim;
@@ -282,7 +282,7 @@ bool Space::follows(const Choice& structure, const Choice& c) const {
   return true;
 }
 
-Choice Space::random(std::mt19937_64& rng) const {
+Choice Space::random(Rng& rng) const {
   Choice c;
   int g = 0;
   for (size_t o = 0; o < w_.ops.size(); ++o) {
@@ -297,7 +297,7 @@ Choice Space::random(std::mt19937_64& rng) const {
   return c;
 }
 
-Choice Space::crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) const {
+Choice Space::crossover(const Choice& x, const Choice& y, Rng& rng) const {
   if (x.group_of != y.group_of || x.may_tile != y.may_tile || x.may_spread != y.may_spread) return x;
   Choice c = x;
   const auto members = group_members(x);
@@ -320,7 +320,7 @@ Choice Space::crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) 
   return c;
 }
 
-Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) const {
+Choice Space::mutate(const Choice& in, Rng& rng, bool structure) const {
   // Some genes cannot move in a given point (a dim the structure may not tile, an op with one
   // spatial choice); their draw is the same point, an evaluation spent on nothing (14-32% of the
   // climbs' steps on attention and conv). Draw again a few times instead.
@@ -331,14 +331,14 @@ Choice Space::mutate(const Choice& in, std::mt19937_64& rng, bool structure) con
   return in;
 }
 
-Choice Space::restructure(const Choice& in, std::mt19937_64& rng) const {
+Choice Space::restructure(const Choice& in, Rng& rng) const {
   return mutate_gene(in, draw_gene(fixed_groups_.empty() ? 0 : 1, 1, true, rng), rng);
 }
 
 // Genes: 0 a group boundary, 1 a primitive, 2 an outer factor, 3 the loop over the cores,
 // 4 a spatial choice, 5 a loop order, 6 an op's own loop at DRAM, 7 where an op's output waits
 // for later groups.
-Choice Space::mutate_gene(const Choice& in, int gene, std::mt19937_64& rng) const {
+Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
   Choice c = in;
   const size_t ops = w_.ops.size();
   if (gene == 0 && !fixed_groups_.empty()) gene = 1;  // the user fixed the groups: a primitive instead

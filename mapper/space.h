@@ -10,6 +10,8 @@
 #include <memory>
 #include <optional>
 #include <random>
+
+#include "mapper/rng.h"
 #include <set>
 #include <string>
 #include <vector>
@@ -82,35 +84,35 @@ class Space {
   bool pinned() const;                         // anything fixed by pin()
   bool honours_pins(const Choice& c) const;
 
-  Choice random(std::mt19937_64& rng) const;
+  Choice random(Rng& rng) const;
   // One gene changed: a grouping boundary or a primitive (when `structure`), else a factor, the
   // loop spread over cores, a spatial choice or a loop order.
-  Choice mutate(const Choice& c, std::mt19937_64& rng, bool structure = true) const;
+  Choice mutate(const Choice& c, Rng& rng, bool structure = true) const;
   static constexpr int kMutationTries = 8;  // draws before mutate() gives up and returns `c` itself
   // The climb's aimed step (mapper/space_stages.cpp): in one fused group, every op whose compute
   // takes (within 1%) as long as the slowest one's spreads wider on its unit, or where no factor
   // can grow, spreads over other dims that compute faster; `c` itself when no group fuses ops or
   // none of them can.
-  Choice widen_slowest(const Choice& c, std::mt19937_64& rng) const;
+  Choice widen_slowest(const Choice& c, Rng& rng) const;
   // The other aimed step, from `c`'s analysis `r`: when the op whose own tiles take longest in a
   // fused group (model::OpReport::own_cycles) spends a share of that moving data, its spatial
   // choice is drawn again (a neighbour half the time) and half the time its loop order: how a
   // stage spreads decides what its instances share. `c` itself otherwise.
-  Choice reshape_slowest(const Choice& c, const model::Report& r, std::mt19937_64& rng) const;
+  Choice reshape_slowest(const Choice& c, const model::Report& r, Rng& rng) const;
   // A grouping boundary, a primitive or where an output waits between groups changed, the tiling
   // drawn anew.
-  Choice restructure(const Choice& c, std::mt19937_64& rng) const;
+  Choice restructure(const Choice& c, Rng& rng) const;
   // A child taking each group's genes (primitive, outer tiling, its ops' spatial choices and
   // orders) from one parent or the other; parents grouped differently give a copy of `x`.
-  Choice crossover(const Choice& x, const Choice& y, std::mt19937_64& rng) const;
+  Choice crossover(const Choice& x, const Choice& y, Rng& rng) const;
   // The named baselines of REFERENCE.md §6 that apply to this workload (Layerwise always;
   // Uni-pipe, FLAT-HGran, FLAT-RGran for attention; Chimera for operator chains; Fused-Layer and
   // ISOS for convolution chains; Fused (Pipe) always).
   std::vector<Baseline> baselines() const;
-  Choice retile(const Choice& structure, std::mt19937_64& rng) const;  // same structure, new tiling
+  Choice retile(const Choice& structure, Rng& rng) const;  // same structure, new tiling
   // The same point with one group's tiling (its core split, outer factors, its ops' spatial
   // choices and orders) drawn anew; the other groups keep theirs.
-  Choice retile_group(const Choice& c, std::mt19937_64& rng) const;
+  Choice retile_group(const Choice& c, Rng& rng) const;
   // True if `c` has the groups and primitives of `structure` and keeps its tiling restrictions.
   bool follows(const Choice& structure, const Choice& c) const;
 
@@ -139,7 +141,7 @@ class Space {
   // One of those options drawn, without listing them: each value the step may take equally
   // likely, then the parts fixed by hand kept (values they make alike weigh more). A random
   // completion (MCTS's roll-outs) draws every step this way.
-  Choice draw_tiling_option(const Choice& partial, size_t step, std::mt19937_64& rng) const;
+  Choice draw_tiling_option(const Choice& partial, size_t step, Rng& rng) const;
   // Every point of the space in a fixed order, until `visit` returns false (then returns false).
   bool enumerate(const std::function<bool(const Choice&)>& visit) const;
   int groups(const Choice& c) const;
@@ -196,16 +198,16 @@ class Space {
   std::vector<size_t> ordered_dims(size_t op, int order) const;
   int loop_orders(size_t op) const;  // (non-reduction dims)!, 1 when there are none
   // Random draws take a rotation of the workload's order; tiling_options lists every order.
-  int pick_order(size_t op, std::mt19937_64& rng) const;
+  int pick_order(size_t op, Rng& rng) const;
 
-  Choice mutate_gene(const Choice& c, int gene, std::mt19937_64& rng) const;
+  Choice mutate_gene(const Choice& c, int gene, Rng& rng) const;
   // A gene drawn from [first, last], and the home gene (7) too where the template has a shared
   // level to hand outputs over in (archs without one draw as they always have).
-  int draw_gene(int first, int last, bool homes, std::mt19937_64& rng) const;
+  int draw_gene(int first, int last, bool homes, Rng& rng) const;
   // Ops whose output an op of a later group reads (Choice::home applies to them).
   std::vector<size_t> handover_ops(const Choice& c) const;
   // Each of them waits in DRAM or, half the time, in a shared level drawn at random.
-  void pick_homes(Choice& c, std::mt19937_64& rng) const;
+  void pick_homes(Choice& c, Rng& rng) const;
   // Homes only for ops that hand over (after a regrouping), pinned ones as fixed, in Choice's form.
   void fit_homes(Choice& c) const;
   int64_t spread_of(int dim, int64_t least) const;
@@ -230,7 +232,7 @@ class Space {
   // The splits group g may take: those whose dims it may tile.
   std::vector<int> allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const;
   // One of `splits` (of the group of group_ops), a single dim as likely as a pair (pairs are many more).
-  int pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, std::mt19937_64& rng) const;
+  int pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, Rng& rng) const;
   std::vector<std::vector<std::vector<int>>> run_dims_;  // [first op][ops - 1]: outer_dims of that run
   // Names this Space in group_tile()'s per-thread memo (whose entries outlive no Space's use:
   // an id is never reused).
@@ -247,8 +249,8 @@ class Space {
   void restrict_group(Choice& c, size_t g, const std::function<bool(int)>& keep, bool spread) const;
   void attention_baselines(size_t second_gemm, std::vector<Baseline>& out) const;
   std::vector<std::vector<int>> group_members(const Choice& c) const;
-  void fill_tiling(Choice& c, std::mt19937_64& rng) const;
-  void fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, std::mt19937_64& rng) const;
+  void fill_tiling(Choice& c, Rng& rng) const;
+  void fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, Rng& rng) const;
   // Where an op of group `members` may spread: its unit's axes on one core, or its part of
   // them in a Pipe (or Para) group, where the ops on one unit share it.
   PeAxes op_axes(const Choice& c, const std::vector<int>& members, int op) const;
@@ -256,14 +258,14 @@ class Space {
   // aimed steps ask for the same few lists again and again).
   using SpatialOptions = std::vector<std::vector<int64_t>>;
   static std::shared_ptr<const SpatialOptions> spatial_options(const SpatialRoom& room, const PeAxes& axes);
-  void pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
+  void pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const;
   // Shrinks an op's spatial factors (the widest first, each to a smaller value it may take)
   // until they fit `axes`.
   static void fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const PeAxes& axes);
-  void nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
+  void nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const;
   // One of the op's spatial factors to a larger value it may take (or a dim spread anew, when
   // the unit has a way left); nothing when none may grow.
-  void widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const;
+  void widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const;
   // The cycles the op's compute takes in one tile of its group with spatial factors `sp`.
   double compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const;
   double compute_estimate(const std::vector<int64_t>& extent, size_t op, const std::vector<int64_t>& sp) const;
@@ -291,11 +293,11 @@ class Space {
   // or its primitive changed).
   void fit_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, const std::vector<int>& members) const;
   void pick_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, const std::vector<int>& members,
-                      std::mt19937_64& rng) const;
+                      Rng& rng) const;
   // One of op `op`'s own loops to another trip count (a neighbour half the time); false when it
   // has none it may take (private_extent) or the draw changed nothing.
   bool step_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op,
-                      std::mt19937_64& rng) const;
+                      Rng& rng) const;
   static bool has_own_loops(const Choice& c, const std::vector<int>& members);
   // An op's own trips, empty when none is above 1 (the form Choice keeps, so points compare alike).
   static void drop_if_none(std::vector<int64_t>& trips);

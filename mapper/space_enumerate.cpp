@@ -197,7 +197,7 @@ std::vector<Choice> Space::tiling_options(const Choice& partial, size_t step) co
   return out;
 }
 
-Choice Space::draw_tiling_option(const Choice& partial, size_t step, std::mt19937_64& rng) const {
+Choice Space::draw_tiling_option(const Choice& partial, size_t step, Rng& rng) const {
   const TilingDecision decision = tiling_decision(partial, step);
   Choice c = partial;
   decision.set(c, std::uniform_int_distribution<size_t>(0, decision.size() - 1)(rng));

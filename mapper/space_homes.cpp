@@ -6,7 +6,7 @@
 
 namespace dfx::mapper {
 
-int Space::draw_gene(int first, int last, bool homes, std::mt19937_64& rng) const {
+int Space::draw_gene(int first, int last, bool homes, Rng& rng) const {
   if (!homes || levels_.handover.empty()) return std::uniform_int_distribution<int>(first, last)(rng);
   const int gene = std::uniform_int_distribution<int>(first, last + 1)(rng);
   return gene == last + 1 ? 7 : gene;
@@ -23,7 +23,7 @@ std::vector<size_t> Space::handover_ops(const Choice& c) const {
   return out;
 }
 
-void Space::pick_homes(Choice& c, std::mt19937_64& rng) const {
+void Space::pick_homes(Choice& c, Rng& rng) const {
   c.home.assign(w_.ops.size(), 0);
   for (size_t o : handover_ops(c))
     if (std::bernoulli_distribution(0.5)(rng))

@@ -68,7 +68,7 @@ void Space::drop_if_none(std::vector<int64_t>& trips) {
 }
 
 bool Space::step_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, size_t op,
-                           std::mt19937_64& rng) const {
+                           Rng& rng) const {
   std::vector<std::pair<size_t, int64_t>> dims;  // (position in op.dims, extent)
   for (size_t i = 0; i < w_.ops[op].dims.size(); ++i)
     if (const int64_t extent = private_extent(c, first, last, op, i); extent > 1) dims.push_back({i, extent});
@@ -105,7 +105,7 @@ void Space::fit_own_trips(Choice& c, const model::OpBoxes& first, const model::O
 // op half the time (a divisor of its extent): a GEMM then streams its weights through the
 // buffer a slice at a time instead of holding all of the group's step.
 void Space::pick_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last, const std::vector<int>& members,
-                           std::mt19937_64& rng) const {
+                           Rng& rng) const {
   for (int o : members) c.own_trips[static_cast<size_t>(o)].clear();
   constexpr double kOwnLoopsShare = 0.25;
   if (!own_loops_ok_ || members.size() < 2 || !std::bernoulli_distribution(kOwnLoopsShare)(rng)) return;
@@ -139,7 +139,7 @@ PeAxes Space::op_axes(const Choice& c, const std::vector<int>& members, int op) 
   return whole.shared_by(sharing);
 }
 
-void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const {
+void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const {
   const model::Op& o = w_.ops[op];
   std::vector<int64_t>& sp = c.spatial[op];
   sp.assign(o.dims.size(), 1);
@@ -163,7 +163,7 @@ void Space::fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const
 
 // One local step of an op's spatial choice, the rest kept: a factor to its next divisor, one
 // spatial dimension traded for another, or a dimension added when the unit has a way left.
-void Space::nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const {
+void Space::nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const {
   std::vector<int64_t>& sp = c.spatial[op];
   const size_t ways = static_cast<size_t>(axes.ways());
   std::vector<size_t> on, off;
@@ -218,7 +218,7 @@ std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
 
 int Space::loop_orders(size_t op) const { return factorial(output_dims(w_.ops[op]).size()); }
 
-int Space::pick_order(size_t op, std::mt19937_64& rng) const {
+int Space::pick_order(size_t op, Rng& rng) const {
   // A rotation of the workload's order (each dim innermost once, which decides most of the
   // reuse); --fix, --exhaustive and --polish reach the other orders (docs/mapper.md).
   std::vector<size_t> dims = output_dims(w_.ops[op]);

@@ -32,7 +32,7 @@ Space::TimedSpreads Space::timed_spreads(const model::OpBoxes& tile, size_t op, 
   return out;
 }
 
-Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
+Choice Space::widen_slowest(const Choice& in, Rng& rng) const {
   const auto members = group_members(in);
   std::vector<size_t> fused;
   for (size_t g = 0; g < members.size(); ++g)
@@ -79,7 +79,7 @@ Choice Space::widen_slowest(const Choice& in, std::mt19937_64& rng) const {
   return c;
 }
 
-Choice Space::reshape_slowest(const Choice& in, const model::Report& r, std::mt19937_64& rng) const {
+Choice Space::reshape_slowest(const Choice& in, const model::Report& r, Rng& rng) const {
   if (r.ops.size() != w_.ops.size()) return in;
   const auto members = group_members(in);
   double slowest = 0;
@@ -121,7 +121,7 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, std::mt1
   return c;
 }
 
-void Space::widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, std::mt19937_64& rng) const {
+void Space::widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const {
   std::vector<int64_t>& sp = c.spatial[op];
   // Per dim, the values above its factor that fit beside the others (none once the unit has no
   // way left for a dim not yet spread).

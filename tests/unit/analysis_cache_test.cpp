@@ -19,7 +19,7 @@ using AnalysisCacheTest = test::OnAttentionG1Edge;
 // random points and their mutations, which repeat trees often and differ in ignored genes.
 TEST_F(AnalysisCacheTest, KeysEquateExactlyTheEqualTrees) {
   Space space(a, w);
-  std::mt19937_64 rng(5);
+  dfx::mapper::Rng rng(5);
   std::map<TreeKey, std::string> seen;
   int repeats = 0;
   Choice c = space.random(rng);

@@ -70,7 +70,7 @@ TEST(CyclesFloorScope, ZeroOnUnitsTimedByInstructions) {
   const arch::Arch a = arch::load_arch(test::config("arch/ascend_like.yaml"));
   const Workload w = load_workload(test::config("workloads/attention_g1.yaml"));
   mapper::Space space(a, w);
-  std::mt19937_64 rng(3);
+  dfx::mapper::Rng rng(3);
   EXPECT_EQ(cycles_floor(a, w, space.build(space.random(rng), "candidate")), 0);
 }
 

@@ -183,7 +183,7 @@ TEST(ExploreGroups, EveryMoveOfTheSpaceKeepsFixedGroups) {
   Space space(a, w);
   const std::vector<int> fixed = {0, 0, 1, 1, 1, 1, 2};
   space.fix_groups(fixed);
-  std::mt19937_64 rng(3);
+  dfx::mapper::Rng rng(3);
   Choice c = space.random(rng);
   for (int i = 0; i < 300; ++i) {
     ASSERT_EQ(c.group_of, fixed);
@@ -212,7 +212,7 @@ TEST(Space, LoneOpsAreAlwaysSeq) {
         return false;
     return true;
   };
-  std::mt19937_64 rng(11);
+  dfx::mapper::Rng rng(11);
   Choice c = space.random(rng);
   int fused_prims = 0;  // fused groups still draw every primitive
   for (int i = 0; i < 400; ++i) {
@@ -233,7 +233,7 @@ TEST(Space, APrimitiveChangeCanKeepTheTiling) {
   model::Workload w = model::load_workload(test::config("workloads/attention_g3.yaml"));
   Space space(a, w);
   space.fix_groups(std::vector<int>(w.ops.size(), 0));  // restructure() then changes the primitive
-  std::mt19937_64 rng(6);
+  dfx::mapper::Rng rng(6);
   int kept = 0, shrunk = 0;
   for (int i = 0; i < 60; ++i) {
     const Choice c = space.random(rng);
@@ -256,7 +256,7 @@ TEST(Space, SubCoresGiveOneMoreSpatialDim) {
   for (const auto& [arch_name, most] : {std::pair<std::string, int>{"cloud", 3}, {"edge", 2}}) {
     const arch::Arch a = arch::load_arch(test::config("arch/" + arch_name + ".yaml"));
     Space space(a, w);
-    std::mt19937_64 rng(3);
+    dfx::mapper::Rng rng(3);
     int widest = 0;
     Choice c = space.random(rng);
     for (int i = 0; i < 300; ++i) {
@@ -278,7 +278,7 @@ TEST(Space, FusedConvolutionsTileTheSecondOnesRows) {
   const arch::Arch a = arch::load_arch(test::config("arch/cloud.yaml"));
   const model::Workload w = model::load_workload(test::config("workloads/conv_chain_c1.yaml"));
   Space space(a, w);
-  std::mt19937_64 rng(5);
+  dfx::mapper::Rng rng(5);
   for (const Baseline& b : space.baselines()) {
     if (b.name != "Fused-Layer" && b.name != "ISOS") continue;
     ASSERT_EQ(b.structure.may_tile.size(), 1u);
@@ -304,7 +304,7 @@ TEST(Space, RetileGroupChangesOneGroup) {
   model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
   Space space(a, w);
   space.fix_groups({0, 1, 1, 1, 1, 1, 2});
-  std::mt19937_64 rng(4);
+  dfx::mapper::Rng rng(4);
   std::vector<int> changed(3, 0);
   for (int i = 0; i < 200; ++i) {
     const Choice c = space.random(rng);
@@ -354,7 +354,7 @@ TEST(ExplorePins, EveryMoveKeepsTheFixedParts) {
   space.pin({"qk+max+sub+exp+sum+div:prim=Shar", "qk+max+sub+exp+sum+div:cores=b:8,m:4", "av:loops=m:4", "qk:sp=m:16,l:16",
              "av:order=n,m,b"});
   ASSERT_TRUE(space.pinned());
-  std::mt19937_64 rng(5);
+  dfx::mapper::Rng rng(5);
   Choice c = space.random(rng);
   for (int i = 0; i < 300; ++i) {
     ASSERT_TRUE(space.honours_pins(c)) << space.flow_yaml(c, "x");
@@ -501,7 +501,7 @@ TEST(Space, OwnLoopsAtDramOnlyWhereTheyHold) {
     SCOPED_TRACE(name);
     arch::Arch a = arch::load_arch(test::config(std::string("arch/") + name + ".yaml"));
     Space space(a, w);
-    std::mt19937_64 rng(11);
+    dfx::mapper::Rng rng(11);
     int with_own = 0, valid = 0, only_own_moved = 0;
     for (int i = 0; i < 300; ++i) {
       const Choice c = space.random(rng);
@@ -541,7 +541,7 @@ TEST(Space, NonDivisorFactorsGiveValidTrees) {
       "name: prime\ndims: {m: 73, k: 64, l: 96, n: 64}\nops:\n  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
       "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n", "w");
   Space space(a, w);
-  std::mt19937_64 rng(3);
+  dfx::mapper::Rng rng(3);
   int partial = 0, valid = 0;
   for (int i = 0; i < 400; ++i) {
     const Choice c = space.random(rng);
@@ -606,7 +606,7 @@ TEST(Baselines, FlatHGranTilesOnlyBatchAndHeads) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
   model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
   Space space(a, w);
-  std::mt19937_64 rng(1);
+  dfx::mapper::Rng rng(1);
   for (const auto& b : space.baselines()) {
     if (b.name != "FLAT-HGran") continue;
     for (int i = 0; i < 20; ++i) {
@@ -693,7 +693,7 @@ TEST(Baselines, EachIsTheBestTilingOfItsStructureSeen) {
     EXPECT_EQ(at->report.cycles, best[b]) << named[b].name;
   }
   // follows(): a retiling keeps the structure, another primitive or grouping does not.
-  std::mt19937_64 rng(5);
+  dfx::mapper::Rng rng(5);
   const Choice& layerwise = named.front().structure;
   EXPECT_TRUE(space.follows(layerwise, space.retile(layerwise, rng)));
   Choice fused = layerwise;
@@ -804,7 +804,7 @@ TEST(SharedLevel, OutputsWaitThereBetweenGroups) {
     fixed.fix_groups(std::vector<std::vector<std::string>>{{"ex"}, {"rs"}});
     fixed.pin({std::string("ex:home=") + level});
     const std::vector<int> want = std::string(level) == "L2" ? std::vector<int>{1, 0} : std::vector<int>{};
-    std::mt19937_64 rng(3);
+    dfx::mapper::Rng rng(3);
     Choice c = fixed.random(rng), d = fixed.random(rng);
     for (int i = 0; i < 200; ++i) {
       c = i % 3 == 0 ? fixed.crossover(c, d, rng) : fixed.mutate(c, rng);
@@ -1077,7 +1077,7 @@ TEST(Mcts, ReachesTheBestTilingOfAStructure) {
       for (const Choice& next : space.tiling_options(c, step)) all(next, step + 1);
     };
     all(space.tiling_start(b.structure), 0);
-    std::mt19937_64 rng(5);
+    dfx::mapper::Rng rng(5);
     double found = 0;
     auto costs = [&](const std::vector<Choice>& batch) {
       std::vector<double> out;

@@ -28,7 +28,7 @@ bool fits_by_brute_force(const std::vector<int64_t>& factors, std::vector<int64_
 }
 
 TEST(PeAxes, FitsAndRoomAgreeWithEveryAssignment) {
-  std::mt19937_64 rng(11);
+  dfx::mapper::Rng rng(11);
   std::uniform_int_distribution<int64_t> size(1, 12), factor(1, 14);
   for (int trial = 0; trial < 3000; ++trial) {
     std::vector<int64_t> unit(1 + trial % 2);
@@ -88,7 +88,7 @@ TEST(PeAxes, TheSearchKeepsEachSpatialLoopOnOneAxis) {
     const arch::Arch a = arch::load_arch(test::config("arch/" + arch_name + ".yaml"));
     const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
     Space space(a, w);
-    std::mt19937_64 rng(4);
+    dfx::mapper::Rng rng(4);
     Choice c = space.random(rng);
     int two_or_more = 0;
     for (int i = 0; i < 400; ++i) {

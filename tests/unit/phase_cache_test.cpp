@@ -46,7 +46,7 @@ TEST(PhaseKey, NamesASubtreeWhereverItSits) {
   const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
   const Workload w = load_workload(test::config("workloads/mlp_block.yaml"));  // fc1, relu, fc2
   const mapper::Space space(a, w);
-  std::mt19937_64 rng(3);
+  dfx::mapper::Rng rng(3);
   auto grouped = [&](std::vector<int> group_of) {
     mapper::Choice c;
     c.group_of = std::move(group_of);

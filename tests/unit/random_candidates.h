@@ -11,7 +11,7 @@ namespace dfx::test {
 
 inline void for_random_candidates(const mapper::Space& space, uint64_t seed, int count,
                                   const std::function<void(const model::Dataflow&)>& visit) {
-  std::mt19937_64 rng(seed);
+  dfx::mapper::Rng rng(seed);
   mapper::Choice c = space.random(rng);
   for (int i = 0; i < count; ++i) {
     c = i % 10 == 0 ? space.random(rng) : space.mutate(c, rng);

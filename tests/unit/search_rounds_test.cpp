@@ -20,7 +20,7 @@ TEST_F(SearchRounds, DrawnTilingOptionsAreListedOnes) {
   for (bool pinned : {false, true}) {
     Space space(a, w);
     if (pinned) space.pin({"qk:sp=m:4"});
-    std::mt19937_64 rng(3);
+    dfx::mapper::Rng rng(3);
     for (const Baseline& b : space.baselines()) {
       SCOPED_TRACE(b.name + (pinned ? ", pinned" : ""));
       Choice c = space.tiling_start(b.structure);

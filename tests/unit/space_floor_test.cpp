@@ -15,7 +15,7 @@ class SpaceFloor : public test::OnArchWorkload {};
 
 TEST_P(SpaceFloor, EqualsTheFloorOfTheBuiltTree) {
   const Space space(a, w);
-  std::mt19937_64 rng(11);
+  dfx::mapper::Rng rng(11);
   int positive = 0, pipes = 0, cores = 0;
   for (int i = 0; i < 400; ++i) {
     Choice c = space.random(rng);

@@ -41,7 +41,7 @@ TEST(SpaceStages, TheSlowestStagesSpreadWiderTogether) {
   const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
   const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
   const Space space = fused_pipe(a, w);
-  std::mt19937_64 rng(8);
+  dfx::mapper::Rng rng(8);
   int moved = 0, ties_moved = 0, respread = 0;
   for (int i = 0; i < 300; ++i) {
     const Choice c = space.random(rng);
@@ -82,7 +82,7 @@ TEST(SpaceStages, NothingToWidenWithoutAFusedGroup) {
   std::vector<int> lone(w.ops.size());
   for (size_t o = 0; o < lone.size(); ++o) lone[o] = static_cast<int>(o);
   space.fix_groups(lone);
-  std::mt19937_64 rng(2);
+  dfx::mapper::Rng rng(2);
   for (int i = 0; i < 20; ++i) {
     const Choice c = space.random(rng);
     EXPECT_EQ(space.widen_slowest(c, rng), c);
@@ -96,7 +96,7 @@ TEST(SpaceStages, OnlyATransferPacedSlowestStageIsReshaped) {
   l1.read_bw /= 50, l1.write_bw /= 50;
   const model::Workload w = model::load_workload(test::config("workloads/attention_g1.yaml"));
   const Space space = fused_pipe(a, w);
-  std::mt19937_64 rng(5);
+  dfx::mapper::Rng rng(5);
   int reshaped = 0, paced_points = 0, no_slower = 0;
   for (int i = 0; i < 150; ++i) {
     const Choice c = space.random(rng);

@@ -61,7 +61,7 @@ TEST(ShapeKey, LoopsDoNotCountWhereDataLivesDoes) {
   const arch::Arch a = arch::load_arch(test::config("arch/cloud.yaml"));
   const Workload w = load_workload(test::config("workloads/mlp_block.yaml"));  // fc1, relu, fc2
   const mapper::Space space(a, w);
-  std::mt19937_64 rng(5);
+  dfx::mapper::Rng rng(5);
   mapper::Choice c;
   c.group_of = {0, 0, 1};
   c.prim.assign(2, Prim::Seq);
