@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "model/dataflow.h"
+#include "model/phase_cache.h"
 #include "model/report.h"
 
 namespace dfx::mapper {
 
 // Everything in a tree the analysis reads (not the name, not source locations, which built trees
 // do not have), as integers: equal keys mean equal trees, so equal reports.
-using TreeKey = std::vector<int64_t>;
+using TreeKey = model::PhaseKey;
 TreeKey tree_key(const model::Dataflow& f);
 struct TreeKeyHash {
   size_t operator()(const TreeKey& k) const;

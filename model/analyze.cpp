@@ -131,6 +131,7 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
   const UnitAccesses by_units = unit_accesses(a, w, f, p, walk);
   bottleneck_time = instructions ? std::max(compute_time, instruction_busy(w, walk)) : compute_time;
   r.bottleneck = "compute";
+  r.levels.reserve(a.levels.size());
   r.energy_pj = (mu ? static_cast<double>(walk.macs) * mu->op_pj : 0) +
                 (vu ? static_cast<double>(walk.vector_ops) * vu->op_pj : 0);
   for (size_t l = 0; l < a.levels.size(); ++l) {
@@ -141,9 +142,17 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     L.instances = lv.instances;
     L.word_bytes = lv.word_bytes;
     L.peak_bytes = walk.level_peak_elems[l] * lv.word_bytes;
+    // Reports are kept by the thousand (the search's memo): their lists are sized exactly.
+    auto touched = [&](size_t t) {
+      const Traffic& tr = walk.traffic[l][t];
+      return tr.fill != 0 || tr.read != 0 || tr.update != 0 || walk.peak_elems[l][t] != 0;
+    };
+    size_t listed = 0;
+    for (size_t t = 0; t < w.tensors.size(); ++t) listed += touched(t);
+    L.tensors.reserve(listed);
     for (size_t t = 0; t < w.tensors.size(); ++t) {
       const Traffic& tr = walk.traffic[l][t];
-      if (tr.fill == 0 && tr.read == 0 && tr.update == 0 && walk.peak_elems[l][t] == 0) continue;
+      if (!touched(t)) continue;
       L.tensors.push_back({w.tensors[t].name, tr, walk.peak_elems[l][t]});
       L.traffic.fill += tr.fill, L.traffic.read += tr.read, L.traffic.update += tr.update;
     }

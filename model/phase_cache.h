@@ -19,9 +19,12 @@ struct PhaseResult;  // what one phase adds to a walk (model/walk.h)
 // Everything in the subtree of `node` the analysis reads (not names, not source locations),
 // as integers, node ids relative to `node`: equal keys mean equal subtrees. Nodes are in
 // pre-order, as the loader and the mapper build them.
-using PhaseKey = std::vector<int64_t>;
+// Words of 32 bits: keys are kept by the thousand, and every value in them is small (a value
+// that is not is written as an escape word and its two halves).
+using PhaseKey = std::vector<int32_t>;
 PhaseKey phase_key(const Dataflow& f, int node);
 uint64_t hash_words(const std::vector<int64_t>& words);
+uint64_t hash_words(const std::vector<int32_t>& words);
 
 // Thread-safe: a search's worker threads share one. For one arch and one workload only (the
 // keys do not name them), and for trees without source locations (a kept phase's problems

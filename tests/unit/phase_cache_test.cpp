@@ -65,5 +65,28 @@ TEST(PhaseKey, NamesASubtreeWhereverItSits) {
   EXPECT_LT(phase_key(f, in_f).size(), phase_key(f, 0).size());
 }
 
+// Keys are 32-bit words; a value beyond them (no template tree has one) is escaped, so trees
+// whose factors differ only above 32 bits still get different keys.
+TEST(PhaseKey, ValuesBeyond32BitsKeepKeysApart) {
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const Workload w = load_workload(test::config("workloads/mlp_block.yaml"));
+  const mapper::Space space(a, w);
+  dfx::mapper::Rng rng(2);
+  Dataflow f = space.build(space.random(rng), "f");
+  Loop* loop = nullptr;
+  for (TreeNode& n : f.nodes)
+    if (!n.loops.empty()) loop = &n.loops.front();
+  ASSERT_NE(loop, nullptr);
+  loop->factor = 5;
+  const PhaseKey small = phase_key(f, 0);
+  loop->factor = (int64_t{1} << 32) + 5;
+  const PhaseKey large = phase_key(f, 0);
+  loop->factor = (int64_t{2} << 32) + 5;
+  const PhaseKey larger = phase_key(f, 0);
+  EXPECT_NE(small, large);
+  EXPECT_NE(large, larger);
+  EXPECT_EQ(large.size(), small.size() + 2);  // the escape and the two halves in place of one word
+}
+
 }  // namespace
 }  // namespace dfx::model
