@@ -43,7 +43,10 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
         hits[i] = cache_.find(keys[i]);
       }
       ready[i].store(true, std::memory_order_release);
-      if (ruled_out[i] || hits[i]) continue;
+      if (ruled_out[i] || hits[i]) {
+        trees[i] = model::Dataflow{};
+        continue;
+      }
       from[i] = i;
       for (size_t j = 0; j < i && from[i] == i; ++j) {
         while (!ready[j].load(std::memory_order_acquire)) {
@@ -51,6 +54,9 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
         if (!ruled_out[j] && !hits[j] && keys[j] == keys[i]) from[i] = j;
       }
       if (from[i] == i) out.scored[i] = scorer_.score(trees[i]);
+      // Trees are freed by the thread that built them (their keys stay for the cache): the
+      // batch's caller, which would free them all otherwise, runs alone.
+      trees[i] = model::Dataflow{};
     }
   };
   if (n > 1) pool_.run_on_all(run);
