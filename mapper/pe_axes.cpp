@@ -20,14 +20,14 @@ PeAxes PeAxes::count(int ways, int64_t pes) {
   return p;
 }
 
-bool PeAxes::place(const std::vector<int64_t>& factors, size_t skip, std::vector<int64_t>& free_axes) const {
-  std::vector<int64_t> wanted;
+bool PeAxes::place(const std::vector<int64_t>& factors, size_t skip, Axes& free_axes) const {
+  Axes wanted;
   for (size_t i = 0; i < factors.size(); ++i)
     if (i != skip && factors[i] > 1) wanted.push_back(factors[i]);
   // Largest factor first, each on the smallest free axis that holds it: if any assignment
   // fits, this one does, and it leaves the largest axes free that any fitting assignment can.
   std::sort(wanted.begin(), wanted.end(), std::greater<>());
-  std::vector<char> taken(sizes_.size(), 0);
+  boost::container::small_vector<char, 8> taken(sizes_.size(), 0);
   for (int64_t f : wanted) {
     size_t best = sizes_.size();
     for (size_t a = 0; a < sizes_.size(); ++a)
@@ -48,7 +48,7 @@ bool PeAxes::fits(const std::vector<int64_t>& factors) const {
     for (int64_t f : factors) used += f > 1, pes *= f;
     return used <= ways_ && pes <= pes_;
   }
-  std::vector<int64_t> free_axes;
+  Axes free_axes;
   return place(factors, factors.size(), free_axes);
 }
 
@@ -60,7 +60,7 @@ int64_t PeAxes::room(const std::vector<int64_t>& factors, size_t i) const {
       if (j != i) used += factors[j] > 1, pes *= factors[j];
     return used >= ways_ ? 1 : std::max<int64_t>(1, pes_ / pes);
   }
-  std::vector<int64_t> free_axes;
+  Axes free_axes;
   if (!place(factors, i, free_axes) || free_axes.empty()) return 1;
   return *std::max_element(free_axes.begin(), free_axes.end());
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 namespace dfx::mapper {
 
 class PeAxes {
@@ -42,8 +44,10 @@ class PeAxes {
   int ways_ = 0;
   int64_t pes_ = 1;  // by count
   // The axes left once every factor but `skip` has one (largest factors on the largest axes),
-  // or false when they do not fit.
-  bool place(const std::vector<int64_t>& factors, size_t skip, std::vector<int64_t>& free_axes) const;
+  // or false when they do not fit. A unit has a few axes: kept inline (a climb asks this for
+  // every spatial option it weighs).
+  using Axes = boost::container::small_vector<int64_t, 8>;
+  bool place(const std::vector<int64_t>& factors, size_t skip, Axes& free_axes) const;
 };
 
 }  // namespace dfx::mapper

@@ -78,7 +78,9 @@ MultiSlice Boxes::multi_slice() const {
   return m;
 }
 
-int64_t SpreadBox::size() const {
+namespace {
+
+int64_t spread_size(const Box& box, const Spreads& spreads) {
   int64_t n = 1;
   for (int j = 0; j < box.rank; ++j) {
     int64_t length = box.r[j].second - box.r[j].first;
@@ -88,6 +90,26 @@ int64_t SpreadBox::size() const {
   }
   return n;
 }
+
+// Whether now − before (spread by `spreads`, with `spread`) is one box: `now` one box apart from
+// `before`, and no axis spread twice.
+bool apart_as_one(const Boxes& now, const Boxes& before, const Spreads& spreads, bool spread) {
+  if (now.n != 1) return false;
+  for (int i = 0; i < before.n; ++i)
+    if (overlap(now.part[0], before.part[i]) != 0) return false;
+  if (!spread) return true;
+  uint64_t axes = 0;
+  for (const auto& sp : spreads) {
+    const size_t axis = std::get<0>(sp);
+    if (axis >= 64 || (axes >> axis & 1)) return false;
+    axes |= uint64_t{1} << axis;
+  }
+  return true;
+}
+
+}  // namespace
+
+int64_t SpreadBox::size() const { return spread_size(box, spreads); }
 
 bool SpreadBox::apart_from(const SpreadBox& o) const {
   auto bounds = [](const SpreadBox& s, int j) {
@@ -110,19 +132,9 @@ Region SpreadBox::region() const {
 }
 
 std::optional<SpreadBox> spread_apart(const Boxes& now, const Boxes& before, const Spreads& spreads, bool spread) {
-  if (now.n != 1) return std::nullopt;
-  for (int i = 0; i < before.n; ++i)
-    if (overlap(now.part[0], before.part[i]) != 0) return std::nullopt;
+  if (!apart_as_one(now, before, spreads, spread)) return std::nullopt;
   SpreadBox s{now.part[0], {}};
-  if (spread) {
-    uint64_t axes = 0;
-    for (const auto& sp : spreads) {
-      const size_t axis = std::get<0>(sp);
-      if (axis >= 64 || (axes >> axis & 1)) return std::nullopt;
-      axes |= uint64_t{1} << axis;
-    }
-    s.spreads = spreads;
-  }
+  if (spread) s.spreads = spreads;
   return s;
 }
 
@@ -186,8 +198,9 @@ int64_t row_of(const Boxes& h) {
 int64_t merged_fresh(const Boxes& now, const Boxes& before, int64_t fresh, const Spreads& spreads) {
   if (spreads.empty()) return fresh;
   if (fresh == 0) return 0;
-  const std::optional<SpreadBox> sent = spread_apart(now, before, spreads, true);
-  return sent ? sent->size() : merged_fresh(now.multi_slice(), before.multi_slice(), fresh, spreads);
+  // As spread_apart's size, without copying the spreads.
+  if (apart_as_one(now, before, spreads, true)) return spread_size(now.part[0], spreads);
+  return merged_fresh(now.multi_slice(), before.multi_slice(), fresh, spreads);
 }
 
 }  // namespace dfx::model

@@ -16,7 +16,7 @@ WalkResult Walker<Held>::run() {
   const Time t = visit(0, boxes, 1);
   finish_write_streams();
   r_.cycles = cycles_of(t);
-  return r_;
+  return std::move(r_);  // a walker runs once
 }
 
 template <class Held>
@@ -464,9 +464,11 @@ WalkResult walk_holding(const arch::Arch& a, const Workload& w, const Dataflow& 
     const InstanceCounts classes = walker.instance_counts();
     Walker<Held> again(a, w, f, p, phases, &classes, replay);
     r = again.run();
-    return again.must_walk_again() ? Walker<Held>(a, w, f, p, nullptr, &classes, replay).run() : r;
+    if (again.must_walk_again()) return Walker<Held>(a, w, f, p, nullptr, &classes, replay).run();
+    return r;
   }
-  return walker.must_walk_again() ? Walker<Held>(a, w, f, p, nullptr, nullptr, replay).run() : r;
+  if (walker.must_walk_again()) return Walker<Held>(a, w, f, p, nullptr, nullptr, replay).run();
+  return r;
 }
 
 }  // namespace

@@ -124,7 +124,7 @@ class Walker {
     }
   }
 
-  WalkResult run();
+  WalkResult run();  // once: the result is moved out
   // A phase found a buffer an earlier one left holding data or written (never seen; see
   // on_chip_empty): a result that used the cache must be walked again without it.
   bool must_walk_again() const { return entangled_ && used_cache_; }
