@@ -29,7 +29,7 @@ TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective 
 Scored TreeScorer::score(const model::Dataflow& f) const {
   Scored s;
   try {
-    checked_.check(f, a_, w_);
+    model::check_dataflow(f, a_, w_);
     if (auto over = cannot_fit(f)) {
       s.report = std::move(over);
       return s;

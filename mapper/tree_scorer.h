@@ -50,8 +50,6 @@ class TreeScorer {
   mutable model::PhaseCache phases_;
   // What their shapes decide too, placements first (model/tree_shape.h). Thread-safe itself.
   mutable model::ShapeCache shapes_;
-  // The loader's checks, once per structure (model/tree_shape.h). Thread-safe itself.
-  mutable model::CheckedStructures checked_;
 
   std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const;
 };

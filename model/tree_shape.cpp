@@ -49,24 +49,4 @@ size_t ShapeCache::size() {
   return entries_.size();
 }
 
-size_t CheckedStructures::Hash::operator()(const ShapeKey& k) const { return static_cast<size_t>(hash_words(k)); }
-
-void CheckedStructures::check(const Dataflow& f, const arch::Arch& a, const Workload& w) {
-  thread_local ShapeKey key;
-  shape_key(f, key);
-  for (const TreeNode& n : f.nodes) {
-    key.push_back(static_cast<int64_t>(n.prim));
-    key.push_back(static_cast<int64_t>(n.loops.size()));
-    for (const Loop& l : n.loops) key.push_back(l.dim), key.push_back(l.spatial);
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (passed_.count(key)) return;
-  }
-  check_dataflow(f, a, w);
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (passed_.size() >= kMaxEntries) passed_.clear();
-  passed_.insert(key);
-}
-
 }  // namespace dfx::model

@@ -9,7 +9,6 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "arch/arch.h"
@@ -57,25 +56,6 @@ class ShapeCache {
   std::unordered_map<ShapeKey, std::shared_ptr<const TreeShape>, Hash> entries_;
   std::once_flag compulsory_once_;
   CompulsoryBytes compulsory_;
-};
-
-// check_dataflow (model/dataflow.h) reads the shape, the primitives and the loops' dims, not
-// their factors: a structure it accepted once is accepted again. Thread-safe; for one arch and
-// one workload only. Keeps at most kMaxEntries, then starts again empty.
-class CheckedStructures {
- public:
-  // check_dataflow(f, a, w), unless a tree of the same structure passed it before.
-  // Contract: throws InputError as check_dataflow does.
-  void check(const Dataflow& f, const arch::Arch& a, const Workload& w);
-
-  static constexpr size_t kMaxEntries = 4096;
-
- private:
-  struct Hash {
-    size_t operator()(const ShapeKey& k) const;
-  };
-  std::mutex mutex_;
-  std::unordered_set<ShapeKey, Hash> passed_;
 };
 
 }  // namespace dfx::model

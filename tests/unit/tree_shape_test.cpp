@@ -82,35 +82,5 @@ TEST(ShapeKey, LoopsDoNotCountWhereDataLivesDoes) {
   EXPECT_NE(k1, k2);
 }
 
-// The loader's checks once per structure: a structure that passed passes again, but the same
-// shape with a loop over a dim no op below it uses is refused every time it is asked.
-TEST(CheckedStructures, RefuseWhatTheLoaderRefusesEveryTime) {
-  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
-  const Workload w = load_workload(test::config("workloads/attention_g1.yaml"));
-  CheckedStructures checked;
-  int trees = 0;
-  test::for_random_candidates(mapper::Space(a, w), 3, 200, [&](const Dataflow& f) {
-    EXPECT_NO_THROW(check_dataflow(f, a, w));
-    EXPECT_NO_THROW(checked.check(f, a, w));
-    EXPECT_NO_THROW(checked.check(f, a, w));
-    ++trees;
-  });
-  ASSERT_EQ(trees, 200);
-  // The softmax's max has no k: a loop over k above it alone is refused.
-  test::for_random_candidates(mapper::Space(a, w), 4, 1, [&](const Dataflow& good) {
-    checked.check(good, a, w);  // its shape passed
-    Dataflow bad = good;
-    int max_tile = -1;
-    for (const TreeNode& n : bad.nodes)
-      if (n.is_leaf && w.ops[static_cast<size_t>(n.op)].name == "max") max_tile = n.parent;
-    ASSERT_GE(max_tile, 0);
-    bad.nodes[static_cast<size_t>(max_tile)].loops.push_back(Loop{w.dim_index("k"), 2, false, {}});
-    for (int ask = 0; ask < 2; ++ask) {
-      EXPECT_THROW(check_dataflow(bad, a, w), InputError);
-      EXPECT_THROW(checked.check(bad, a, w), InputError) << "ask " << ask;
-    }
-  });
-}
-
 }  // namespace
 }  // namespace dfx::model
