@@ -6,7 +6,7 @@ namespace dfx::mapper {
 
 TreeKey tree_key(const model::Dataflow& f) { return model::phase_key(f, 0); }
 
-size_t TreeKeyHash::operator()(const TreeKey& k) const { return static_cast<size_t>(model::hash_words(k)); }
+size_t TreeKeyHash::operator()(const TreeKey& k) const { return static_cast<size_t>(k.hash); }
 
 const Scored* AnalysisCache::find(const TreeKey& key) const {
   auto it = entries_.find(key);

@@ -8,46 +8,42 @@ namespace dfx::model {
 
 namespace {
 
-// A key's word: the value, or for one outside 32 bits (never met in practice: factors and ids
-// are small) an escape no plain word equals, then its two halves.
-constexpr int32_t kEscape = std::numeric_limits<int32_t>::min();
-void push_word(PhaseKey& k, int64_t v) {
-  if (v > kEscape && v <= std::numeric_limits<int32_t>::max()) {
-    k.push_back(static_cast<int32_t>(v));
-    return;
+// A key written word by word, hashed as it goes: four lanes side by side (one multiply chain
+// would wait on each multiply in turn), each an FNV-style mix, folded together at the end.
+class KeyWriter {
+ public:
+  explicit KeyWriter(size_t words) { words_.reserve(words); }
+  // The value, or for one outside 32 bits (never met in practice: factors and ids are small) an
+  // escape no plain word equals, then its two halves.
+  void push(int64_t v) {
+    if (v > kEscape && v <= std::numeric_limits<int32_t>::max()) return word(static_cast<int32_t>(v));
+    const auto u = static_cast<uint64_t>(v);
+    word(kEscape), word(static_cast<int32_t>(u >> 32)), word(static_cast<int32_t>(u & 0xffffffffu));
   }
-  const auto u = static_cast<uint64_t>(v);
-  k.push_back(kEscape), k.push_back(static_cast<int32_t>(u >> 32)), k.push_back(static_cast<int32_t>(u & 0xffffffffu));
-}
+  PhaseKey done() {
+    uint64_t out = words_.size();
+    for (uint64_t x : lane_) mix(out, x);
+    return PhaseKey{std::move(words_), out};
+  }
 
-// Four lanes side by side (a key is hundreds of words and one multiply chain waited on each
-// multiply in turn: 3% of a search), each an FNV-style mix, then folded together.
-template <class Word>
-uint64_t hash_lanes(const std::vector<Word>& words) {
-  constexpr uint64_t kPrime = 0x100000001b3ull;
-  uint64_t h[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full};
-  const size_t n = words.size(), whole = n - n % 4;
-  auto mix = [&](uint64_t& x, Word w) {
-    x ^= static_cast<uint64_t>(static_cast<int64_t>(w));
-    x *= kPrime;
+ private:
+  static constexpr int32_t kEscape = std::numeric_limits<int32_t>::min();
+  std::vector<int32_t> words_;
+  uint64_t lane_[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full};
+  static void mix(uint64_t& x, uint64_t w) {
+    x ^= w;
+    x *= 0x100000001b3ull;
     x ^= x >> 29;
-  };
-  for (size_t i = 0; i < whole; i += 4)
-    for (size_t l = 0; l < 4; ++l) mix(h[l], words[i + l]);
-  for (size_t i = whole; i < n; ++i) mix(h[0], words[i]);
-  uint64_t out = n;
-  for (uint64_t x : h) {
-    out ^= x;
-    out *= kPrime;
-    out ^= out >> 29;
   }
-  return out;
-}
+  void word(int32_t w) {
+    mix(lane_[words_.size() & 3], static_cast<uint64_t>(static_cast<int64_t>(w)));
+    words_.push_back(w);
+  }
+};
 
 }  // namespace
 
 PhaseKey phase_key(const Dataflow& f, int node) {
-  PhaseKey k;
   // Pre-order: the subtree is [node, end), where end follows its last node (the last child's last).
   int last = node;
   while (!f.nodes[static_cast<size_t>(last)].children.empty()) last = f.nodes[static_cast<size_t>(last)].children.back();
@@ -59,28 +55,35 @@ PhaseKey phase_key(const Dataflow& f, int node) {
     const TreeNode& n = f.nodes[static_cast<size_t>(i)];
     words += 8 + n.levels.size() + 3 * n.loops.size() + 2 * n.keep.size() + n.children.size();
   }
-  k.reserve(words);
+  KeyWriter k(words);
   for (int i = node; i < end; ++i) {
     const TreeNode& n = f.nodes[static_cast<size_t>(i)];
     // Each field list is preceded by its length, so two different trees never flatten alike.
-    push_word(k, n.is_leaf), push_word(k, n.op), push_word(k, i == node ? -1 : n.parent - node);
-    push_word(k, static_cast<int64_t>(n.prim));
-    push_word(k, static_cast<int64_t>(n.levels.size()));
-    for (int lv : n.levels) push_word(k, lv);
-    push_word(k, static_cast<int64_t>(n.loops.size()));
-    for (const Loop& l : n.loops) push_word(k, l.dim), push_word(k, l.factor), push_word(k, l.spatial);
-    push_word(k, static_cast<int64_t>(n.keep.size()));
-    for (const auto& [tensor, level] : n.keep) push_word(k, tensor), push_word(k, level);
-    push_word(k, static_cast<int64_t>(n.children.size()));
-    for (int c : n.children) push_word(k, c - node);
+    k.push(n.is_leaf), k.push(n.op), k.push(i == node ? -1 : n.parent - node);
+    k.push(static_cast<int64_t>(n.prim));
+    k.push(static_cast<int64_t>(n.levels.size()));
+    for (int lv : n.levels) k.push(lv);
+    k.push(static_cast<int64_t>(n.loops.size()));
+    for (const Loop& l : n.loops) k.push(l.dim), k.push(l.factor), k.push(l.spatial);
+    k.push(static_cast<int64_t>(n.keep.size()));
+    for (const auto& [tensor, level] : n.keep) k.push(tensor), k.push(level);
+    k.push(static_cast<int64_t>(n.children.size()));
+    for (int c : n.children) k.push(c - node);
   }
-  return k;
+  return k.done();
 }
 
-uint64_t hash_words(const std::vector<int64_t>& words) { return hash_lanes(words); }
-uint64_t hash_words(const std::vector<int32_t>& words) { return hash_lanes(words); }
+uint64_t hash_words(const std::vector<int64_t>& words) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the values, mixed a word at a time
+  for (int64_t v : words) {
+    h ^= static_cast<uint64_t>(v);
+    h *= 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
 
-size_t PhaseCache::Hash::operator()(const PhaseKey& k) const { return static_cast<size_t>(hash_words(k)); }
+size_t PhaseCache::Hash::operator()(const PhaseKey& k) const { return static_cast<size_t>(k.hash); }
 
 std::shared_ptr<const PhaseResult> PhaseCache::find(const PhaseKey& key) const {
   std::lock_guard<std::mutex> lock(mutex_);

@@ -20,11 +20,19 @@ struct PhaseResult;  // what one phase adds to a walk (model/walk.h)
 // as integers, node ids relative to `node`: equal keys mean equal subtrees. Nodes are in
 // pre-order, as the loader and the mapper build them.
 // Words of 32 bits: keys are kept by the thousand, and every value in them is small (a value
-// that is not is written as an escape word and its two halves).
-using PhaseKey = std::vector<int32_t>;
+// that is not is written as an escape word and its two halves). Each key carries its hash,
+// computed as it is written: it is looked up once or twice, and compared with keys of other
+// hashes in a batch.
+struct PhaseKey {
+  std::vector<int32_t> words;
+  uint64_t hash = 0;
+  size_t size() const { return words.size(); }
+  bool operator==(const PhaseKey& o) const { return hash == o.hash && words == o.words; }
+  bool operator!=(const PhaseKey& o) const { return !(*this == o); }
+  bool operator<(const PhaseKey& o) const { return words < o.words; }  // any strict order
+};
 PhaseKey phase_key(const Dataflow& f, int node);
 uint64_t hash_words(const std::vector<int64_t>& words);
-uint64_t hash_words(const std::vector<int32_t>& words);
 
 // Thread-safe: a search's worker threads share one. For one arch and one workload only (the
 // keys do not name them), and for trees without source locations (a kept phase's problems
