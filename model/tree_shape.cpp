@@ -7,7 +7,12 @@ namespace dfx::model {
 TreeShape::TreeShape(const arch::Arch& a, const Workload& w, const Dataflow& f) : TreeShape(w, f, place(a, w, f)) {}
 
 TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
-    : placement(std::move(p)), index(w, f, placement), accesses(w, f, placement) {}
+    : placement(std::move(p)),
+      index(w, f, placement),
+      accesses(w, f, placement),
+      buffers_below(owners_below(w, f, placement)),
+      subtree_end(subtree_ends(f)),
+      own_op(own_ops(f)) {}
 
 void shape_key(const Dataflow& f, ShapeKey& key) {
   key.clear();

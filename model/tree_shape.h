@@ -1,7 +1,7 @@
 #pragma once
 // What a tree's shape alone decides, kept across trees. Where tensors live (model/placement.h),
-// the ops below each tile by dimension (TileIndex) and what each buffer's slice is made of
-// (BufferAccesses) follow from a tree's nodes, their levels and kept intermediates and the
+// the ops below each tile by dimension (TileIndex), what each buffer's slice is made of
+// (BufferAccesses), which nodes have buffers below and which ops own which subtrees follow from a tree's nodes, their levels and kept intermediates and the
 // leaves' ops — not from its loops; and a search's candidates mostly differ in loops. The
 // shape of a tree seen before is looked up instead of worked out again (before it was kept,
 // about 10% of a search's instructions, and a third of an analysis's allocations).
@@ -15,6 +15,7 @@
 #include "model/compulsory.h"
 #include "model/dataflow.h"
 #include "model/placement.h"
+#include "model/walk_scan.h"
 #include "model/walk_support.h"
 #include "model/workload.h"
 
@@ -28,6 +29,9 @@ struct TreeShape {
   Placement placement;
   TileIndex index;
   BufferAccesses accesses;
+  std::vector<char> buffers_below;  // owners_below() (model/walk_scan.h)
+  std::vector<int> subtree_end;     // subtree_ends() (model/walk_support.h)
+  std::vector<int> own_op;          // own_ops()
 };
 
 // Everything of the tree a TreeShape reads, as integers: equal keys, equal shapes.

@@ -7,8 +7,8 @@
 
 namespace dfx::model {
 
-InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const Placement& p, const TileIndex& index)
-    : w_(w), f_(f), index_(index), buffers_below_(owners_below(w, f, p)) {
+InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index, const std::vector<char>& buffers_below)
+    : w_(w), f_(f), index_(index), buffers_below_(buffers_below) {
   plain_ = accesses_plain();
   to_scan_ = subtrees_to_scan();
 }

@@ -20,7 +20,8 @@ std::vector<char> owners_below(const Workload& w, const Dataflow& f, const Place
 
 class InstanceScan {
  public:
-  InstanceScan(const Workload& w, const Dataflow& f, const Placement& p, const TileIndex& index);
+  // `buffers_below`: owners_below() (kept with the tree's shape, model/tree_shape.h).
+  InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index, const std::vector<char>& buffers_below);
   // owners_below(), per node.
   bool buffers_below(int node) const { return buffers_below_[static_cast<size_t>(node)]; }
   // Adds what `node`'s subtree runs, from `boxes`, to `found`; false when nothing below can
@@ -32,7 +33,7 @@ class InstanceScan {
   const Dataflow& f_;
   const TileIndex& index_;
   BoxPool pool_;
-  std::vector<char> buffers_below_;
+  const std::vector<char>& buffers_below_;
   bool plain_ = false;         // every access a plain dim (accesses_plain)
   std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
   bool accesses_plain() const;

@@ -108,14 +108,12 @@ class Walker {
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
       : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
-        scan_(w, f, shape.placement, index_), instructions_(a, w, f),
+        scan_(w, f, index_, shape.buffers_below), subtree_end_(shape.subtree_end), own_op_(shape.own_op), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
     mc_prefix_ = source_prefixes(w_, f_, p_);
-    subtree_end_ = subtree_ends(f_);
-    own_op_ = own_ops(f_);
     nest_shape_.assign(f_.nodes.size(), -1);
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
     if (replay_) {
@@ -237,10 +235,10 @@ class Walker {
   }
   static int occupancy_level(uint64_t key) { return static_cast<int>((key >> 16) & 0xff); }
   int64_t instance_weight_ = 1;
-  std::vector<int> subtree_end_;
+  const std::vector<int>& subtree_end_;
   // Per node: the op whose own tiles start there (the topmost node with that op's leaf alone
   // below it), or -1; see WalkResult::op_cycles.
-  std::vector<int> own_op_;  // own_ops(): see WalkResult::op_cycles
+  const std::vector<int>& own_op_;  // own_ops(): see WalkResult::op_cycles
   double repeat_ = 1;  // iterations the current visit stands for (a representative's `middle`s)
   int untimed_ = 0;    // inside a spatial loop's later pass, whose time the first pass's stands for
   // Adds a visit's latency to the op whose own tiles start at `node`, if any.
