@@ -198,11 +198,14 @@ bool Walker<Held>::leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Tim
     } else {
       const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
       e = c.chunk;
-      if (full >= 1) latency += self(self, li + 1, partial);
+      double first = 0;
+      if (full >= 1) first = self(self, li + 1, partial), latency += first;
       if (full >= 2) {
+        // The walk's representative step sees the first one's extents (a leaf's time holds no
+        // buffer state), so its latency is the first's and its splits are the first's again:
+        // not evaluated twice (a nest of d loops would cost 3^d evaluations, not 2^d).
         const int64_t middle = full - 1;
-        const double next = self(self, li + 1, partial);
-        latency += middle == 1 ? next : next * static_cast<double>(middle);
+        latency += middle == 1 ? first : first * static_cast<double>(middle);
       }
       if (full < c.trips) e = c.last, latency += self(self, li + 1, partial + 1);
     }
