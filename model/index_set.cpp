@@ -165,6 +165,15 @@ IndexSet IndexSet::with_translates(int64_t step, int64_t first, int64_t last) co
   return out;
 }
 
+void IndexSet::add_translates(int64_t step, int64_t count) {
+  if (count < 1 || step == 0 || spans_.empty()) return;
+  if (spans_.size() == 1 && spans_[0].second - spans_[0].first >= (step < 0 ? -step : step)) {
+    (step > 0 ? spans_[0].second : spans_[0].first) += step * count;
+    return;
+  }
+  *this = united(with_translates(step, 1, count));
+}
+
 void IndexSet::shift(int64_t delta) {
   for (auto& r : spans_) r.first += delta, r.second += delta;
 }

@@ -37,6 +37,9 @@ class IndexSet {
   bool contains(const IndexSet& o) const;  // o ⊆ this
   IndexSet minus(const IndexSet& o) const;
   IndexSet with_translates(int64_t step, int64_t first, int64_t last) const;
+  // *this = united(with_translates(step, 1, count)), in place where it is one span its copies
+  // touch (a buffer's cover growing over a loop's steps, nearly always).
+  void add_translates(int64_t step, int64_t count);
   void shift(int64_t delta);
   bool empty() const { return spans_.empty(); }
   int64_t lo() const { return spans_.empty() ? 0 : spans_.front().first; }

@@ -429,7 +429,7 @@ void Walker<Held>::move_on(const NestOperand& h, const NestPlan& plan, int64_t s
     for (size_t x = 0; x < acc.index.size(); ++x) {
       if (acc.index[x].terms.empty() || acc.index[x].terms[0].dim != step.dim) continue;
       shift_[x] += by;
-      if (covers) cover[x] = cover[x].united(cover[x].with_translates(step.chunk, 1, step.trips - 1));
+      if (covers) cover[x].add_translates(step.chunk, step.trips - 1);
     }
     Range& r = s.snapshot[plan.op][static_cast<size_t>(step.dim)];
     r.first += by, r.second += by;

@@ -294,7 +294,7 @@ void Walker<Held>::extend_cover(Stream<Held>& s, int id, const Slice& wrote, int
   Slice added = wrote;
   for (size_t j = 0; j < added.size(); ++j) {
     int64_t step = part_lo(one, 0, j) - part_lo(before, 0, j);
-    if (step != 0) added[j] = added[j].united(added[j].with_translates(step, 1, extra));
+    if (step != 0) added[j].add_translates(step, extra);
   }
   add_cover(id, added);
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <set>
 
@@ -60,6 +61,39 @@ TEST(IndexSet, ContainsAndUnitedAgreeWithElementSets) {
     ASSERT_EQ(a.united(b).size(), static_cast<int64_t>(eu.size()));
   }
   EXPECT_GT(contained, 100);  // both answers are exercised
+}
+
+// add_translates (in place where one span covers its step) against its definition, element by
+// element: the set united with its copies moved 1..count steps, forwards and backwards.
+TEST(IndexSet, AddTranslatesIsTheUnionOfTheCopies) {
+  std::mt19937 rng(5);
+  int in_place = 0;
+  for (int round = 0; round < 3000; ++round) {
+    IndexSet s;
+    std::set<int64_t> elems;
+    const int pieces = std::uniform_int_distribution<int>(1, 3)(rng);
+    for (int i = 0; i < pieces; ++i) {
+      const int64_t lo = std::uniform_int_distribution<int64_t>(-20, 20)(rng);
+      const int64_t hi = lo + std::uniform_int_distribution<int64_t>(1, 10)(rng);
+      s = s.united(IndexSet::interval(lo, hi));
+    }
+    for (const Range& r : s.spans())
+      for (int64_t v = r.first; v < r.second; ++v) elems.insert(v);
+    const int64_t step = std::uniform_int_distribution<int64_t>(-12, 12)(rng);
+    const int64_t count = std::uniform_int_distribution<int64_t>(0, 4)(rng);
+    std::set<int64_t> want = elems;
+    for (int64_t k = 1; k <= count; ++k)
+      for (int64_t v : elems) want.insert(v + k * step);
+    in_place += s.spans().size() == 1 && s.spans()[0].second - s.spans()[0].first >= std::abs(step) && count > 0 && step != 0;
+    IndexSet grown = s;
+    grown.add_translates(step, count);
+    std::set<int64_t> got;
+    for (const Range& r : grown.spans())
+      for (int64_t v = r.first; v < r.second; ++v) got.insert(v);
+    ASSERT_EQ(got, want) << "step " << step << " count " << count;
+    ASSERT_EQ(grown, s.united(s.with_translates(step, 1, count)));
+  }
+  EXPECT_GT(in_place, 300);  // the in-place path is exercised
 }
 
 TEST(IndexSet, SliceDifferenceByOverlap) {
