@@ -1,12 +1,12 @@
 #pragma once
-// The search's random engine: Rng's sequence, bit for bit, computed as it is drawn.
+// The search's random engine: std::mt19937_64's sequence, bit for bit, computed as it is drawn.
 //
 // A search seeds a generator per candidate (each position of a batch has its own, so draws do
-// not depend on the threads), and a candidate draws a few dozen numbers. Rng fills
+// not depend on the threads), and a candidate draws a few dozen numbers. std::mt19937_64 fills
 // its 312 words of state on seeding and twists all of them on the first draw: about 2,000
 // cycles before the first number, 6% of a search's time on attention G1 / edge. This engine
 // seeds and twists each word when a draw first needs it — the same operations in the same
-// order, so the same numbers (tests/unit/rng_test.cpp compares them with Rng's).
+// order, so the same numbers (tests/unit/rng_test.cpp compares them with std::mt19937_64's).
 #include <cstdint>
 #include <limits>
 
@@ -17,7 +17,7 @@ class Rng {
   using result_type = uint64_t;
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
-  static constexpr result_type default_seed = 5489u;  // Rng's
+  static constexpr result_type default_seed = 5489u;  // std::mt19937_64's
 
   explicit Rng(result_type seed = default_seed) { this->seed(seed); }
   void seed(result_type seed) {

@@ -1,10 +1,11 @@
 #pragma once
 // What a tree's shape alone decides, kept across trees. Where tensors live (model/placement.h),
 // the ops below each tile by dimension (TileIndex), what each buffer's slice is made of
-// (BufferAccesses), which nodes have buffers below and which ops own which subtrees follow from a tree's nodes, their levels and kept intermediates and the
-// leaves' ops — not from its loops; and a search's candidates mostly differ in loops. The
-// shape of a tree seen before is looked up instead of worked out again (before it was kept,
-// about 10% of a search's instructions, and a third of an analysis's allocations).
+// (BufferAccesses), which nodes have buffers below and which subtrees are an op's own follow
+// from a tree's nodes, their levels and kept intermediates and the leaves' ops — not from its
+// loops; and a search's candidates mostly differ in loops. The shape of a tree seen before is
+// looked up instead of worked out again (before it was kept, about 10% of a search's
+// instructions, and a third of an analysis's allocations).
 #include <cstdint>
 #include <memory>
 #include <mutex>
