@@ -53,12 +53,13 @@ PhaseKey phase_key(const Dataflow& f, int node) {
   size_t words = 0;
   for (int i = node; i < end; ++i) {
     const TreeNode& n = f.nodes[static_cast<size_t>(i)];
-    words += 8 + n.levels.size() + 3 * n.loops.size() + 2 * n.keep.size() + n.children.size();
+    words += 7 + n.levels.size() + 3 * n.loops.size() + 2 * n.keep.size();
   }
   KeyWriter k(words);
   for (int i = node; i < end; ++i) {
     const TreeNode& n = f.nodes[static_cast<size_t>(i)];
     // Each field list is preceded by its length, so two different trees never flatten alike.
+    // Children are not listed: in pre-order the parents say which they are, and in what order.
     k.push(n.is_leaf), k.push(n.op), k.push(i == node ? -1 : n.parent - node);
     k.push(static_cast<int64_t>(n.prim));
     k.push(static_cast<int64_t>(n.levels.size()));
@@ -67,8 +68,6 @@ PhaseKey phase_key(const Dataflow& f, int node) {
     for (const Loop& l : n.loops) k.push(l.dim), k.push(l.factor), k.push(l.spatial);
     k.push(static_cast<int64_t>(n.keep.size()));
     for (const auto& [tensor, level] : n.keep) k.push(tensor), k.push(level);
-    k.push(static_cast<int64_t>(n.children.size()));
-    for (int c : n.children) k.push(c - node);
   }
   return k.done();
 }
