@@ -37,6 +37,7 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
       // it is not built (about half of a search's candidates).
       if (bars[i] < INFINITY && space_.cycles_floor(out.chosen[i]) > bars[i]) {
         ruled_out[i] = 1;
+        out.chosen[i] = Choice{};
       } else {
         trees[i] = space_.build(out.chosen[i], "candidate");
         keys[i] = tree_key(trees[i]);

@@ -18,7 +18,9 @@
 namespace dfx::mapper {
 
 struct ScoredBatch {
-  std::vector<Choice> chosen;  // per position: its candidate
+  // Per position: its candidate; empty where its cycles floor ruled it out (dropped on the
+  // thread that drew it: nothing uses a candidate that could not be used).
+  std::vector<Choice> chosen;
   std::vector<Scored> scored;  // per position: its result
   int64_t analyses = 0;        // analyses run for it (the rest were repeats or rejected early)
 };

@@ -39,7 +39,7 @@ class Searcher {
     std::shared_ptr<const model::Report> report;
     double cost = INFINITY;
     bool valid = false;
-    bool ruled_out = false;  // not analysed: it could not have been used (TreeScorer::score())
+    bool ruled_out = false;  // not analysed: it could not have been used (TreeScorer::score()); no choice kept
     uint64_t follows = 0;    // the named baselines (a handful) whose structure it follows, a bit each
   };
 
