@@ -20,6 +20,9 @@ class Rng {
   static constexpr result_type default_seed = 5489u;  // std::mt19937_64's
 
   explicit Rng(result_type seed = default_seed) { this->seed(seed); }
+  // Words not yet seeded hold nothing: a copy would read them. Generators are not copied.
+  Rng(const Rng&) = delete;
+  Rng& operator=(const Rng&) = delete;
   void seed(result_type seed) {
     x_[0] = seed;
     seeded_ = 1;
