@@ -4,10 +4,9 @@
 #include <cstdint>
 #include <functional>
 #include <random>
-
-#include "mapper/rng.h"
 #include <vector>
 
+#include "mapper/rng.h"
 #include "mapper/space.h"
 
 namespace dfx::mapper {

@@ -11,14 +11,13 @@
 #include <memory>
 #include <optional>
 #include <random>
-
-#include "mapper/rng.h"
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "mapper/batch_scorer.h"
 #include "mapper/lowering_check.h"
+#include "mapper/rng.h"
 #include "mapper/search.h"
 #include "mapper/space.h"
 #include "mapper/time_budget.h"

@@ -10,8 +10,6 @@
 #include <memory>
 #include <optional>
 #include <random>
-
-#include "mapper/rng.h"
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +17,7 @@
 #include "arch/arch.h"
 #include "mapper/factors.h"
 #include "mapper/pe_axes.h"
+#include "mapper/rng.h"
 #include "mapper/spatial_room.h"
 #include "mapper/template_levels.h"
 #include "model/dataflow.h"
