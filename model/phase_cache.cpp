@@ -1,47 +1,8 @@
 #include "model/phase_cache.h"
 
-#include <limits>
-
 #include "model/walk.h"
 
 namespace dfx::model {
-
-namespace {
-
-// A key written word by word, hashed as it goes: four lanes side by side (one multiply chain
-// would wait on each multiply in turn), each an FNV-style mix, folded together at the end.
-class KeyWriter {
- public:
-  explicit KeyWriter(size_t words) { words_.reserve(words); }
-  // The value, or for one outside 32 bits (never met in practice: factors and ids are small) an
-  // escape no plain word equals, then its two halves.
-  void push(int64_t v) {
-    if (v > kEscape && v <= std::numeric_limits<int32_t>::max()) return word(static_cast<int32_t>(v));
-    const auto u = static_cast<uint64_t>(v);
-    word(kEscape), word(static_cast<int32_t>(u >> 32)), word(static_cast<int32_t>(u & 0xffffffffu));
-  }
-  PhaseKey done() {
-    uint64_t out = words_.size();
-    for (uint64_t x : lane_) mix(out, x);
-    return PhaseKey{std::move(words_), out};
-  }
-
- private:
-  static constexpr int32_t kEscape = std::numeric_limits<int32_t>::min();
-  std::vector<int32_t> words_;
-  uint64_t lane_[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full};
-  static void mix(uint64_t& x, uint64_t w) {
-    x ^= w;
-    x *= 0x100000001b3ull;
-    x ^= x >> 29;
-  }
-  void word(int32_t w) {
-    mix(lane_[words_.size() & 3], static_cast<uint64_t>(static_cast<int64_t>(w)));
-    words_.push_back(w);
-  }
-};
-
-}  // namespace
 
 PhaseKey phase_key(const Dataflow& f, int node) {
   // Pre-order: the subtree is [node, end), where end follows its last node (the last child's last).
@@ -70,16 +31,6 @@ PhaseKey phase_key(const Dataflow& f, int node) {
     for (const auto& [tensor, level] : n.keep) k.push(tensor), k.push(level);
   }
   return k.done();
-}
-
-uint64_t hash_words(const std::vector<int64_t>& words) {
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the values, mixed a word at a time
-  for (int64_t v : words) {
-    h ^= static_cast<uint64_t>(v);
-    h *= 0x100000001b3ull;
-    h ^= h >> 29;
-  }
-  return h;
 }
 
 size_t PhaseCache::Hash::operator()(const PhaseKey& k) const { return static_cast<size_t>(k.hash); }

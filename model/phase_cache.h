@@ -5,9 +5,11 @@
 // climb step changes one group at a time. A phase that shares no buffer with the others costs
 // the same in any tree, so its analysis is looked up instead of walked again.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/dataflow.h"
@@ -32,7 +34,39 @@ struct PhaseKey {
   bool operator<(const PhaseKey& o) const { return words < o.words; }  // any strict order
 };
 PhaseKey phase_key(const Dataflow& f, int node);
-uint64_t hash_words(const std::vector<int64_t>& words);
+
+// A key written word by word, hashed as it goes: four lanes side by side (one multiply chain
+// would wait on each multiply in turn), each an FNV-style mix, folded together at the end.
+class KeyWriter {
+ public:
+  explicit KeyWriter(size_t words) { words_.reserve(words); }
+  // The value, or for one outside 32 bits (never met in practice: factors and ids are small) an
+  // escape no plain word equals, then its two halves.
+  void push(int64_t v) {
+    if (v > kEscape && v <= std::numeric_limits<int32_t>::max()) return word(static_cast<int32_t>(v));
+    const auto u = static_cast<uint64_t>(v);
+    word(kEscape), word(static_cast<int32_t>(u >> 32)), word(static_cast<int32_t>(u & 0xffffffffu));
+  }
+  PhaseKey done() {
+    uint64_t out = words_.size();
+    for (uint64_t x : lane_) mix(out, x);
+    return PhaseKey{std::move(words_), out};
+  }
+
+ private:
+  static constexpr int32_t kEscape = std::numeric_limits<int32_t>::min();
+  std::vector<int32_t> words_;
+  uint64_t lane_[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full};
+  static void mix(uint64_t& x, uint64_t w) {
+    x ^= w;
+    x *= 0x100000001b3ull;
+    x ^= x >> 29;
+  }
+  void word(int32_t w) {
+    mix(lane_[words_.size() & 3], static_cast<uint64_t>(static_cast<int64_t>(w)));
+    words_.push_back(w);
+  }
+};
 
 // Thread-safe: a search's worker threads share one. For one arch and one workload only (the
 // keys do not name them), and for trees without source locations (a kept phase's problems

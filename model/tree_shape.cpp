@@ -1,7 +1,5 @@
 #include "model/tree_shape.h"
 
-#include "model/phase_cache.h"
-
 namespace dfx::model {
 
 TreeShape::TreeShape(const arch::Arch& a, const Workload& w, const Dataflow& f) : TreeShape(w, f, place(a, w, f)) {}
@@ -14,25 +12,27 @@ TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
       subtree_end(subtree_ends(f)),
       own_op(own_ops(f)) {}
 
-void shape_key(const Dataflow& f, ShapeKey& key) {
-  key.clear();
-  key.push_back(static_cast<int64_t>(f.nodes.size()));
+ShapeKey shape_key(const Dataflow& f) {
+  size_t words = 1;
+  for (const TreeNode& n : f.nodes) words += 5 + n.levels.size() + 2 * n.keep.size();
+  KeyWriter key(words);
+  key.push(static_cast<int64_t>(f.nodes.size()));
   // Each list is preceded by its length, so two different shapes never flatten alike; a node's
   // children follow from the parents.
   for (const TreeNode& n : f.nodes) {
-    key.push_back(n.is_leaf), key.push_back(n.op), key.push_back(n.parent);
-    key.push_back(static_cast<int64_t>(n.levels.size()));
-    key.insert(key.end(), n.levels.begin(), n.levels.end());
-    key.push_back(static_cast<int64_t>(n.keep.size()));
-    for (const auto& [tensor, level] : n.keep) key.push_back(tensor), key.push_back(level);
+    key.push(n.is_leaf), key.push(n.op), key.push(n.parent);
+    key.push(static_cast<int64_t>(n.levels.size()));
+    for (int lv : n.levels) key.push(lv);
+    key.push(static_cast<int64_t>(n.keep.size()));
+    for (const auto& [tensor, level] : n.keep) key.push(tensor), key.push(level);
   }
+  return key.done();
 }
 
-size_t ShapeCache::Hash::operator()(const ShapeKey& k) const { return static_cast<size_t>(hash_words(k)); }
+size_t ShapeCache::Hash::operator()(const ShapeKey& k) const { return static_cast<size_t>(k.hash); }
 
 std::shared_ptr<const TreeShape> ShapeCache::shape(const arch::Arch& a, const Workload& w, const Dataflow& f) {
-  thread_local ShapeKey key;
-  shape_key(f, key);
+  ShapeKey key = shape_key(f);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = entries_.find(key); it != entries_.end()) return it->second;
@@ -40,7 +40,7 @@ std::shared_ptr<const TreeShape> ShapeCache::shape(const arch::Arch& a, const Wo
   auto placed = std::make_shared<const TreeShape>(a, w, f);
   std::lock_guard<std::mutex> lock(mutex_);
   if (entries_.size() >= kMaxEntries) entries_.clear();
-  entries_.emplace(key, placed);
+  entries_.emplace(std::move(key), placed);
   return placed;
 }
 

@@ -15,6 +15,7 @@
 #include "arch/arch.h"
 #include "model/compulsory.h"
 #include "model/dataflow.h"
+#include "model/phase_cache.h"
 #include "model/placement.h"
 #include "model/walk_scan.h"
 #include "model/walk_support.h"
@@ -35,9 +36,10 @@ struct TreeShape {
   std::vector<int> own_op;          // own_ops()
 };
 
-// Everything of the tree a TreeShape reads, as integers: equal keys, equal shapes.
-using ShapeKey = std::vector<int64_t>;
-void shape_key(const Dataflow& f, ShapeKey& key);
+// Everything of the tree a TreeShape reads, as integers (a key of model/phase_cache.h's form):
+// equal keys, equal shapes.
+using ShapeKey = PhaseKey;
+ShapeKey shape_key(const Dataflow& f);
 
 // Thread-safe: a search's worker threads share one. For one arch and one workload only (the
 // keys do not name them), and for trees without source locations (a placement's problems

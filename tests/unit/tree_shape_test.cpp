@@ -70,16 +70,13 @@ TEST(ShapeKey, LoopsDoNotCountWhereDataLivesDoes) {
   for (int tries = 0; tries < 50 && other.outer == one.outer; ++tries) other = space.retile(c, rng);
   ASSERT_NE(other.outer, one.outer) << "the test needs two tilings of one structure";
   other.spatial = one.spatial, other.own_trips = one.own_trips, other.home = one.home;
-  ShapeKey k1, k2;
-  shape_key(space.build(one, "one"), k1);
-  shape_key(space.build(other, "other"), k2);
-  EXPECT_EQ(k1, k2);
+  const ShapeKey k1 = shape_key(space.build(one, "one"));
+  EXPECT_EQ(k1, shape_key(space.build(other, "other")));
   // fc1's output waiting in the shared L2 instead of DRAM: a node keeps it there.
   mapper::Choice kept = one;
   kept.home.assign(w.ops.size(), 0);
   kept.home[1] = 1;
-  shape_key(space.build(kept, "kept"), k2);
-  EXPECT_NE(k1, k2);
+  EXPECT_NE(k1, shape_key(space.build(kept, "kept")));
 }
 
 }  // namespace
