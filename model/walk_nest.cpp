@@ -20,9 +20,13 @@ NestPlan NestPlan::for_run(size_t r) const {
     p.spatial_trips[classed] = run_count[r];
   }
   if (padded >= 0 && r >= runs_partial) --p.steps[padded].trips;  // it sits the partial step out
-  p.total = 1;
-  for (size_t j = 0; j < p.temporal; ++j) p.after[j] = p.total * (p.steps[j].trips - 1), p.total *= p.steps[j].trips;
+  p.count_steps();
   return p;
+}
+
+void NestPlan::count_steps() {
+  total = 1;
+  for (size_t j = 0; j < temporal; ++j) after[j] = total * (steps[j].trips - 1), total *= steps[j].trips;
 }
 
 bool NestPlan::moves(uint64_t dims, size_t j) const {
@@ -105,8 +109,7 @@ bool Walker<Held>::plan_nest(int node, const OpBoxes& boxes, NestPlan& plan) con
     e = c.chunk;
   }
   if (plan.padded >= 0 && plan.classed < 0) return false;  // the partial step's slices would be smaller
-  for (size_t j = 0; j < plan.temporal; ++j)
-    plan.after[j] = plan.total * (plan.steps[j].trips - 1), plan.total *= plan.steps[j].trips;
+  plan.count_steps();
   for (int d : op.dims) plan.points *= std::max<int64_t>(0, left[static_cast<size_t>(d)]);
   return plan.total > 1;
 }
@@ -364,12 +367,15 @@ double Walker<Held>::nest_time(const NestPlan& plan, const NestOperand* operands
   double latency = nest_time(plan, operands, count, first, i + 1, advanced);
   const bool padded = static_cast<int>(i) == plan.padded;
   const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
+  if (full < 2 && !padded) return latency;
+  // The middle steps and the partial last one both follow loop i's advance: the same time (the
+  // partial step's slices are the full ones', runs taking part or not).
+  const double next = nest_time(plan, operands, count, first, i + 1, static_cast<int>(i));
   if (full >= 2) {
     const int64_t middle = full - 1;
-    const double next = nest_time(plan, operands, count, first, i + 1, static_cast<int>(i));
     latency += middle == 1 ? next : next * static_cast<double>(middle);
   }
-  if (padded) latency += nest_time(plan, operands, count, first, i + 1, static_cast<int>(i));
+  if (padded) latency += next;
   return latency;
 }
 

@@ -78,6 +78,8 @@ struct NestPlan {
   bool moves(uint64_t dims, size_t j) const;
   // This plan for run r: its instances, and without the partial step if the run sits it out.
   NestPlan for_run(size_t r) const;
+  // `total` and `after` from the steps' trip counts.
+  void count_steps();
 };
 // One operand's buffer in the steps that move its slice.
 struct NestOperand {
