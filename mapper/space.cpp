@@ -1,6 +1,7 @@
 #include "mapper/space.h"
 
 #include <algorithm>
+#include <numeric>
 #include <atomic>
 #include <cassert>
 #include <optional>
@@ -80,6 +81,14 @@ std::vector<std::vector<int>> Space::group_members(const Choice& c) const {
     for (; o < end; ++o) members.push_back(static_cast<int>(o));
   }
   return g;
+}
+
+std::vector<int> Space::members_of(const Choice& c, int g) const {
+  const auto first = std::find(c.group_of.begin(), c.group_of.end(), g);  // a run, as in group_members
+  const auto end = std::find_if(first, c.group_of.end(), [g](int x) { return x != g; });
+  std::vector<int> members(static_cast<size_t>(end - first));
+  std::iota(members.begin(), members.end(), static_cast<int>(first - c.group_of.begin()));
+  return members;
 }
 
 int Space::groups(const Choice& c) const { return c.group_of.empty() ? 0 : c.group_of.back() + 1; }
@@ -390,7 +399,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
   }
   const int g = std::uniform_int_distribution<int>(0, groups(c) - 1)(rng);
   if ((gene == 2 || gene == 3) && !c.outer[static_cast<size_t>(g)].empty()) {
-    const std::vector<int> group_ops = group_members(c)[static_cast<size_t>(g)];
+    const std::vector<int> group_ops = members_of(c, g);
     const std::vector<int>& dims = outer_dims(group_ops);
     const size_t i = std::uniform_int_distribution<size_t>(0, dims.size() - 1)(rng);
     if (!may_tile(c, static_cast<size_t>(g), i)) return c;
@@ -420,7 +429,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
     pin_outer(c, static_cast<size_t>(g));
   }
   // Keep the group's spatial choices legal for its new extents; re-draw one op's.
-  const auto members = group_members(c)[static_cast<size_t>(g)];
+  const std::vector<int> members = members_of(c, g);
   const int redraw = pick(members, rng);
   // The loop below changes spatial choices only: the group's tiles stay.
   const model::OpBoxes first = group_tile(c, g);

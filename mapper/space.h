@@ -248,6 +248,7 @@ class Space {
   void restrict_group(Choice& c, size_t g, const std::function<bool(int)>& keep, bool spread) const;
   void attention_baselines(size_t second_gemm, std::vector<Baseline>& out) const;
   std::vector<std::vector<int>> group_members(const Choice& c) const;
+  std::vector<int> members_of(const Choice& c, int g) const;  // group_members(c)[g] alone
   void fill_tiling(Choice& c, Rng& rng) const;
   void fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, Rng& rng) const;
   // Where an op of group `members` may spread: its unit's axes on one core, or its part of

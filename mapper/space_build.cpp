@@ -17,10 +17,12 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     if (parent >= 0) f.nodes[static_cast<size_t>(parent)].children.push_back(id);
     return id;
   };
-  auto tile = [](std::vector<int> levels, model::Prim prim = model::Prim::Seq) {
+  // `kids`: how many children the tile will have (sized once: a Pipe group's tile has one per op).
+  auto tile = [](std::vector<int> levels, model::Prim prim = model::Prim::Seq, size_t kids = 1) {
     model::TreeNode n;
     n.levels = std::move(levels);
     n.prim = prim;
+    n.children.reserve(kids);
     return n;
   };
   auto loop = [](int dim, int64_t factor, bool spatial) {
@@ -29,15 +31,16 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     return l;
   };
   f.nodes.reserve(2 + 2 * c.prim.size() + 5 * w_.ops.size());  // the most a template tree has
-  const int root = add(-1, tile({0}));
+  auto members = group_members(c);
+  const int root = add(-1, tile({0}, model::Prim::Seq, members.size()));
   // Outputs that wait for later groups in a shared level: kept there at the root, where the
   // groups meet.
   for (size_t o = 0; o < c.home.size(); ++o)
     if (c.home[o] > 0) f.nodes[static_cast<size_t>(root)].keep.push_back({w_.ops[o].out.tensor, levels_.handover[static_cast<size_t>(c.home[o] - 1)]});
-  auto members = group_members(c);
   for (size_t g = 0; g < members.size(); ++g) {
     const std::vector<int>& dims = outer_dims(members[g]);
-    model::TreeNode outer = tile({0});
+    const bool own_loops = has_own_loops(c, members[g]);
+    model::TreeNode outer = tile({0}, model::Prim::Seq, own_loops ? members[g].size() : 1);
     outer.loops.reserve(dims.size() + 2);
     if (c.core_dim[g] >= 0) {
       const CoreSplit& s = core_splits(members[g])[static_cast<size_t>(c.core_dim[g])];
@@ -50,7 +53,6 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     // With loops of its ops' own at DRAM (Choice::own_trips) the group's primitive goes on its
     // DRAM tile, which keeps the intermediates that stay inside it in the buffer; otherwise on a
     // tile at the buffer under it.
-    const bool own_loops = has_own_loops(c, members[g]);
     int group_tile_node = -1;
     if (own_loops) {
       outer.prim = c.prim[g];
@@ -62,7 +64,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       }
       group_tile_node = add(root, std::move(outer));
     } else {
-      group_tile_node = add(add(root, std::move(outer)), tile(levels_.group, c.prim[g]));
+      group_tile_node = add(add(root, std::move(outer)), tile(levels_.group, c.prim[g], members[g].size()));
     }
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];

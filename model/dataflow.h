@@ -1,6 +1,7 @@
 #pragma once
 // The tile tree (flow.yaml): tiles at memory levels with ordered loops and an inter-tile
 // primitive for their children; leaves are operators.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,6 +62,17 @@ class OpSet {
   OpSet& operator|=(const OpSet& x) {
     for (size_t i = 0; i < words_.size(); ++i) words_[i] |= x.words_[i];
     return *this;
+  }
+  void clear() { std::fill(words_.begin(), words_.end(), 0); }
+  bool intersects(const OpSet& x) const {
+    for (size_t i = 0; i < words_.size(); ++i)
+      if (words_[i] & x.words_[i]) return true;
+    return false;
+  }
+  bool contains(const OpSet& x) const {  // every op of x is here
+    for (size_t i = 0; i < words_.size(); ++i)
+      if ((words_[i] & x.words_[i]) != x.words_[i]) return false;
+    return true;
   }
 
  private:

@@ -193,6 +193,9 @@ void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, 
     if (seen[o] > 1)
       diag.add(root.loc, "op '" + w.ops[o].name + "' appears " + std::to_string(seen[o]) + " times");
   }
+  std::vector<OpSet> users(w.dims.size(), OpSet(w.ops.size()));  // per dim: the ops that use it
+  for (size_t o = 0; o < w.ops.size(); ++o)
+    for (int d : w.ops[o].dims) users[static_cast<size_t>(d)].insert(o);
   for (size_t i = 0; i < f.nodes.size(); ++i) {
     const auto& n = f.nodes[i];
     if (n.parent >= 0 && !n.is_leaf) {
@@ -204,9 +207,7 @@ void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, 
                                 a.levels[static_cast<size_t>(pl)].name + "'");
     }
     for (const auto& loop : n.loops) {
-      bool used = false;
-      for (size_t o = 0; o < w.ops.size(); ++o) used |= below[i][o] && w.ops[o].uses_dim(loop.dim);
-      if (!used)
+      if (!below[i].intersects(users[static_cast<size_t>(loop.dim)]))
         diag.add(loop.loc, "loop over '" + w.dims[static_cast<size_t>(loop.dim)].name +
                                "' but no op below this tile uses that dimension");
     }
@@ -322,12 +323,14 @@ OpsBelow ops_below(const Dataflow& f, size_t n_ops) {
 }
 
 int fusion_tile(const OpsBelow& below, const Tensor& t) {
+  if (below.empty()) return 0;
+  OpSet meet = below[0];  // sized alike, then just the producer and its consumers
+  meet.clear();
+  meet.insert(static_cast<size_t>(t.producer));
+  for (int c : t.consumers) meet.insert(static_cast<size_t>(c));
   int deepest = 0;
-  for (size_t i = 0; i < below.size(); ++i) {
-    bool all = below[i][static_cast<size_t>(t.producer)];
-    for (int c : t.consumers) all = all && below[i][static_cast<size_t>(c)];
-    if (all) deepest = static_cast<int>(i);  // pre-order: the last such node is the deepest
-  }
+  for (size_t i = 0; i < below.size(); ++i)
+    if (below[i].contains(meet)) deepest = static_cast<int>(i);  // pre-order: the last such node is the deepest
   return deepest;
 }
 

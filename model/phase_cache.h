@@ -39,16 +39,21 @@ PhaseKey phase_key(const Dataflow& f, int node);
 // would wait on each multiply in turn), each an FNV-style mix, folded together at the end.
 class KeyWriter {
  public:
-  explicit KeyWriter(size_t words) { words_.reserve(words); }
+  // `words`: the key's length without escapes (its storage is made once, at that size).
+  explicit KeyWriter(size_t words) : words_(words) {}
   // The value, or for one outside 32 bits (never met in practice: factors and ids are small) an
   // escape no plain word equals, then its two halves.
   void push(int64_t v) {
-    if (v > kEscape && v <= std::numeric_limits<int32_t>::max()) return word(static_cast<int32_t>(v));
-    const auto u = static_cast<uint64_t>(v);
-    word(kEscape), word(static_cast<int32_t>(u >> 32)), word(static_cast<int32_t>(u & 0xffffffffu));
+    if (__builtin_expect(v > kEscape && v <= std::numeric_limits<int32_t>::max() && written_ < words_.size(), 1)) {
+      mix(lane_[written_ & 3], static_cast<uint64_t>(v));
+      words_[written_++] = static_cast<int32_t>(v);
+      return;
+    }
+    push_rare(v);
   }
   PhaseKey done() {
-    uint64_t out = words_.size();
+    words_.resize(written_);
+    uint64_t out = written_;
     for (uint64_t x : lane_) mix(out, x);
     return PhaseKey{std::move(words_), out};
   }
@@ -56,15 +61,24 @@ class KeyWriter {
  private:
   static constexpr int32_t kEscape = std::numeric_limits<int32_t>::min();
   std::vector<int32_t> words_;
+  size_t written_ = 0;
   uint64_t lane_[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full};
   static void mix(uint64_t& x, uint64_t w) {
     x ^= w;
     x *= 0x100000001b3ull;
     x ^= x >> 29;
   }
+  // An escaped value, or a word past the storage (escapes took the room): kept out of push(),
+  // which is inlined where keys are written.
+  __attribute__((noinline)) void push_rare(int64_t v) {
+    if (v > kEscape && v <= std::numeric_limits<int32_t>::max()) return word(static_cast<int32_t>(v));
+    const auto u = static_cast<uint64_t>(v);
+    word(kEscape), word(static_cast<int32_t>(u >> 32)), word(static_cast<int32_t>(u & 0xffffffffu));
+  }
   void word(int32_t w) {
-    mix(lane_[words_.size() & 3], static_cast<uint64_t>(static_cast<int64_t>(w)));
-    words_.push_back(w);
+    if (__builtin_expect(written_ == words_.size(), 0)) words_.resize(2 * written_ + 4);  // escapes took the room
+    mix(lane_[written_ & 3], static_cast<uint64_t>(static_cast<int64_t>(w)));
+    words_[written_++] = w;
   }
 };
 

@@ -10,7 +10,8 @@ TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
       accesses(w, f, placement),
       buffers_below(owners_below(w, f, placement)),
       subtree_end(subtree_ends(f)),
-      own_op(own_ops(f)) {}
+      own_op(own_ops(f)),
+      scan_basis(model::scan_basis(w)) {}
 
 ShapeKey shape_key(const Dataflow& f) {
   size_t words = 1;

@@ -34,6 +34,7 @@ struct TreeShape {
   std::vector<char> buffers_below;  // owners_below() (model/walk_scan.h)
   std::vector<int> subtree_end;     // subtree_ends() (model/walk_support.h)
   std::vector<int> own_op;          // own_ops()
+  ScanBasis scan_basis;             // scan_basis() (model/walk_scan.h): the workload's, kept here
 };
 
 // Everything of the tree a TreeShape reads, as integers (a key of model/phase_cache.h's form):

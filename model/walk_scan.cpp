@@ -7,10 +7,40 @@
 
 namespace dfx::model {
 
-InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index, const std::vector<char>& buffers_below)
-    : w_(w), f_(f), index_(index), buffers_below_(buffers_below) {
-  plain_ = accesses_plain();
+InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index, const std::vector<char>& buffers_below,
+                           const ScanBasis& basis)
+    : w_(w), f_(f), index_(index), buffers_below_(buffers_below), basis_(basis) {
+  plain_ = basis.plain;
   to_scan_ = subtrees_to_scan();
+}
+
+ScanBasis scan_basis(const Workload& w) {
+  ScanBasis b;
+  auto plain = [](const TensorAccess& acc) {
+    for (const auto& ix : acc.index)
+      if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms.front().coef != 1)) return false;
+    return true;
+  };
+  b.plain = w.every_access(plain);
+  if (w.dims.size() > 64 || !b.plain) return b;
+  b.tied.resize(w.dims.size());
+  for (size_t d = 0; d < b.tied.size(); ++d) b.tied[d] = uint64_t{1} << d;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Op& op : w.ops)
+      for (const auto& in : op.inputs) {
+        const int producer = w.tensors[static_cast<size_t>(in.tensor)].producer;
+        if (producer < 0) continue;
+        const TensorAccess& out = w.ops[static_cast<size_t>(producer)].out;
+        for (size_t j = 0; j < in.index.size() && j < out.index.size(); ++j) {
+          if (in.index[j].terms.empty() || out.index[j].terms.empty()) continue;
+          auto& x = b.tied[static_cast<size_t>(in.index[j].terms[0].dim)];
+          auto& y = b.tied[static_cast<size_t>(out.index[j].terms[0].dim)];
+          if (x != y) x = y = x | y, grew = true;
+        }
+      }
+  }
+  return b;
 }
 
 std::vector<char> owners_below(const Workload& w, const Dataflow& f, const Placement& p) {
@@ -33,24 +63,7 @@ std::vector<char> owners_below(const Workload& w, const Dataflow& f, const Place
 std::vector<char> InstanceScan::subtrees_to_scan() const {
   std::vector<char> scan(f_.nodes.size(), 1);
   if (w_.dims.size() > 64 || !plain_) return scan;
-  // Dims a fused read ties together, position by position: one class each (bit masks).
-  std::vector<uint64_t> tied(w_.dims.size());
-  for (size_t d = 0; d < tied.size(); ++d) tied[d] = uint64_t{1} << d;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const Op& op : w_.ops)
-      for (const auto& in : op.inputs) {
-        const int producer = w_.tensors[static_cast<size_t>(in.tensor)].producer;
-        if (producer < 0) continue;
-        const TensorAccess& out = w_.ops[static_cast<size_t>(producer)].out;
-        for (size_t j = 0; j < in.index.size() && j < out.index.size(); ++j) {
-          if (in.index[j].terms.empty() || out.index[j].terms.empty()) continue;
-          auto& a = tied[static_cast<size_t>(in.index[j].terms[0].dim)];
-          auto& b = tied[static_cast<size_t>(out.index[j].terms[0].dim)];
-          if (a != b) a = b = a | b, grew = true;
-        }
-      }
-  }
+  const std::vector<uint64_t>& tied = basis_.tied;  // dims a fused read ties together
   // Nodes are in pre-order: a parent's extents and cut dims are known before its children's.
   const size_t dims = w_.dims.size();
   std::vector<int64_t> left(f_.nodes.size() * dims);  // [node * dims + dim]: what the loops above leave
@@ -75,15 +88,6 @@ std::vector<char> InstanceScan::subtrees_to_scan() const {
   for (size_t i = f_.nodes.size(); i-- > 1;)
     if (scan[i]) scan[static_cast<size_t>(f_.nodes[i].parent)] = 1;
   return scan;
-}
-
-bool InstanceScan::accesses_plain() const {
-  auto plain = [](const TensorAccess& acc) {
-    for (const auto& ix : acc.index)
-      if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms.front().coef != 1)) return false;
-    return true;
-  };
-  return w_.every_access(plain);
 }
 
 bool InstanceScan::scan(int node, const OpBoxes& boxes, InstanceCounts& found) {

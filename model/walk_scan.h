@@ -2,6 +2,7 @@
 // Instance classes: before a subtree is walked, how many instances each of its spatial loops runs
 // in each step (a partial tile above one runs fewer), so that the walks can take a loop whose
 // count changes in runs of alike instances from its first step on. Internal to model/.
+#include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
@@ -18,10 +19,21 @@ using InstanceCounts = std::map<std::pair<int, size_t>, std::vector<int64_t>>;
 // instances as one run however many run in a step: runs of them would differ in work alone.
 std::vector<char> owners_below(const Workload& w, const Dataflow& f, const Placement& p);
 
+// What InstanceScan needs of the workload alone (kept with a tree's shape, model/tree_shape.h):
+// whether every access is a plain dim, and the dims a fused read ties together, position by
+// position (one class each, as bit masks; empty past 64 dims).
+struct ScanBasis {
+  bool plain = false;
+  std::vector<uint64_t> tied;
+};
+ScanBasis scan_basis(const Workload& w);
+
 class InstanceScan {
  public:
-  // `buffers_below`: owners_below() (kept with the tree's shape, model/tree_shape.h).
-  InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index, const std::vector<char>& buffers_below);
+  // `buffers_below`: owners_below(); `basis`: scan_basis() (both kept with the tree's shape,
+  // model/tree_shape.h).
+  InstanceScan(const Workload& w, const Dataflow& f, const TileIndex& index, const std::vector<char>& buffers_below,
+               const ScanBasis& basis);
   // owners_below(), per node.
   bool buffers_below(int node) const { return buffers_below_[static_cast<size_t>(node)]; }
   // Adds what `node`'s subtree runs, from `boxes`, to `found`; false when nothing below can
@@ -34,9 +46,9 @@ class InstanceScan {
   const TileIndex& index_;
   BoxPool pool_;
   const std::vector<char>& buffers_below_;
-  bool plain_ = false;         // every access a plain dim (accesses_plain)
+  const ScanBasis& basis_;
+  bool plain_ = false;         // every access a plain dim (ScanBasis)
   std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
-  bool accesses_plain() const;
   std::vector<char> subtrees_to_scan() const;
   void loops(int node, size_t li, OpBoxes& boxes, InstanceCounts& found);
 };

@@ -110,7 +110,7 @@ class Walker {
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
       : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
-        scan_(w, f, index_, shape.buffers_below), subtree_end_(shape.subtree_end), own_op_(shape.own_op), instructions_(a, w, f),
+        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), subtree_end_(shape.subtree_end), own_op_(shape.own_op), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
