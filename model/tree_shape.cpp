@@ -11,7 +11,16 @@ TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
       buffers_below(owners_below(w, f, placement)),
       subtree_end(subtree_ends(f)),
       own_op(own_ops(f)),
-      scan_basis(model::scan_basis(w)) {}
+      scan_basis(model::scan_basis(w)),
+      owned(f.nodes.size()),
+      fused(f.nodes.size()) {
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    const TensorPlacement& tp = placement.tensors[t];
+    for (size_t i = 0; i < f.nodes.size(); ++i)
+      if (tp.owner[i]) owned[i].push_back(static_cast<int>(t));
+    if (w.tensors[t].is_intermediate()) fused[static_cast<size_t>(tp.region)].push_back(static_cast<int>(t));
+  }
+}
 
 ShapeKey shape_key(const Dataflow& f) {
   size_t words = 1;

@@ -60,8 +60,8 @@ Time Walker<Held>::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
   double colliding_waits[2] = {0, 0}, colliding[2] = {0, 0};  // [0] loads, [1] stores
   double deferred = 0, staged = 0;
   std::vector<std::pair<size_t, double>> later;
-  for (size_t t = 0; t < w_.tensors.size(); ++t) {
-    if (!p_.tensors[t].owner[static_cast<size_t>(node)]) continue;
+  for (const int owned : owned_[static_cast<size_t>(node)]) {
+    const auto t = static_cast<size_t>(owned);
     const bool computed = computed_;
     const Moved m = activate(node, static_cast<int>(t), boxes, weight);
     if (const size_t reader = later_reader(node, static_cast<int>(t)); reader > 0 && m.load > 0) {
@@ -168,9 +168,9 @@ Time Walker<Held>::children(int node, const OpBoxes& boxes, int64_t weight) {
   // An intermediate whose fusion point is this tile lives at its home while the children run
   // (on a stack the nested calls share: no vector per call).
   const size_t homes_from = homes_.size();
-  for (size_t t = 0; t < w_.tensors.size(); ++t) {
+  for (const int fused : fused_[static_cast<size_t>(node)]) {
+    const auto t = static_cast<size_t>(fused);
     const auto& tp = p_.tensors[t];
-    if (!w_.tensors[t].is_intermediate() || tp.region != node) continue;
     const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[t].producer)];
     int64_t elems = slice_size(access_slice(prod.out, boxes[static_cast<size_t>(w_.tensors[t].producer)]));
     add_occupancy(tp.home, static_cast<int>(t), inst_ctx_, elems);
@@ -181,8 +181,8 @@ Time Walker<Held>::children(int node, const OpBoxes& boxes, int64_t weight) {
   // Children in turn that hand an intermediate over through DRAM (or any level no program
   // addresses): each drains before the next starts.
   bool phases = false;
-  for (size_t t = 0; drop && t < w_.tensors.size(); ++t)
-    phases |= w_.tensors[t].is_intermediate() && p_.tensors[t].region == node && !a_.addressable(p_.tensors[t].home);
+  if (drop)
+    for (const int t : fused_[static_cast<size_t>(node)]) phases |= !a_.addressable(p_.tensors[static_cast<size_t>(t)].home);
   Time total;
   for (size_t i = 0; i < n.children.size(); ++i) {
     if (drop) drop_for_sibling(node, n.children[i]);

@@ -51,10 +51,9 @@ bool Walker<Held>::nest_shape(int node) {
   const int leaf = r.children[0];
   // Operands each read or written once by the op (one box, moved as the op's box moves).
   size_t operands = 0;
-  for (size_t t = 0; t < w_.tensors.size(); ++t) {
-    if (!p_.tensors[t].owner[static_cast<size_t>(reg)]) continue;
+  for (const int t : owned_[static_cast<size_t>(reg)]) {
     ++operands;
-    const BufferAccesses::Accesses by = accesses_.of(reg, static_cast<int>(t));
+    const BufferAccesses::Accesses by = accesses_.of(reg, t);
     if (by.end() - by.begin() != 1) return false;
   }
   if (operands > kMaxNestOperands) return false;
@@ -335,9 +334,8 @@ size_t Walker<Held>::count_later_steps(int node, int reg, int leaf, const NestPl
     for (size_t li = plan.temporal, k = 0; li < n.loops.size(); ++li, ++k)
       inst_ctx_ = contexts_.enter(inst_ctx_, instance_key(node, li, static_cast<int>(k) == plan.classed ? static_cast<int64_t>(r) : 0));
     count = 0;
-    for (size_t t = 0; t < w_.tensors.size(); ++t) {
-      if (!p_.tensors[t].owner[static_cast<size_t>(reg)]) continue;
-      NestOperand h = nest_operand(reg, static_cast<int>(t), run, weight);
+    for (const int t : owned_[static_cast<size_t>(reg)]) {
+      NestOperand h = nest_operand(reg, t, run, weight);
       // A later run sends what the earlier ones did not: nothing where its slice is theirs.
       if (r > 0 && h.multicast && !(h.dims >> classed_dim & 1)) h.shared = 0;
       move_on(h, run, weight * run.instances);

@@ -110,7 +110,7 @@ class Walker {
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
       : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
-        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), subtree_end_(shape.subtree_end), own_op_(shape.own_op), instructions_(a, w, f),
+        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
@@ -241,6 +241,8 @@ class Walker {
   // Per node: the op whose own tiles start there (the topmost node with that op's leaf alone
   // below it), or -1; see WalkResult::op_cycles.
   const std::vector<int>& own_op_;  // own_ops(): see WalkResult::op_cycles
+  const std::vector<std::vector<int>>& owned_;  // TreeShape::owned: per node, the tensors it keeps buffers of
+  const std::vector<std::vector<int>>& fused_;  // TreeShape::fused: per node, the intermediates fused there
   double repeat_ = 1;  // iterations the current visit stands for (a representative's `middle`s)
   int untimed_ = 0;    // inside a spatial loop's later pass, whose time the first pass's stands for
   // Adds a visit's latency to the op whose own tiles start at `node`, if any.
