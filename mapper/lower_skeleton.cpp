@@ -50,7 +50,7 @@ class Builder {
     for (int op : ops)
       for (int d : w_.ops[static_cast<size_t>(op)].reduction_dims)
         if (d == l.dim)
-          throw InputError(l.loc, "this loop spreads '" + w_.dims[static_cast<size_t>(d)].name + "', a reduction of operator '" +
+          throw InputError(f_.loc_of(l), "this loop spreads '" + w_.dims[static_cast<size_t>(d)].name + "', a reduction of operator '" +
                                       w_.ops[static_cast<size_t>(op)].name + "', over cores; lowering needs each core to finish "
                                       "its own results (cores do not add each other's partial sums)");
   }
@@ -91,7 +91,7 @@ class Builder {
     for (const model::Loop& l : t.loops) {
       const auto d = static_cast<size_t>(l.dim);
       if (ext[d] % l.factor != 0)
-        throw InputError(l.loc, "lowering needs every factor to divide its extent: " + std::to_string(l.factor) + " does not divide " +
+        throw InputError(f_.loc_of(l), "lowering needs every factor to divide its extent: " + std::to_string(l.factor) + " does not divide " +
                                     w_.dims[d].name + " = " + std::to_string(ext[d]));
       ext[d] /= l.factor;
       if (l.factor == 1) continue;

@@ -195,6 +195,14 @@ class Space {
   // loops, outermost first; its reduction loops follow them. Orders are the permutations of those
   // dims in lexicographic rank, 0 (the workload's order) to loop_orders(op) - 1.
   std::vector<size_t> ordered_dims(size_t op, int order) const;
+  // The dims (positions in op.dims) of an op's tile loops, outermost first: ordered_dims, then
+  // its reductions (innermost: the output stays put). Tabulated per op and order (a tree is
+  // built for most candidates) up to kTabulatedOrders orders; else made into `made`.
+  const std::vector<size_t>& nest_order(size_t op, int order, std::vector<size_t>& made) const;
+  std::vector<size_t> nest_order_of(size_t op, int order) const;
+  void tabulate_nest_orders();
+  static constexpr int kTabulatedOrders = 720;
+  std::vector<std::vector<std::vector<size_t>>> nest_orders_;  // [op][order]
   int loop_orders(size_t op) const;  // (non-reduction dims)!, 1 when there are none
   // Random draws take a rotation of the workload's order; tiling_options lists every order.
   int pick_order(size_t op, Rng& rng) const;

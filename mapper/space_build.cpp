@@ -71,11 +71,10 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       const std::vector<int64_t> ext = op_tile_extents(boxes, c, static_cast<size_t>(o));
       const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
-      // stays put), the others in the order the choice ranks (Space::ordered_dims).
-      std::vector<size_t> keep = ordered_dims(static_cast<size_t>(o), c.order[static_cast<size_t>(o)]), reduce;
-      for (size_t i = 0; i < op.dims.size(); ++i)
-        if (std::find(op.reduction_dims.begin(), op.reduction_dims.end(), op.dims[i]) != op.reduction_dims.end()) reduce.push_back(i);
-      keep.insert(keep.end(), reduce.begin(), reduce.end());
+      // stays put), the others in the order the choice ranks (Space::nest_order).
+      std::vector<size_t> made;
+      const std::vector<size_t>& keep = nest_order(static_cast<size_t>(o), c.order[static_cast<size_t>(o)], made);
+      const size_t reductions = op.reduction_dims.size();
       int parent = group_tile_node;
       if (own_loops) {  // its own loops at DRAM, in the order of its tile's
         model::TreeNode own = tile({0});
@@ -96,7 +95,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       if (stage) staged.loops.reserve(op.dims.size());
       for (size_t k = 0; k < keep.size(); ++k) {
         const size_t i = keep[k];
-        const bool reduction = k >= keep.size() - reduce.size();
+        const bool reduction = k >= keep.size() - reductions;
         const int64_t steps = (ext[i] + sp[i] - 1) / sp[i];  // a padded spread's last step runs fewer
         if (steps > 1) (stage && !reduction ? staged : op_tile).loops.push_back(loop(op.dims[i], steps, false));
       }

@@ -216,6 +216,30 @@ std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
   return out;
 }
 
+std::vector<size_t> Space::nest_order_of(size_t op, int order) const {
+  const model::Op& o = w_.ops[op];
+  std::vector<size_t> dims = ordered_dims(op, order);
+  for (size_t i = 0; i < o.dims.size(); ++i)
+    if (std::find(o.reduction_dims.begin(), o.reduction_dims.end(), o.dims[i]) != o.reduction_dims.end()) dims.push_back(i);
+  return dims;
+}
+
+void Space::tabulate_nest_orders() {
+  nest_orders_.resize(w_.ops.size());
+  for (size_t op = 0; op < w_.ops.size(); ++op) {
+    const int orders = loop_orders(op);
+    if (orders > kTabulatedOrders) continue;
+    for (int r = 0; r < orders; ++r) nest_orders_[op].push_back(nest_order_of(op, r));
+  }
+}
+
+const std::vector<size_t>& Space::nest_order(size_t op, int order, std::vector<size_t>& made) const {
+  const auto& table = nest_orders_[op];
+  if (!table.empty()) return table[static_cast<size_t>(order % static_cast<int>(table.size()))];
+  made = nest_order_of(op, order);
+  return made;
+}
+
 int Space::loop_orders(size_t op) const { return factorial(output_dims(w_.ops[op]).size()); }
 
 int Space::pick_order(size_t op, Rng& rng) const {

@@ -21,7 +21,10 @@ struct Loop {
   int dim = -1;
   int64_t factor = 1;  // number of iterations; chunks are ceil(extent/factor), the last may be partial
   bool spatial = false;
-  SourceLoc loc;
+  // Where the loop was written: an index into its tree's Dataflow::loop_locs (-1: nowhere, a
+  // tree built in code). Kept apart: a search builds and reads loops by the million, and two
+  // strings in each made them four times larger.
+  int loc = -1;
 };
 
 struct TreeNode {
@@ -41,7 +44,17 @@ struct TreeNode {
 struct Dataflow {
   std::string name;
   std::vector<TreeNode> nodes;  // nodes[0] is the root
+  std::vector<SourceLoc> loop_locs;  // see Loop::loc
   const TreeNode& root() const { return nodes.front(); }
+  // Where `l`, a loop of this tree, was written (an empty location when nowhere).
+  const SourceLoc& loc_of(const Loop& l) const {
+    static const SourceLoc nowhere;
+    return l.loc >= 0 ? loop_locs[static_cast<size_t>(l.loc)] : nowhere;
+  }
+  int add_loop_loc(SourceLoc loc) {
+    loop_locs.push_back(std::move(loc));
+    return static_cast<int>(loop_locs.size()) - 1;
+  }
 };
 
 // Contract: returns a dataflow whose names all resolve and whose structure is sound (every op

@@ -24,6 +24,7 @@ class TreeReader {
   }
 
   int read(const ConfigNode& n, int parent, Dataflow& f) {
+    f_ = &f;
     int id = static_cast<int>(f.nodes.size());
     f.nodes.emplace_back();
     f.nodes[static_cast<size_t>(id)].parent = parent;
@@ -63,6 +64,7 @@ class TreeReader {
   const arch::Arch& a_;
   const Workload& w_;
   Diagnostics& diag_;
+  Dataflow* f_ = nullptr;  // the tree being read (its loops' locations go there)
   std::vector<std::string> level_names_, dim_names_, op_names_;
 
   void read_levels(MapReader& r, TreeNode& node) {
@@ -92,7 +94,7 @@ class TreeReader {
     // "m:8" temporal, "m:8:sp" spatial.
     std::string s = item.scalar();
     Loop loop;
-    loop.loc = item.loc();
+    loop.loc = f_->add_loop_loc(item.loc());
     size_t c1 = s.find(':');
     std::string dim = s.substr(0, c1);
     std::string rest = c1 == std::string::npos ? "" : s.substr(c1 + 1);
@@ -132,7 +134,7 @@ class TreeReader {
       }
       MapReader lr(item, diag_);
       Loop loop;
-      loop.loc = item.loc();
+      loop.loc = f_->add_loop_loc(item.loc());
       std::string dim = lr.str("dim", true).value_or("");
       loop.dim = w_.dim_index(dim);
       if (lr.ok() && loop.dim < 0)
@@ -208,7 +210,7 @@ void check_structure(const Dataflow& f, const arch::Arch& a, const Workload& w, 
     }
     for (const auto& loop : n.loops) {
       if (!below[i].intersects(users[static_cast<size_t>(loop.dim)]))
-        diag.add(loop.loc, "loop over '" + w.dims[static_cast<size_t>(loop.dim)].name +
+        diag.add(f.loc_of(loop), "loop over '" + w.dims[static_cast<size_t>(loop.dim)].name +
                                "' but no op below this tile uses that dimension");
     }
     if (n.prim == Prim::Para) {
@@ -268,7 +270,7 @@ void check_fusion_points(const Dataflow& f, const Workload& w, const OpsBelow& b
               read_as = w.index_text(ix);
             }
           if (!same)
-            diag.add(loop.loc, "loop over '" + w.dims[static_cast<size_t>(loop.dim)].name +
+            diag.add(f.loc_of(loop), "loop over '" + w.dims[static_cast<size_t>(loop.dim)].name +
                                    "', an output dimension of '" + prod.name + "' that its consumers read as '" +
                                    read_as +
                                    "', sits at or above where '" + t.name +
@@ -278,7 +280,7 @@ void check_fusion_points(const Dataflow& f, const Workload& w, const OpsBelow& b
       for (const auto& loop : f.nodes[static_cast<size_t>(n)].loops)
         for (int rd : prod.reduction_dims)
           if (loop.dim == rd)
-            diag.add(loop.loc, "loop over '" + w.dims[static_cast<size_t>(rd)].name +
+            diag.add(f.loc_of(loop), "loop over '" + w.dims[static_cast<size_t>(rd)].name +
                                    "', a reduction of '" + prod.name + "', sits at or above where '" +
                                    t.name + "' is consumed: its consumers would read partial sums");
   }

@@ -228,7 +228,7 @@ Time Walker<Held>::loops(int node, size_t li, const OpBoxes& boxes, int64_t weig
   // its instances idle): the factors a tree gives its full tiles need not fit the remainder. In
   // full tiles it is a mistake.
   if (loop.factor > extent && partial_ == 0) {
-    problem(loop.loc, "factor " + std::to_string(loop.factor) + " for '" +
+    problem(f_.loc_of(loop), "factor " + std::to_string(loop.factor) + " for '" +
                           w_.dims[static_cast<size_t>(loop.dim)].name + "' exceeds its extent " +
                           std::to_string(extent) + " here");
     return {};
@@ -318,7 +318,7 @@ bool Walker<Held>::spatial_split_ok(int node, size_t li, int64_t extent, const C
   SpatialSplit& split = it->second;
   auto where = [&] { return "spatial loop " + w_.dims[static_cast<size_t>(loop.dim)].name + ":" + std::to_string(loop.factor); };
   if (!fresh && split.extent != extent && (split.chunk != chunk || !split.even || !even)) {
-    problem(loop.loc, where() + " splits extent " + std::to_string(split.extent) + " in one step and " +
+    problem(f_.loc_of(loop), where() + " splits extent " + std::to_string(split.extent) + " in one step and " +
                           std::to_string(extent) + " in another (a partial tile above it) into different pieces; "
                           "steps may differ only in how many instances run, each taking the same chunk");
     return false;
@@ -329,7 +329,7 @@ bool Walker<Held>::spatial_split_ok(int node, size_t li, int64_t extent, const C
   if (!alike && !nothing_steps_below(node, li) && split.may_step < 0)
     split.may_step = model::runs_may_step_below(a_, f_, p_, node, split_with_uses(node, li).uses) ? 1 : 0;
   if (!alike && split.may_step == 0) {
-    problem(loop.loc, where() + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
+    problem(f_.loc_of(loop), where() + (even ? " runs " + std::to_string(split.counts.front()) + " instances in one step and " +
                                             std::to_string(split.counts.back()) + " in another"
                                       : " splits extent " + std::to_string(extent) + " unevenly") +
                           " above a temporal loop or loops below that fill buffers from a multicast source its instances "
@@ -339,7 +339,7 @@ bool Walker<Held>::spatial_split_ok(int node, size_t li, int64_t extent, const C
     return false;
   }
   if (static_cast<int64_t>(split.counts.size()) >= kMaxPasses) {
-    problem(loop.loc, where() + " runs " + std::to_string(split.counts.size()) + " different numbers of instances; at most " +
+    problem(f_.loc_of(loop), where() + " runs " + std::to_string(split.counts.size()) + " different numbers of instances; at most " +
                           std::to_string(kMaxPasses - 1) + " are supported");
     return false;
   }

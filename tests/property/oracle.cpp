@@ -289,7 +289,7 @@ class Brute {
                         "' exceeds its extent " + std::to_string(extent) + " here";
       for (const auto& pr : r_.problems)
         if (pr.message == msg) return;
-      r_.problems.push_back({l.loc, msg});
+      r_.problems.push_back({f_.loc_of(l), msg});
       return;
     }
     const int64_t chunk = (extent + l.factor - 1) / l.factor;
@@ -298,7 +298,7 @@ class Brute {
       const bool even = extent % chunk == 0;
       const bool was_even = it->second.first % it->second.second == 0;
       if (!fresh && it->second.first != extent && (it->second.second != chunk || !even || !was_even)) {
-        r_.problems.push_back({l.loc, "spatial split of a varying extent into different chunks"});
+        r_.problems.push_back({f_.loc_of(l), "spatial split of a varying extent into different chunks"});
         return;
       }
       if (it->second.first != extent) varying_.insert({node, li});
@@ -308,7 +308,7 @@ class Brute {
       // allows it (model::runs_may_step_below).
       if ((!even || varying_.count({node, li})) && !nothing_steps_below(node, li) &&
           !model::runs_may_step_below(a_, f_, p_, node, model::dim_uses(w_, p_, node, l.dim))) {
-        r_.problems.push_back({l.loc, "spatial instances not alike above other loops"});
+        r_.problems.push_back({f_.loc_of(l), "spatial instances not alike above other loops"});
         return;
       }
     }
