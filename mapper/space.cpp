@@ -161,7 +161,9 @@ std::vector<int> Space::dims_outside(const std::vector<int>& ops) const {
 // (~4 times a candidate, ~9 k instructions each): the last ones are kept per thread, each
 // entry with everything the tile depends on — the group's run of ops, its core split and outer
 // factors — and the Space it was made for.
-model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const {
+model::OpBoxes Space::group_tile(const Choice& c, int g, bool last) const { return group_tile_view(c, g, last); }
+
+const model::OpBoxes& Space::group_tile_view(const Choice& c, int g, bool last) const {
   struct Entry {
     uint64_t space = 0;
     int first = -1, size = 0, core = -1;
@@ -247,7 +249,7 @@ void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& membe
   pick_own_trips(c, first, last, members, rng);
   for (int o : members) {
     const auto op = static_cast<size_t>(o);
-    pick_spatial(c, op, spatial_room(op_tile(first, c, op), op), op_axes(c, members, o), rng);
+    pick_spatial(c, op, op_room(first, c, op), op_axes(c, members, o), rng);
     c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
   }
 }
@@ -443,7 +445,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
   if ((gene == 2 || gene == 3) && owns) fit_own_trips(c, first, last, members);
   for (int o : members) {
     const auto op = static_cast<size_t>(o);
-    const SpatialRoom ext = spatial_room(op_tile(first, c, op), op);
+    const SpatialRoom ext = op_room(first, c, op);
     const bool fits = ext.allows(c.spatial[static_cast<size_t>(o)]);
     if (fits && !(o == redraw && (gene == 4 || gene == 5))) continue;
     // Half the re-draws of a fitting choice are local steps: a climb needs neighbours to walk to.

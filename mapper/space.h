@@ -286,8 +286,13 @@ class Space {
   };
   TimedSpreads timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
+  // group_tile() without a copy: the thread's kept entry, valid until this thread's next
+  // group_tile or group_tile_view (which may reuse it).
+  const model::OpBoxes& group_tile_view(const Choice& c, int g, bool last = false) const;
   // Op `op`'s tile under its own loops at DRAM (Choice::own_trips), in its group's tile `group`.
   model::OpBoxes op_tile(model::OpBoxes group, const Choice& c, size_t op) const;
+  // spatial_room(op_tile(group_first, c, op), op), without copying the boxes.
+  SpatialRoom op_room(const model::OpBoxes& group_first, const Choice& c, size_t op) const;
   // Where op `op` of group g may loop over its dim i at DRAM on its own: its extent there, when
   // the arch keeps a fused group in one buffer, the group fuses several ops in turn (Seq, Shar)
   // and its tiling is not restricted (a named baseline's), and the group's last tile leaves the

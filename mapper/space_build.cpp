@@ -49,7 +49,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     }
     for (size_t i = 0; i < dims.size(); ++i)
       if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
-    const model::OpBoxes boxes = group_tile(c, static_cast<int>(g));
+    const model::OpBoxes& boxes = group_tile_view(c, static_cast<int>(g));  // no other group tile is asked for below
     // With loops of its ops' own at DRAM (Choice::own_trips) the group's primitive goes on its
     // DRAM tile, which keeps the intermediates that stay inside it in the buffer; otherwise on a
     // tile at the buffer under it.

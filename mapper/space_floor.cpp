@@ -13,13 +13,15 @@ namespace dfx::mapper {
 // are model::cycles_floor's, in its order, so the two agree to the bit (tests/unit/space_floor_test.cpp).
 double Space::cycles_floor(const Choice& c) const {
   if (a_.instruction_timed()) return 0;
-  const auto members = group_members(c);
   double total = 0;
-  for (size_t g = 0; g < members.size(); ++g) {
+  // Groups are runs of ops (group_members), visited in place: asked for every candidate.
+  for (size_t first = 0; first < c.group_of.size();) {
+    const auto g = static_cast<size_t>(c.group_of[first]);
+    size_t end = first;
+    while (end < c.group_of.size() && c.group_of[end] == c.group_of[first]) ++end;
     const bool beside = c.prim[g] == model::Prim::Para || c.prim[g] == model::Prim::Pipe;
     double kids = 0;
-    for (int o : members[g]) {
-      const auto op = static_cast<size_t>(o);
+    for (size_t op = first; op < end; ++op) {
       double k = 0;
       if (computed_in_full_[op]) {
         k = static_cast<double>(w_.ops[op].ops_per_point);
@@ -33,11 +35,12 @@ double Space::cycles_floor(const Choice& c) const {
     }
     double cores = 1;
     if (c.core_dim[g] >= 0) {
-      const CoreSplit& s = core_splits(members[g])[static_cast<size_t>(c.core_dim[g])];
+      const CoreSplit& s = run_splits_[first][end - first - 1][static_cast<size_t>(c.core_dim[g])];
       cores *= static_cast<double>(s.cores[0]);
       if (s.cores[1] > 1) cores *= static_cast<double>(s.cores[1]);
     }
     total += kids / cores;
+    first = end;
   }
   return total;
 }

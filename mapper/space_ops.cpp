@@ -26,7 +26,11 @@ SpatialRoom Space::spatial_room(const model::OpBoxes& first, size_t op) const {
 
 SpatialRoom Space::spatial_room(const Choice& c, size_t op) const {
   const int g = c.group_of[op];
-  return spatial_room(op_tile(group_tile(c, g), c, op), op);
+  return op_room(group_tile_view(c, g), c, op);
+}
+
+SpatialRoom Space::op_room(const model::OpBoxes& group_first, const Choice& c, size_t op) const {
+  return SpatialRoom(op_tile_extents(group_first, c, op), unit_axes(op).geometric() && !divisors_only_);
 }
 
 model::OpBoxes Space::op_tile(model::OpBoxes group, const Choice& c, size_t op) const {
