@@ -16,7 +16,6 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
   out.chosen.resize(n);
   out.scored.resize(n);
   std::vector<double> bars(n);
-  std::vector<model::Dataflow> trees(n);
   std::vector<TreeKey> keys(n);
   std::vector<const Scored*> hits(n);
   std::vector<char> ruled_out(n, 0);
@@ -35,29 +34,26 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
       bars[i] = bar_of(i, out.chosen[i]);
       // Whatever its tree, a candidate whose cycles floor is above its bar would not be used:
       // it is not built (about half of a search's candidates).
+      // The tree lives and dies on the thread that builds it (only its key is kept, for the
+      // cache): the batch's caller, which would free them all otherwise, runs alone.
+      model::Dataflow tree;
       if (bars[i] < INFINITY && space_.cycles_floor(out.chosen[i]) > bars[i]) {
         ruled_out[i] = 1;
         out.chosen[i] = Choice{};
       } else {
-        trees[i] = space_.build(out.chosen[i], "candidate");
-        keys[i] = tree_key(trees[i]);
+        tree = space_.build(out.chosen[i], "candidate");
+        keys[i] = tree_key(tree);
         hits[i] = cache_.find(keys[i]);
       }
       ready[i].store(true, std::memory_order_release);
-      if (ruled_out[i] || hits[i]) {
-        trees[i] = model::Dataflow{};
-        continue;
-      }
+      if (ruled_out[i] || hits[i]) continue;
       from[i] = i;
       for (size_t j = 0; j < i && from[i] == i; ++j) {
         while (!ready[j].load(std::memory_order_acquire)) {
         }
         if (!ruled_out[j] && !hits[j] && keys[j] == keys[i]) from[i] = j;
       }
-      if (from[i] == i) out.scored[i] = scorer_.score(trees[i]);
-      // Trees are freed by the thread that built them (their keys stay for the cache): the
-      // batch's caller, which would free them all otherwise, runs alone.
-      trees[i] = model::Dataflow{};
+      if (from[i] == i) out.scored[i] = scorer_.score(tree);
     }
   };
   if (n > 1) pool_.run_on_all(run);
