@@ -74,9 +74,5 @@ bool Arch::instruction_timed() const {
   return false;
 }
 
-bool Arch::addressable(int level) const {
-  const auto& lv = levels[static_cast<size_t>(level)];
-  return lv.parent >= 0 && lv.instances <= cores * sub_cores;
-}
 
 }  // namespace dfx::arch

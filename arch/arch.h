@@ -92,7 +92,10 @@ struct Arch {
   const ComputeUnit* unit(UnitKind kind) const;
   // Levels a program can address: on chip, one instance per core (or per chip), not per PE.
   // A tile there is what one instruction or one transfer works on.
-  bool addressable(int level) const;
+  bool addressable(int level) const {  // asked per buffer and visit: inline
+    const auto& lv = levels[static_cast<size_t>(level)];
+    return lv.parent >= 0 && lv.instances <= cores * sub_cores;
+  }
   // A unit takes whole instructions from a queue (schedule: instruction): the machine is then
   // timed by its decoupled queues, not by the tree's latencies alone.
   bool instruction_timed() const;

@@ -13,7 +13,8 @@ TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
       own_op(own_ops(f)),
       scan_basis(model::scan_basis(w)),
       owned(f.nodes.size()),
-      fused(f.nodes.size()) {
+      fused(f.nodes.size()),
+      source_anchors(model::source_anchors(w, f, placement)) {
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     const TensorPlacement& tp = placement.tensors[t];
     for (size_t i = 0; i < f.nodes.size(); ++i)

@@ -38,6 +38,7 @@ struct TreeShape {
   // Per node, in tensor order: the tensors it keeps a buffer of (placement owners), and the
   // intermediates fused there (their region) — what a visit of the node looks through.
   std::vector<std::vector<int>> owned, fused;
+  std::vector<int> source_anchors;  // source_anchors() (model/walk_support.h)
 };
 
 // Everything of the tree a TreeShape reads, as integers (a key of model/phase_cache.h's form):

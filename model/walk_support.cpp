@@ -131,31 +131,34 @@ std::vector<int> own_ops(const Dataflow& f) {
   return own;
 }
 
-std::vector<int> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p) {
-  const size_t n = f.nodes.size();
-  std::vector<int> above(n, 0);  // spatial loops in strict ancestors
-  for (size_t i = 1; i < n; ++i) {
-    const TreeNode& par = f.nodes[static_cast<size_t>(f.nodes[i].parent)];
-    int own = 0;
-    for (const auto& l : par.loops) own += l.spatial;
-    above[i] = above[static_cast<size_t>(f.nodes[i].parent)] + own;
-  }
-  const size_t tensors = w.tensors.size();
-  std::vector<int> out(n * tensors, 0);
-  for (size_t t = 0; t < w.tensors.size(); ++t) {
+std::vector<int> source_anchors(const Workload& w, const Dataflow& f, const Placement& p) {
+  const size_t n = f.nodes.size(), tensors = w.tensors.size();
+  std::vector<int> out(n * tensors, -1);
+  for (size_t t = 0; t < tensors; ++t) {
     const auto& tp = p.tensors[t];
     for (size_t i = 0; i < n; ++i) {
       if (!tp.owner[i]) continue;
       int a = f.nodes[i].parent;
       while (a >= 0 && a != tp.region && !tp.owner[static_cast<size_t>(a)]) a = f.nodes[static_cast<size_t>(a)].parent;
-      if (a >= 0 && tp.owner[static_cast<size_t>(a)]) {
-        out[i * tensors + t] = above[static_cast<size_t>(a)];
-      } else if (w.tensors[t].is_intermediate()) {
-        int own = 0;
-        for (const auto& l : f.nodes[static_cast<size_t>(tp.region)].loops) own += l.spatial;
-        out[i * tensors + t] = above[static_cast<size_t>(tp.region)] + own;
-      }
+      if (a >= 0 && tp.owner[static_cast<size_t>(a)]) out[i * tensors + t] = a;
+      else if (w.tensors[t].is_intermediate()) out[i * tensors + t] = -2 - tp.region;
     }
+  }
+  return out;
+}
+
+std::vector<int> source_prefixes(const Dataflow& f, const std::vector<int>& anchors, size_t tensors) {
+  const size_t n = f.nodes.size();
+  std::vector<int> above(n, 0), own(n, 0);  // spatial loops in strict ancestors, and a node's own
+  for (size_t i = 0; i < n; ++i) {
+    for (const auto& l : f.nodes[i].loops) own[i] += l.spatial;
+    if (i > 0) above[i] = above[static_cast<size_t>(f.nodes[i].parent)] + own[static_cast<size_t>(f.nodes[i].parent)];
+  }
+  std::vector<int> out(anchors.size(), 0);
+  for (size_t k = 0; k < anchors.size() && k < n * tensors; ++k) {
+    const int a = anchors[k];
+    if (a >= 0) out[k] = above[static_cast<size_t>(a)];
+    else if (a <= -2) out[k] = above[static_cast<size_t>(-2 - a)] + own[static_cast<size_t>(-2 - a)];
   }
   return out;
 }

@@ -115,7 +115,13 @@ std::vector<int> own_ops(const Dataflow& f);
 
 // For each owner and tensor: how many of the spatial loops around it also surround the buffer it
 // fills from. The others split one source buffer among instances, which then share transfers.
-std::vector<int> source_prefixes(const Workload& w, const Dataflow& f, const Placement& p);  // [node * tensors + tensor]
+// Worked out per tree from `anchors`, where each owner's source sits (source_anchors: from the
+// placement alone, kept with the tree's shape): [node * tensors + tensor].
+std::vector<int> source_prefixes(const Dataflow& f, const std::vector<int>& anchors, size_t tensors);
+// Per [node * tensors + tensor]: the nearest owner above an owner (its source buffer; the spatial
+// loops of its strict ancestors count), or -2 - region for an intermediate's owner that fills
+// from the tensor's home at its region (the region's own spatial loops count too), or -1 (none).
+std::vector<int> source_anchors(const Workload& w, const Dataflow& f, const Placement& p);
 
 // How merged instances' slices lie next to the representative's: per spatial loop, the tensor
 // dimension it moves, by how much, and how many instances.

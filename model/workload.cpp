@@ -10,11 +10,6 @@ arch::Role Op::role_of(int tensor) const {
   return inputs.size() > 0 && inputs[0].tensor == tensor ? arch::Role::Left : arch::Role::Right;
 }
 
-bool Op::uses_dim(int d) const {
-  for (int x : dims)
-    if (x == d) return true;
-  return false;
-}
 
 int Workload::dim_index(const std::string& n) const {
   for (size_t i = 0; i < dims.size(); ++i)

@@ -50,7 +50,11 @@ struct Op {
   std::vector<int> dims;                // every dimension the op iterates, in first-use order
   std::vector<int> reduction_dims;      // dims that index inputs but not the output
   arch::Role role_of(int tensor) const;
-  bool uses_dim(int d) const;
+  bool uses_dim(int d) const {  // asked in the walk's inner loops: inline
+    for (int x : dims)
+      if (x == d) return true;
+    return false;
+  }
   SourceLoc loc;
 };
 
