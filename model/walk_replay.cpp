@@ -172,7 +172,10 @@ void Walker<Held>::note_change(int id) {
     const auto end = rec->changes.begin() + static_cast<long>(rec->changed);
     if (std::any_of(rec->changes.begin(), end, [&](const auto& c) { return c.id == id; })) continue;
     const Stream<Held>& s = streams_[static_cast<size_t>(id)];
-    if (rec->changed == rec->changes.size()) rec->changes.emplace_back();
+    if (rec->changed == rec->changes.size()) {
+      if (rec->changes.empty()) rec->changes.reserve(8);  // a step changes a few buffers: grown once, not moved thrice
+      rec->changes.emplace_back();
+    }
     typename StepRecording<Held>::Change& c = rec->changes[rec->changed++];
     c.id = id, c.owner = s.owner, c.dropped = s.dropped, c.snapshot = s.snapshot;
     c.write_entries = s.write_entries, c.mc_write_entries = s.mc_write_entries;

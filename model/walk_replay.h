@@ -8,6 +8,7 @@
 // its own first step left: the same, relative to the boxes, as under the enclosing loop's first
 // step. Without replay a nest of d loops visits its innermost body 2^d times; with it, d + 1.
 // Internal to model/.
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <tuple>
 #include <utility>
@@ -60,6 +61,10 @@ struct OccupancyChange {
   int64_t start = 0, high = 0, end = 0;
 };
 
+// The tile nodes whose activations fill a buffer: one or two nearly always, kept inline (a walk
+// makes a buffer per tensor and instance, thousands per search's second).
+using StreamOwners = boost::container::small_vector<int, 2>;
+
 // `Held`: what a buffer holds (model/held.h).
 template <class Held>
 struct StepRecording {
@@ -88,7 +93,8 @@ struct StepRecording {
     bool end_dropped = false;
     Held end_resident;
     OpBoxes end_snapshot;
-    std::vector<int> end_owners, end_twins;
+    StreamOwners end_owners;
+    std::vector<int> end_twins;
     int64_t mc_count = 1;
     Spreads spreads;
     int spreads_owner = -1;

@@ -39,7 +39,7 @@ struct Stream {
   int64_t mc_count = 1;          // instances merged into one source transfer
   std::vector<std::tuple<size_t, int64_t, int64_t>> spreads;  // (axis, step, count) per merged loop
   int spreads_owner = -1;        // the owner node `spreads` was computed for
-  std::vector<int> owners;  // tile nodes whose activations fill this buffer
+  StreamOwners owners;  // tile nodes whose activations fill this buffer
   // A later pass of a spatial loop walked in passes (Walker::Passes): the earlier passes'
   // streams of this buffer, whose writes the source counted already.
   std::vector<int> twins;
