@@ -34,8 +34,10 @@ bool Walker<Held>::root_phases_separable() const {
 // the phase of the tensor's producer.
 template <class Held>
 bool Walker<Held>::on_chip_empty() const {
-  for (const auto& [key, elems] : level_occupancy_)
-    if (elems != 0 && occupancy_level(key) != 0) return false;
+  const size_t per_level = w_.tensors.size() + 1, per_inst = a_.levels.size() * per_level;
+  for (size_t at = 0; at + per_inst <= occupancy_.size(); at += per_inst)
+    for (size_t level = 1; level < a_.levels.size(); ++level)
+      if (occupancy_[at + level * per_level + w_.tensors.size()] != 0) return false;
   return true;
 }
 

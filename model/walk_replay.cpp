@@ -258,7 +258,7 @@ bool Walker<Held>::replay(const StepRecording<Held>& rec, const OpBoxes& boxes, 
     add_cover(id, moved);
   }
   for (const OccupancyChange& o : rec.occupancy) {
-    int64_t& v = o.tensor < 0 ? level_occupancy_[o.key] : occupancy_[o.key];
+    int64_t& v = occupancy_at(o.key, o.tensor < 0);
     const int64_t high = v + o.high - o.start, end = v + o.end - o.start;
     if (!recorders_.empty()) note_occupancy(o.key, o.level, o.tensor, v, high), note_occupancy(o.key, o.level, o.tensor, high, end);
     int64_t& peak = o.tensor < 0 ? r_.level_peak_elems[static_cast<size_t>(o.level)]

@@ -230,8 +230,16 @@ class Walker {
   std::vector<int64_t> shift_;  // scratch of translate_since
   std::vector<int> translate_ids_;  // scratch of translate_since
   std::vector<std::pair<int, Slice>> written_;  // scratch of translate_since: what each write stream's representative wrote
-  std::unordered_map<uint64_t, int64_t> occupancy_;        // occupancy_key + tensor → elements
-  std::unordered_map<uint64_t, int64_t> level_occupancy_;  // occupancy_key → elements
+  // Elements held per (instance context, level, tensor) and per (instance context, level): flat,
+  // [(inst * levels + level) * (tensors + 1) + tensor], the level's total at tensor == tensors
+  // (contexts are small dense ids). Keys (occupancy_key, | tensor) name entries in recordings.
+  std::vector<int64_t> occupancy_;
+  int64_t& occupancy_at(uint64_t key, bool total) {
+    const size_t per_inst = a_.levels.size() * (w_.tensors.size() + 1);
+    const size_t inst = static_cast<size_t>(key >> 24), level = static_cast<size_t>(occupancy_level(key));
+    if (occupancy_.size() < (inst + 1) * per_inst) occupancy_.resize((inst + 1) * per_inst, 0);
+    return occupancy_[inst * per_inst + level * (w_.tensors.size() + 1) + (total ? w_.tensors.size() : static_cast<size_t>(key & 0xffff))];
+  }
   static uint64_t occupancy_key(int inst, int level) {
     return (static_cast<uint64_t>(inst) << 24) | (static_cast<uint64_t>(level) << 16);
   }
