@@ -28,7 +28,19 @@ Space::TimedSpreads Space::timed_spreads(const model::OpBoxes& tile, size_t op, 
   TimedSpreads out;
   out.options = spatial_options(room, axes);
   out.time.reserve(out.options->size());
-  for (const auto& sp : *out.options) out.time.push_back(compute_estimate(extent, op, sp));
+  // compute_estimate per option, its divisions kept per dim: options come in nested order, so
+  // most share a dim's factor with the one before (an op has hundreds of them).
+  std::vector<int64_t> last_factor(extent.size(), 0);
+  std::vector<double> last_steps(extent.size(), 0);
+  const double per_point = static_cast<double>(w_.ops[op].ops_per_point);
+  for (const auto& sp : *out.options) {
+    double steps = 1;
+    for (size_t i = 0; i < extent.size(); ++i) {
+      if (sp[i] != last_factor[i]) last_factor[i] = sp[i], last_steps[i] = static_cast<double>((extent[i] + sp[i] - 1) / sp[i]);
+      steps *= last_steps[i];
+    }
+    out.time.push_back(steps * per_point);
+  }
   return out;
 }
 
