@@ -71,6 +71,7 @@ class OpBoxes {
       for (size_t d = 0; d < dims_; ++d) r_[o * dims_ + d] = {0, w.dims[d].size};
   }
   size_t size() const { return dims_ ? r_.size() / dims_ : 0; }  // number of ops
+  void clear() { dims_ = 0, r_.clear(); }  // empty, keeping the storage
   size_t dims() const { return dims_; }
   Range* operator[](size_t op) { return r_.data() + op * dims_; }
   const Range* operator[](size_t op) const { return r_.data() + op * dims_; }

@@ -105,7 +105,7 @@ int Walker<Held>::stream_for(int node, int tensor) {
                        (static_cast<uint64_t>(inst_ctx_) << 25) | (static_cast<uint64_t>(part_ctx_) << 45);
   auto [it, fresh] = stream_ids_.try_emplace(key, static_cast<int>(streams_.size()));  // no node built when found
   if (!fresh) return it->second;
-  Stream<Held> s;
+  Stream<Held>& s = streams_.add();
   s.tensor = tensor;
   s.level = tp.level[n];
   s.owner = node;
@@ -113,7 +113,6 @@ int Walker<Held>::stream_for(int node, int tensor) {
   s.write = tp.writes[n];
   s.instance_weight = instance_weight_;
   s.inst_ctx = inst_ctx_;
-  streams_.push_back(std::move(s));
   return it->second;
 }
 

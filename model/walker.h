@@ -45,6 +45,51 @@ struct Stream {
   std::vector<int> twins;
   bool dropped = false;     // emptied by a Seq sibling since its last activation
   bool finished = false;    // its refills are counted (finish_write_streams)
+  // Back to a new stream's state, keeping the storage of its lists and boxes.
+  void reset() {
+    tensor = level = owner = source = 0;
+    write = false;
+    instance_weight = 1;
+    inst_ctx = 0;
+    resident = Held();
+    snapshot.clear();
+    cover.clear();
+    write_entries = mc_write_entries = 0;
+    mc_count = 1;
+    spreads.clear();
+    spreads_owner = -1;
+    owners.clear();
+    twins.clear();
+    dropped = finished = false;
+  }
+};
+
+// A walk's buffers, kept by the thread from walk to walk (each walk starts with none) so that a
+// search's thousands of walks a second reuse their storage instead of allocating it anew. Grows
+// without moving the streams (references to one are held while others are made). One walk at a
+// time per thread uses it.
+template <class Held>
+class StreamStore {
+ public:
+  size_t size() const { return live_; }
+  Stream<Held>& operator[](size_t i) { return all_[i]; }
+  const Stream<Held>& operator[](size_t i) const { return all_[i]; }
+  Stream<Held>& add() {
+    if (live_ == all_.size()) all_.emplace_back();
+    else all_[live_].reset();
+    return all_[live_++];
+  }
+  void clear() { live_ = 0; }
+  // This thread's store, emptied for a new walk.
+  static StreamStore& for_this_thread() {
+    thread_local StreamStore store;
+    store.clear();
+    return store;
+  }
+
+ private:
+  std::deque<Stream<Held>> all_;
+  size_t live_ = 0;
 };
 
 // An op's own tiles above its operands' registers, walked in closed form after their first step
@@ -110,7 +155,7 @@ class Walker {
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
       : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
-        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), instructions_(a, w, f),
+        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), streams_(StreamStore<Held>::for_this_thread()), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
@@ -221,7 +266,7 @@ class Walker {
   }
   std::vector<int> mc_prefix_;  // [node * tensors + tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
-  std::deque<Stream<Held>> streams_;  // grows without moving the streams (their moves may copy)
+  StreamStore<Held>& streams_;  // this thread's (StreamStore::for_this_thread)
   // What representative iterations touched and wrote, for translate_since; only kept while one
   // is being visited (representing_ > 0), and cleared when the outermost one is done.
   int representing_ = 0;
