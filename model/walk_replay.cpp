@@ -71,7 +71,7 @@ bool moved_by(const OpBoxes& now, const OpBoxes& then, const OpBoxes& delta, Buf
 template <class Held>
 StepRecording<Held>& Walker<Held>::recording(int node, size_t li, bool last) {
   int& slot = recording_slot_[2 * replay_places_.place(node, li) + (last ? 1 : 0)];
-  if (slot < 0) slot = static_cast<int>(recordings_.size()), recordings_.emplace_back();
+  if (slot < 0) slot = static_cast<int>(recordings_.size()), recordings_.add();
   return recordings_[static_cast<size_t>(slot)];
 }
 

@@ -69,6 +69,9 @@ using StreamOwners = boost::container::small_vector<int, 2>;
 template <class Held>
 struct StepRecording {
   bool valid = false;
+  // A new recording's state: nothing recorded (start_recording sets the rest; the lists keep
+  // their storage).
+  void reset() { valid = false; }
   // The call: loops(node, li, boxes, weight) with repeat_ at `repeat`, in these contexts.
   OpBoxes boxes;
   int64_t weight = 0, instance_weight = 0;

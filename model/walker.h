@@ -64,31 +64,30 @@ struct Stream {
   }
 };
 
-// A walk's buffers, kept by the thread from walk to walk (each walk starts with none) so that a
-// search's thousands of walks a second reuse their storage instead of allocating it anew. Grows
-// without moving the streams (references to one are held while others are made). One walk at a
-// time per thread uses it.
-template <class Held>
-class StreamStore {
+// Objects a walk makes by the dozen (its buffers, its recorded steps), kept by the thread from
+// walk to walk (each walk starts with none) so that a search's thousands of walks a second reuse
+// their storage instead of allocating it anew: add() gives one in a new one's state (T::reset).
+// Grows without moving them (references to one are held while others are made). One walk at a
+// time per thread runs: Walker::run empties the stores as it starts.
+template <class T>
+class ThreadStore {
  public:
   size_t size() const { return live_; }
-  Stream<Held>& operator[](size_t i) { return all_[i]; }
-  const Stream<Held>& operator[](size_t i) const { return all_[i]; }
-  Stream<Held>& add() {
+  T& operator[](size_t i) { return all_[i]; }
+  const T& operator[](size_t i) const { return all_[i]; }
+  T& add() {
     if (live_ == all_.size()) all_.emplace_back();
     else all_[live_].reset();
     return all_[live_++];
   }
-  void clear() { live_ = 0; }
-  // This thread's store, emptied for a new walk.
-  static StreamStore& for_this_thread() {
-    thread_local StreamStore store;
-    store.clear();
+  void clear() { live_ = 0; }  // a walk starts (Walker::run)
+  static ThreadStore& for_this_thread() {
+    thread_local ThreadStore store;
     return store;
   }
 
  private:
-  std::deque<Stream<Held>> all_;
+  std::deque<T> all_;
   size_t live_ = 0;
 };
 
@@ -155,7 +154,7 @@ class Walker {
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
       : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
-        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), streams_(StreamStore<Held>::for_this_thread()), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), instructions_(a, w, f),
+        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), streams_(ThreadStore<Stream<Held>>::for_this_thread()), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
@@ -266,7 +265,7 @@ class Walker {
   }
   std::vector<int> mc_prefix_;  // [node * tensors + tensor]: spatial loops that define the source buffer
   std::unordered_map<uint64_t, int> stream_ids_;
-  StreamStore<Held>& streams_;  // this thread's (StreamStore::for_this_thread)
+  ThreadStore<Stream<Held>>& streams_;  // this thread's (ThreadStore::for_this_thread)
   // What representative iterations touched and wrote, for translate_since; only kept while one
   // is being visited (representing_ > 0), and cleared when the outermost one is done.
   int representing_ = 0;
@@ -329,7 +328,7 @@ class Walker {
   // The last walked representative (partial last) step at each place steps are replayed, made on
   // first use: 2 * place(node, loop index) + last indexes recording_slot_ (-1: none yet).
   std::vector<int> recording_slot_;
-  std::deque<StepRecording<Held>> recordings_;  // grows without moving the ones being recorded
+  ThreadStore<StepRecording<Held>>& recordings_ = ThreadStore<StepRecording<Held>>::for_this_thread();
   StepRecording<Held>& recording(int node, size_t li, bool last);
   std::vector<StepRecording<Held>*> recorders_;               // steps being recorded, outermost first
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
