@@ -92,6 +92,12 @@ class BoxPool {
     OpBoxes boxes_;
     bool live_ = true;
   };
+  // This thread's pool: the walks and scans a thread runs one after another lease from it, and
+  // a walk's buffers serve the next (every lease is back when a walk ends).
+  static BoxPool& for_this_thread() {
+    thread_local BoxPool pool;
+    return pool;
+  }
 
  private:
   std::vector<OpBoxes> free_;

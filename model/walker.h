@@ -186,7 +186,7 @@ class Walker {
   Contexts contexts_;
   const TileIndex& index_;
   const BufferAccesses& accesses_;
-  BoxPool pool_;
+  BoxPool& pool_ = BoxPool::for_this_thread();
   int inst_ctx_ = 0;  // current spatial instance
   int part_ctx_ = 0;  // current Para/Pipe partition
   int partial_ = 0;   // loops whose partial last step encloses the current position
