@@ -18,6 +18,7 @@ class Contexts {
  public:
   int enter(int ctx, int64_t value);
   bool within(int ctx, int ancestor) const;  // ctx is `ancestor` or below it
+  void reset() { child_.clear(), parent_.assign(1, -1), depth_.assign(1, 0); }  // the root alone
 
  private:
   std::unordered_map<uint64_t, int> child_;

@@ -178,12 +178,19 @@ class Walker {
   InstanceCounts instance_counts() const;
 
  private:
+  // This thread's T for its walks (one runs at a time per thread): what a walk builds by the
+  // dozen keeps its storage for the next (run() resets it).
+  template <class T>
+  static T& kept() {
+    thread_local T t;
+    return t;
+  }
   const arch::Arch& a_;
   const Workload& w_;
   const Dataflow& f_;
   const Placement& p_;
   WalkResult r_;
-  Contexts contexts_;
+  Contexts& contexts_ = kept<Contexts>();  // reset as a walk starts (run)
   const TileIndex& index_;
   const BufferAccesses& accesses_;
   BoxPool& pool_ = BoxPool::for_this_thread();
@@ -212,7 +219,7 @@ class Walker {
     std::vector<SpatialLevel> levels_;
     size_t depth_ = 0;
   };
-  SpatialStack spatial_stack_;
+  SpatialStack& spatial_stack_ = kept<SpatialStack>();  // empty between walks (pushes and pops pair)
   // A spatial loop whose instances are not all alike is walked in passes, each over a run of
   // alike instances: a last instance with less to do (73 rows over 8 instances: seven of 10,
   // one of 3), or instances that a partial tile above leaves idle (16 instances of one row, and
@@ -264,7 +271,7 @@ class Walker {
     if (!given_classes_ && scan_.scan(node, boxes, scanned_)) classes_ = &scanned_;
   }
   std::vector<int> mc_prefix_;  // [node * tensors + tensor]: spatial loops that define the source buffer
-  std::unordered_map<uint64_t, int> stream_ids_;
+  std::unordered_map<uint64_t, int>& stream_ids_ = kept<std::unordered_map<uint64_t, int>>();  // cleared as a walk starts
   ThreadStore<Stream<Held>>& streams_;  // this thread's (ThreadStore::for_this_thread)
   // What representative iterations touched and wrote, for translate_since; only kept while one
   // is being visited (representing_ > 0), and cleared when the outermost one is done.
