@@ -13,6 +13,7 @@ template <class Held>
 WalkResult Walker<Held>::run() {
   streams_.clear(), recordings_.clear();  // this thread's, kept from its last walk
   contexts_.reset(), stream_ids_.clear();
+  touched_.clear(), cover_log_.clear(), homes_.clear();
   OpBoxes boxes = OpBoxes::whole(w_);
   if (!phase_cache_) scan_classes(0, boxes);  // else each phase walked is scanned first
   const Time t = visit(0, boxes, 1);

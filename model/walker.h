@@ -180,7 +180,8 @@ class Walker {
  private:
   // This thread's T for its walks (one runs at a time per thread): what a walk builds by the
   // dozen keeps its storage for the next (run() resets it).
-  template <class T>
+  // (`Which` tells apart two of one type.)
+  template <class T, int Which = 0>
   static T& kept() {
     thread_local T t;
     return t;
@@ -276,11 +277,13 @@ class Walker {
   // What representative iterations touched and wrote, for translate_since; only kept while one
   // is being visited (representing_ > 0), and cleared when the outermost one is done.
   int representing_ = 0;
-  std::vector<int> touched_;
-  std::vector<std::pair<int, Slice>> cover_log_;
-  std::vector<int64_t> shift_;  // scratch of translate_since
-  std::vector<int> translate_ids_;  // scratch of translate_since
-  std::vector<std::pair<int, Slice>> written_;  // scratch of translate_since: what each write stream's representative wrote
+  // (These and the scratch lists below are this thread's, kept from walk to walk: kept<>.)
+  std::vector<int>& touched_ = kept<std::vector<int>, 0>();
+  std::vector<std::pair<int, Slice>>& cover_log_ = kept<std::vector<std::pair<int, Slice>>, 0>();
+  std::vector<int64_t>& shift_ = kept<std::vector<int64_t>, 0>();  // scratch of translate_since
+  std::vector<int>& translate_ids_ = kept<std::vector<int>, 1>();  // scratch of translate_since
+  // Scratch of translate_since: what each write stream's representative wrote.
+  std::vector<std::pair<int, Slice>>& written_ = kept<std::vector<std::pair<int, Slice>>, 1>();
   // Elements held per (instance context, level, tensor) and per (instance context, level): flat,
   // [(inst * levels + level) * (tensors + 1) + tensor], the level's total at tensor == tensors
   // (contexts are small dense ids). Keys (occupancy_key, | tensor) name entries in recordings.
@@ -342,10 +345,10 @@ class Walker {
   // recording entangled.
   int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0;
   ReplayPlaces replay_places_;
-  Tally tally_scratch_;
-  std::vector<char> replay_uniform_;
-  OpBoxes replay_delta_;                     // scratch of replay()
-  std::vector<std::vector<int64_t>> replay_shifts_;  // scratch of replay(): per change
+  Tally& tally_scratch_ = kept<Tally>();
+  std::vector<char>& replay_uniform_ = kept<std::vector<char>>();
+  OpBoxes& replay_delta_ = kept<OpBoxes>();                                        // scratch of replay()
+  std::vector<std::vector<int64_t>>& replay_shifts_ = kept<std::vector<std::vector<int64_t>>>();  // scratch of replay(): per change
   // A representative step, or with `last` a partial last one: loops(node, li, ...), replayed when
   // an earlier walk of it started alike.
   Time step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last = false);
@@ -454,7 +457,7 @@ class Walker {
   bool splits_would_hold(int node, const Calls& calls, size_t count) const;
   // The leaf's work and accesses for `points` points at `weight`, as visit_leaf counts them.
   void add_leaf(int leaf, int64_t points, int64_t weight);
-  std::vector<std::pair<int, int64_t>> homes_;  // children(): intermediates at home, (tensor, elements)
+  std::vector<std::pair<int, int64_t>>& homes_ = kept<std::vector<std::pair<int, int64_t>>>();  // children(): intermediates at home, (tensor, elements)
   void note_later_readers();
   size_t later_reader(int node, int t) const {
     return later_reader_.empty() ? 0 : later_reader_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(t)];
