@@ -276,7 +276,7 @@ class Space {
   void widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const;
   // The cycles the op's compute takes in one tile of its group with spatial factors `sp`.
   double compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const;
-  double compute_estimate(const std::vector<int64_t>& extent, size_t op, const std::vector<int64_t>& sp) const;
+  double compute_estimate(const OpExtents& extent, size_t op, const std::vector<int64_t>& sp) const;
   // Every spatial choice of an op (spatial_options) with its compute estimate in `tile`, in the
   // options' order.
   struct TimedSpreads {
@@ -318,9 +318,9 @@ class Space {
   // The trip counts op o's own loop over its dim i may take in `partial` (1 alone where none).
   std::vector<int64_t> own_trips_options(const Choice& partial, size_t o, size_t i) const;
   static void set_own_trips(Choice& c, size_t o, size_t i, int64_t trips, size_t dims);
-  std::vector<int64_t> op_extents(const model::OpBoxes& group_tile, size_t op) const;
+  OpExtents op_extents(const model::OpBoxes& group_tile, size_t op) const;
   // op_extents(op_tile(group_tile, c, op), op), without copying the boxes.
-  std::vector<int64_t> op_tile_extents(const model::OpBoxes& group_tile, const Choice& c, size_t op) const;
+  OpExtents op_tile_extents(const model::OpBoxes& group_tile, const Choice& c, size_t op) const;
   // What an op's spatial loops may take in its group's tiles (first and last).
   SpatialRoom spatial_room(const model::OpBoxes& first, size_t op) const;
   SpatialRoom spatial_room(const Choice& c, size_t op) const;

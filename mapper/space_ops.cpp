@@ -6,15 +6,14 @@
 
 namespace dfx::mapper {
 
-std::vector<int64_t> Space::op_extents(const model::OpBoxes& tile, size_t op) const {
-  std::vector<int64_t> out;
-  out.reserve(w_.ops[op].dims.size());
+OpExtents Space::op_extents(const model::OpBoxes& tile, size_t op) const {
+  OpExtents out;
   for (int d : w_.ops[op].dims) out.push_back(tile[op][d].second - tile[op][d].first);
   return out;
 }
 
-std::vector<int64_t> Space::op_tile_extents(const model::OpBoxes& tile, const Choice& c, size_t op) const {
-  std::vector<int64_t> out = op_extents(tile, op);
+OpExtents Space::op_tile_extents(const model::OpBoxes& tile, const Choice& c, size_t op) const {
+  OpExtents out = op_extents(tile, op);
   if (op < c.own_trips.size() && !c.own_trips[op].empty())
     for (size_t i = 0; i < out.size(); ++i) out[i] /= c.own_trips[op][i];  // as op_tile() cuts it
   return out;

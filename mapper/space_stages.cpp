@@ -15,7 +15,7 @@ double Space::compute_estimate(const model::OpBoxes& tile, size_t op, const std:
   return compute_estimate(op_extents(tile, op), op, sp);
 }
 
-double Space::compute_estimate(const std::vector<int64_t>& extent, size_t op, const std::vector<int64_t>& sp) const {
+double Space::compute_estimate(const OpExtents& extent, size_t op, const std::vector<int64_t>& sp) const {
   // One tile of the group on the op's instances: the leaf's steps times its work per point, the
   // latency the model gives an op's compute (transfers and instruction costs left out).
   double steps = 1;
@@ -24,7 +24,7 @@ double Space::compute_estimate(const std::vector<int64_t>& extent, size_t op, co
 }
 
 Space::TimedSpreads Space::timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const {
-  const std::vector<int64_t> extent = op_extents(tile, op);
+  const OpExtents extent = op_extents(tile, op);
   TimedSpreads out;
   out.options = spatial_options(room, axes);
   out.time.reserve(out.options->size());

@@ -7,7 +7,7 @@
 
 namespace dfx::mapper {
 
-SpatialRoom::SpatialRoom(std::vector<int64_t> extent, bool padding) : extent_(std::move(extent)), padding_(padding) {}
+SpatialRoom::SpatialRoom(OpExtents extent, bool padding) : extent_(std::move(extent)), padding_(padding) {}
 
 namespace {
 

@@ -12,15 +12,19 @@
 // (197 rows in tiles of 50: its last 47 leave instances idle; before 2026-11-25 such a dim
 // stayed temporal, and a ViT's matrix instructions on ascend_like were one row high).
 #include <cstddef>
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <vector>
 
 namespace dfx::mapper {
 
+// An op's extent per dim (inline: asked for several times a candidate).
+using OpExtents = boost::container::small_vector<int64_t, 8>;
+
 class SpatialRoom {
  public:
   // Per dim of the op: its extent in the group's first tile.
-  SpatialRoom(std::vector<int64_t> extent, bool padding);
+  SpatialRoom(OpExtents extent, bool padding);
 
   size_t size() const { return extent_.size(); }
   int64_t extent(size_t i) const { return extent_[i]; }
@@ -36,7 +40,7 @@ class SpatialRoom {
   bool allows(const std::vector<int64_t>& sp) const;
 
  private:
-  std::vector<int64_t> extent_;
+  OpExtents extent_;
   bool padding_ = false;
 };
 
