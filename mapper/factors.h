@@ -2,6 +2,7 @@
 // The factors a loop of the template may take. Spatial factors divide their extent (instances
 // are hardware and must do the same work); a temporal loop over a group's tile may also leave a
 // partial last step (73 rows in five steps of 15), which helps where an extent has few divisors.
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -9,6 +10,11 @@
 #include "mapper/rng.h"
 
 namespace dfx::mapper {
+
+// A row of factors (per outer dim of a group, per dim of an op, a spatial choice): inline, since
+// a climb copies whole points by the thousand a second and each holds a row per group and two
+// per op.
+using Factors = boost::container::small_vector<int64_t, 6>;
 
 // One element of a non-empty vector, drawn uniformly.
 template <class T>

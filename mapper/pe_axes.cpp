@@ -20,7 +20,7 @@ PeAxes PeAxes::count(int ways, int64_t pes) {
   return p;
 }
 
-bool PeAxes::place(const std::vector<int64_t>& factors, size_t skip, Axes& free_axes) const {
+bool PeAxes::place(const Factors& factors, size_t skip, Axes& free_axes) const {
   Axes wanted;
   for (size_t i = 0; i < factors.size(); ++i)
     if (i != skip && factors[i] > 1) wanted.push_back(factors[i]);
@@ -41,7 +41,7 @@ bool PeAxes::place(const std::vector<int64_t>& factors, size_t skip, Axes& free_
   return true;
 }
 
-bool PeAxes::fits(const std::vector<int64_t>& factors) const {
+bool PeAxes::fits(const Factors& factors) const {
   if (sizes_.empty()) {
     int used = 0;
     int64_t pes = 1;
@@ -52,7 +52,7 @@ bool PeAxes::fits(const std::vector<int64_t>& factors) const {
   return place(factors, factors.size(), free_axes);
 }
 
-int64_t PeAxes::room(const std::vector<int64_t>& factors, size_t i) const {
+int64_t PeAxes::room(const Factors& factors, size_t i) const {
   if (sizes_.empty()) {
     int used = 0;
     int64_t pes = 1;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "mapper/factors.h"
+
 #include <boost/container/small_vector.hpp>
 
 namespace dfx::mapper {
@@ -25,9 +27,9 @@ class PeAxes {
   bool geometric() const { return !sizes_.empty(); }  // by axes, not by count
   // The factors (1: not spatial) fit: each of the others on an axis of its own (or, by count,
   // few enough and within the PEs).
-  bool fits(const std::vector<int64_t>& factors) const;
+  bool fits(const Factors& factors) const;
   // The largest factor `factors[i]` may take with the others kept (1 when they leave no axis).
-  int64_t room(const std::vector<int64_t>& factors, size_t i) const;
+  int64_t room(const Factors& factors, size_t i) const;
   // The same unit shared by `sharing` ops side by side (a Pipe or Para group): each takes an
   // equal part of the sub-cores when there are enough of them, else of the first axis (rows,
   // lanes); by count, of the PEs.
@@ -47,7 +49,7 @@ class PeAxes {
   // or false when they do not fit. A unit has a few axes: kept inline (a climb asks this for
   // every spatial option it weighs).
   using Axes = boost::container::small_vector<int64_t, 8>;
-  bool place(const std::vector<int64_t>& factors, size_t skip, Axes& free_axes) const;
+  bool place(const Factors& factors, size_t skip, Axes& free_axes) const;
 };
 
 }  // namespace dfx::mapper

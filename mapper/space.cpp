@@ -168,7 +168,7 @@ const model::OpBoxes& Space::group_tile_view(const Choice& c, int g, bool last) 
     uint64_t space = 0;
     int first = -1, size = 0, core = -1;
     bool last = false;
-    std::vector<int64_t> outer;
+    Factors outer;
     model::OpBoxes boxes;
   };
   constexpr size_t kEntries = 64;
@@ -179,7 +179,7 @@ const model::OpBoxes& Space::group_tile_view(const Choice& c, int g, bool last) 
   const int size = static_cast<int>(std::count(from, c.group_of.end(), g));
   assert(std::all_of(from, from + size, [&](int x) { return x == g; }));
   const int core = c.core_dim[static_cast<size_t>(g)];
-  const std::vector<int64_t>& outer = c.outer[static_cast<size_t>(g)];
+  const Factors& outer = c.outer[static_cast<size_t>(g)];
   uint64_t h = memo_id_ * 0x9e3779b97f4a7c15ull ^ (static_cast<uint64_t>(first) << 40 | static_cast<uint64_t>(size) << 32 |
                                                   static_cast<uint64_t>(core + 1) << 1 | (last ? 1 : 0));
   for (int64_t f : outer) h = (h ^ static_cast<uint64_t>(f)) * 0x100000001b3ull;

@@ -31,13 +31,13 @@ namespace dfx::mapper {
 struct Choice {
   std::vector<int> group_of;                  // per op: its group; groups are runs of ops
   std::vector<model::Prim> prim;              // per group
-  std::vector<std::vector<int64_t>> outer;    // per group, per outer dim: temporal factor
+  std::vector<Factors> outer;                 // per group, per outer dim: temporal factor
   std::vector<int> core_dim;                  // per group: its core split (Space::core_splits), -1 none
-  std::vector<std::vector<int64_t>> spatial;  // per op, per op dim: spatial factor (1 = none)
+  std::vector<Factors> spatial;               // per op, per op dim: spatial factor (1 = none)
   std::vector<int> order;                     // per op: rotation of its non-reduction loops
   // Per op, per op dim: the trips of a loop at DRAM over that dim of the op alone, between its
   // group's tile and its own (1, or empty for the op: none; Space::private_extent says where).
-  std::vector<std::vector<int64_t>> own_trips;
+  std::vector<Factors> own_trips;
   // Per op: where its output waits for the ops of later groups that read it, 0 DRAM or k, the
   // template's k-th shared on-chip level (TemplateLevels::handover, cloud's L2); empty when every
   // op's is DRAM (the form Choice keeps, so points compare alike).
@@ -162,7 +162,8 @@ class Space {
   static constexpr int kSearched = -2;
   struct Pins {
     std::vector<int> prim, cores, order, home;
-    std::vector<std::vector<int64_t>> loops, spatial;
+    std::vector<std::vector<int64_t>> loops;
+    std::vector<Factors> spatial;
   };
   Pins pins_;
   std::vector<int> fixed_members(int g) const;  // the ops of group g of fix_groups
@@ -186,7 +187,7 @@ class Space {
     size_t at = 0, i = 0;                       // the group (CoreSplit, Outer) or the op; the dim's index
     size_t op_dims = 0;                         // OwnTrips: the op's dims
     std::vector<int64_t> values;                // the core split (-1: none), trips or loop order
-    std::vector<std::vector<int64_t>> spatial;  // Spatial: the op's spatial choices
+    std::vector<Factors> spatial;               // Spatial: the op's spatial choices
     size_t size() const { return kind == Kind::Spatial ? spatial.size() : values.size(); }
     void set(Choice& c, size_t k) const;  // value k
   };
@@ -264,25 +265,25 @@ class Space {
   PeAxes op_axes(const Choice& c, const std::vector<int>& members, int op) const;
   // Every spatial choice that fits: a list kept per thread and shared, not copied (a climb's
   // aimed steps ask for the same few lists again and again).
-  using SpatialOptions = std::vector<std::vector<int64_t>>;
+  using SpatialOptions = std::vector<Factors>;
   static std::shared_ptr<const SpatialOptions> spatial_options(const SpatialRoom& room, const PeAxes& axes);
   void pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const;
   // Shrinks an op's spatial factors (the widest first, each to a smaller value it may take)
   // until they fit `axes`.
-  static void fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const PeAxes& axes);
+  static void fit_spatial(Factors& sp, const SpatialRoom& room, const PeAxes& axes);
   void nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const;
   // One of the op's spatial factors to a larger value it may take (or a dim spread anew, when
   // the unit has a way left); nothing when none may grow.
   void widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const;
   // The cycles the op's compute takes in one tile of its group with spatial factors `sp`.
-  double compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const;
-  double compute_estimate(const OpExtents& extent, size_t op, const std::vector<int64_t>& sp) const;
+  double compute_estimate(const model::OpBoxes& tile, size_t op, const Factors& sp) const;
+  double compute_estimate(const OpExtents& extent, size_t op, const Factors& sp) const;
   // Every spatial choice of an op (spatial_options) with its compute estimate in `tile`, in the
   // options' order.
   struct TimedSpreads {
     std::shared_ptr<const SpatialOptions> options;
     std::vector<double> time;
-    const std::vector<int64_t>& spread(size_t i) const { return (*options)[i]; }
+    const Factors& spread(size_t i) const { return (*options)[i]; }
   };
   TimedSpreads timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const;
   model::OpBoxes group_tile(const Choice& c, int g, bool last = false) const;
@@ -313,7 +314,7 @@ class Space {
                       Rng& rng) const;
   static bool has_own_loops(const Choice& c, const std::vector<int>& members);
   // An op's own trips, empty when none is above 1 (the form Choice keeps, so points compare alike).
-  static void drop_if_none(std::vector<int64_t>& trips);
+  static void drop_if_none(Factors& trips);
   size_t op_steps(size_t o) const;  // op o's tiling steps (tiling_steps)
   // The trip counts op o's own loop over its dim i may take in `partial` (1 alone where none).
   std::vector<int64_t> own_trips_options(const Choice& partial, size_t o, size_t i) const;

@@ -69,7 +69,7 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
       const OpExtents ext = op_tile_extents(boxes, c, static_cast<size_t>(o));
-      const std::vector<int64_t>& sp = c.spatial[static_cast<size_t>(o)];
+      const Factors& sp = c.spatial[static_cast<size_t>(o)];
       // Temporal loops cover what the spatial ones leave; reductions innermost (the output
       // stays put), the others in the order the choice ranks (Space::nest_order).
       std::vector<size_t> made;

@@ -27,7 +27,7 @@ std::shared_ptr<const Space::SpatialOptions> Space::spatial_options(const Spatia
   if (kept_options >= kMostKept) kept.clear(), kept_options = 0;
   const size_t n = room.size();
   auto out = std::make_shared<SpatialOptions>();
-  std::vector<int64_t> sp(n, 1);
+  Factors sp(n, 1);
   // Every subset of a choice that fits fits too, so bounding each factor by the room the
   // factors before it leave lists each fitting choice once.
   std::function<void(size_t, int, bool)> rec = [&](size_t from, int left, bool narrowed) {
@@ -80,7 +80,7 @@ bool Space::enumerate(const std::function<bool(const Choice&)>& visit) const {
         return true;
       }
       const std::vector<int64_t> trips = own_trips_options(c, o, i);
-      const std::vector<int64_t> kept = c.own_trips[o];
+      const Factors kept = c.own_trips[o];
       for (int64_t d : trips) {
         c.own_trips[o] = kept;
         set_own_trips(c, o, i, d, w_.ops[o].dims.size());
@@ -151,7 +151,7 @@ std::vector<int64_t> Space::own_trips_options(const Choice& partial, size_t o, s
 }
 
 void Space::set_own_trips(Choice& c, size_t o, size_t i, int64_t trips, size_t dims) {
-  std::vector<int64_t>& own = c.own_trips[o];
+  Factors& own = c.own_trips[o];
   if (own.empty()) own.assign(dims, 1);
   own[i] = trips;
   drop_if_none(own);
@@ -174,9 +174,9 @@ Choice Space::tiling_start(const Choice& structure) const {
   const auto members = group_members(c);
   c.core_dim.assign(members.size(), -1);
   c.outer.clear();
-  for (const auto& m : members) c.outer.push_back(std::vector<int64_t>(outer_dims(m).size(), 1));
+  for (const auto& m : members) c.outer.push_back(Factors(outer_dims(m).size(), 1));
   c.spatial.clear();
-  for (const auto& op : w_.ops) c.spatial.push_back(std::vector<int64_t>(op.dims.size(), 1));
+  for (const auto& op : w_.ops) c.spatial.push_back(Factors(op.dims.size(), 1));
   c.order.assign(w_.ops.size(), 0);
   c.own_trips.assign(w_.ops.size(), {});
   pin_all(c);

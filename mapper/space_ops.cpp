@@ -66,7 +66,7 @@ bool Space::has_own_loops(const Choice& c, const std::vector<int>& members) {
   return false;
 }
 
-void Space::drop_if_none(std::vector<int64_t>& trips) {
+void Space::drop_if_none(Factors& trips) {
   if (std::all_of(trips.begin(), trips.end(), [](int64_t t) { return t == 1; })) trips.clear();
 }
 
@@ -77,7 +77,7 @@ bool Space::step_own_trips(Choice& c, const model::OpBoxes& first, const model::
     if (const int64_t extent = private_extent(c, first, last, op, i); extent > 1) dims.push_back({i, extent});
   if (dims.empty()) return false;
   const auto [i, extent] = pick(dims, rng);
-  std::vector<int64_t>& trips = c.own_trips[op];
+  Factors& trips = c.own_trips[op];
   if (trips.empty()) trips.assign(w_.ops[op].dims.size(), 1);
   const std::vector<int64_t> d = divisors(extent);
   const auto at = std::find(d.begin(), d.end(), trips[i]) - d.begin();
@@ -95,7 +95,7 @@ bool Space::step_own_trips(Choice& c, const model::OpBoxes& first, const model::
 void Space::fit_own_trips(Choice& c, const model::OpBoxes& first, const model::OpBoxes& last,
                           const std::vector<int>& members) const {
   for (int o : members) {
-    std::vector<int64_t>& trips = c.own_trips[static_cast<size_t>(o)];
+    Factors& trips = c.own_trips[static_cast<size_t>(o)];
     for (size_t i = 0; i < trips.size(); ++i) {
       const int64_t extent = private_extent(c, first, last, static_cast<size_t>(o), i);
       if (trips[i] > 1 && (extent == 0 || extent % trips[i] != 0)) trips[i] = 1;
@@ -114,7 +114,7 @@ void Space::pick_own_trips(Choice& c, const model::OpBoxes& first, const model::
   if (!own_loops_ok_ || members.size() < 2 || !std::bernoulli_distribution(kOwnLoopsShare)(rng)) return;
   for (int o : members) {
     const model::Op& op = w_.ops[static_cast<size_t>(o)];
-    std::vector<int64_t> trips(op.dims.size(), 1);
+    Factors trips(op.dims.size(), 1);
     for (size_t i = 0; i < trips.size(); ++i) {
       const int64_t extent = private_extent(c, first, last, static_cast<size_t>(o), i);
       if (extent < 2 || !std::bernoulli_distribution(0.5)(rng)) continue;
@@ -144,7 +144,7 @@ PeAxes Space::op_axes(const Choice& c, const std::vector<int>& members, int op) 
 
 void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const {
   const model::Op& o = w_.ops[op];
-  std::vector<int64_t>& sp = c.spatial[op];
+  Factors& sp = c.spatial[op];
   sp.assign(o.dims.size(), 1);
   std::vector<size_t> dims(o.dims.size());
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
@@ -157,7 +157,7 @@ void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const Pe
   }
 }
 
-void Space::fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const PeAxes& axes) {
+void Space::fit_spatial(Factors& sp, const SpatialRoom& room, const PeAxes& axes) {
   while (!axes.fits(sp)) {
     const size_t widest = static_cast<size_t>(std::max_element(sp.begin(), sp.end()) - sp.begin());
     sp[widest] = room.largest(widest, sp[widest] - 1);
@@ -167,7 +167,7 @@ void Space::fit_spatial(std::vector<int64_t>& sp, const SpatialRoom& room, const
 // One local step of an op's spatial choice, the rest kept: a factor to its next divisor, one
 // spatial dimension traded for another, or a dimension added when the unit has a way left.
 void Space::nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const {
-  std::vector<int64_t>& sp = c.spatial[op];
+  Factors& sp = c.spatial[op];
   const size_t ways = static_cast<size_t>(axes.ways());
   std::vector<size_t> on, off;
   for (size_t i = 0; i < sp.size(); ++i) (sp[i] > 1 ? on : off).push_back(i);

@@ -147,7 +147,7 @@ void Space::pin_spatial_spec(const std::string& spec, const std::string& target,
   if (index < 0) throw InputError(kAt, "'" + spec + "': unknown op '" + target + "' (sp fixes one op's spatial loops)");
   const size_t o = static_cast<size_t>(index);
   const model::Op& op = w_.ops[o];
-  std::vector<int64_t> sp(op.dims.size(), 1);
+  Factors sp(op.dims.size(), 1);
   if (value != "none")
     for (const std::string& item : split(value, ',')) {
       const auto [d, f] = dim_factor(w_, spec, item);

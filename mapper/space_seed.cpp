@@ -25,7 +25,7 @@ std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, const std:
     }
     if (c.core_dim[0] < 0) return std::nullopt;
   }
-  c.outer = {std::vector<int64_t>(dims.size(), 1)};
+  c.outer = {Factors(dims.size(), 1)};
   for (size_t d = 0; d < w_.dims.size(); ++d) {
     const auto at = std::find(dims.begin(), dims.end(), static_cast<int>(d));
     if (at == dims.end()) {  // the group cannot loop over it: only whole
@@ -45,7 +45,7 @@ std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, const std:
       const int64_t extent = private_extent(c, first, last, o, i);
       if (own_trips[o][i] > 1 && (extent == 0 || extent % own_trips[o][i] != 0)) return std::nullopt;
     }
-    c.own_trips[o] = own_trips[o];
+    c.own_trips[o].assign(own_trips[o].begin(), own_trips[o].end());
     drop_if_none(c.own_trips[o]);
   }
   c.spatial.assign(w_.ops.size(), {});

@@ -11,11 +11,11 @@
 
 namespace dfx::mapper {
 
-double Space::compute_estimate(const model::OpBoxes& tile, size_t op, const std::vector<int64_t>& sp) const {
+double Space::compute_estimate(const model::OpBoxes& tile, size_t op, const Factors& sp) const {
   return compute_estimate(op_extents(tile, op), op, sp);
 }
 
-double Space::compute_estimate(const OpExtents& extent, size_t op, const std::vector<int64_t>& sp) const {
+double Space::compute_estimate(const OpExtents& extent, size_t op, const Factors& sp) const {
   // One tile of the group on the op's instances: the leaf's steps times its work per point, the
   // latency the model gives an op's compute (transfers and instruction costs left out).
   double steps = 1;
@@ -73,7 +73,7 @@ Choice Space::widen_slowest(const Choice& in, Rng& rng) const {
     const model::OpBoxes mine = op_tile(first, c, o);
     const SpatialRoom room = spatial_room(mine, o);
     const PeAxes axes = op_axes(c, members[g], static_cast<int>(o));
-    const std::vector<int64_t> before = c.spatial[o];
+    const Factors before = c.spatial[o];
     widen_spatial(c, o, room, axes, rng);
     if (c.spatial[o] != before) continue;
     // No factor can grow where it is: another set of spread dims may still compute faster
@@ -134,7 +134,7 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, Rng& rng
 }
 
 void Space::widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const {
-  std::vector<int64_t>& sp = c.spatial[op];
+  Factors& sp = c.spatial[op];
   // Per dim, the values above its factor that fit beside the others (none once the unit has no
   // way left for a dim not yet spread).
   std::vector<std::pair<size_t, std::vector<int64_t>>> wider;

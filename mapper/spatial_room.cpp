@@ -40,7 +40,7 @@ int64_t SpatialRoom::largest(size_t i, int64_t at_most) const {
   return padding_ ? widest_spread(extent_[i], at_most) : values(i, at_most).back();
 }
 
-bool SpatialRoom::allows(const std::vector<int64_t>& sp) const {
+bool SpatialRoom::allows(const Factors& sp) const {
   for (size_t i = 0; i < sp.size(); ++i)
     if (largest(i, sp[i]) != sp[i]) return false;
   return true;

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "mapper/factors.h"
+
 namespace dfx::mapper {
 
 // An op's extent per dim (inline: asked for several times a candidate).
@@ -37,7 +39,7 @@ class SpatialRoom {
   std::vector<int64_t> drawn(size_t i, int64_t at_most) const;
   int64_t largest(size_t i, int64_t at_most) const;
   // Each factor a divisor or, with padding, a chunk size of its extent.
-  bool allows(const std::vector<int64_t>& sp) const;
+  bool allows(const Factors& sp) const;
 
  private:
   OpExtents extent_;

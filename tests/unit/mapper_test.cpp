@@ -359,7 +359,7 @@ TEST(ExplorePins, EveryMoveKeepsTheFixedParts) {
   for (int i = 0; i < 300; ++i) {
     ASSERT_TRUE(space.honours_pins(c)) << space.flow_yaml(c, "x");
     EXPECT_EQ(c.prim[0], model::Prim::Shar);
-    EXPECT_EQ(c.spatial[0], (std::vector<int64_t>{1, 16, 16, 1}));  // qk's dims b, m, l, k
+    EXPECT_EQ(c.spatial[0], (dfx::mapper::Factors{1, 16, 16, 1}));  // qk's dims b, m, l, k
     EXPECT_EQ(c.order[6], 5);  // av's output dims b, m, n reversed: the last of their 6 orders
     const Choice other = space.random(rng);
     c = i % 3 == 0 ? space.restructure(c, rng) : i % 3 == 1 ? space.mutate(c, rng, true) : space.crossover(c, other, rng);

@@ -13,7 +13,8 @@ namespace {
 
 // The definition: some assignment puts each factor above 1 on an axis of its own, no larger
 // than the axis. Tried over every permutation of the axes.
-bool fits_by_brute_force(const std::vector<int64_t>& factors, std::vector<int64_t> axes) {
+template <class Factors>
+bool fits_by_brute_force(const Factors& factors, std::vector<int64_t> axes) {
   std::vector<int64_t> wanted;
   for (int64_t f : factors)
     if (f > 1) wanted.push_back(f);
@@ -38,12 +39,12 @@ TEST(PeAxes, FitsAndRoomAgreeWithEveryAssignment) {
     std::vector<int64_t> all = unit;
     if (sub_cores > 1) all.push_back(sub_cores);
     ASSERT_EQ(axes.ways(), static_cast<int>(all.size()));
-    std::vector<int64_t> sp(4);
+    dfx::mapper::Factors sp(4);
     for (auto& f : sp) f = trial % 4 == 0 ? factor(rng) : (factor(rng) > 9 ? factor(rng) : 1);
     ASSERT_EQ(axes.fits(sp), fits_by_brute_force(sp, all)) << trial;
     for (size_t i = 0; i < sp.size(); ++i) {
       int64_t best = 1;
-      std::vector<int64_t> with = sp;
+      dfx::mapper::Factors with = sp;
       for (int64_t v = 1; v <= 20; ++v) {
         with[i] = v;
         if (fits_by_brute_force(with, all)) best = v;
