@@ -12,7 +12,7 @@ namespace dfx::model {
 template <class Held>
 WalkResult Walker<Held>::run() {
   streams_.clear(), recordings_.clear();  // this thread's, kept from its last walk
-  contexts_.reset(), stream_ids_.clear();
+  contexts_.reset(), stream_ids_.clear(), spatial_splits_.start(f_);
   touched_.clear(), cover_log_.clear(), homes_.clear();
   OpBoxes boxes = OpBoxes::whole(w_);
   if (!phase_cache_) scan_classes(0, boxes);  // else each phase walked is scanned first
@@ -300,7 +300,7 @@ bool Walker<Held>::nothing_steps_below(int node, size_t li) const {
 
 template <class Held>
 typename Walker<Held>::SpatialSplit& Walker<Held>::split_with_uses(int node, size_t li) {
-  SpatialSplit& split = spatial_splits_.at({node, li});
+  SpatialSplit& split = spatial_splits_.at(node, li);
   if (split.uses.empty()) split.uses = dim_uses(w_, p_, node, f_.nodes[static_cast<size_t>(node)].loops[li].dim);
   return split;
 }
@@ -317,8 +317,7 @@ bool Walker<Held>::spatial_split_ok(int node, size_t li, int64_t extent, const C
   const Loop& loop = f_.nodes[static_cast<size_t>(node)].loops[li];
   const auto [chunk, trips, last] = steps;
   const bool even = last == chunk;
-  auto [it, fresh] = spatial_splits_.insert({{node, li}, SpatialSplit{extent, chunk, even, {}, {}, -1}});
-  SpatialSplit& split = it->second;
+  auto [split, fresh] = spatial_splits_.insert(node, li, extent, chunk, even);
   auto where = [&] { return "spatial loop " + w_.dims[static_cast<size_t>(loop.dim)].name + ":" + std::to_string(loop.factor); };
   if (!fresh && split.extent != extent && (split.chunk != chunk || !split.even || !even)) {
     problem(f_.loc_of(loop), where() + " splits extent " + std::to_string(split.extent) + " in one step and " +
@@ -357,8 +356,9 @@ bool Walker<Held>::spatial_split_ok(int node, size_t li, int64_t extent, const C
 template <class Held>
 typename Walker<Held>::InstanceCounts Walker<Held>::instance_counts() const {
   InstanceCounts out;
-  for (const auto& [loop, split] : spatial_splits_)
-    if (split.counts.size() > 1) out[loop] = split.counts;
+  spatial_splits_.each(f_, [&](int node, size_t li, const SpatialSplit& split) {
+    if (split.counts.size() > 1) out[{node, li}] = split.counts;
+  });
   return out;
 }
 

@@ -120,17 +120,17 @@ template <class Held>
 bool Walker<Held>::plan_spatial(int node, size_t li, int64_t e, const Cut& c, NestPlan& plan) const {
   const Loop& l = f_.nodes[static_cast<size_t>(node)].loops[li];
   if (c.last != c.chunk) return false;
-  const auto it = spatial_splits_.find({node, li});
+  const SpatialSplit* it = spatial_splits_.find(node, li);
   const bool listed = classes_ && classes_->count({node, li});
   const bool over_padded = l.dim == plan.padded_dim;
   if (!listed) {
     if (over_padded) return false;
-    if (it != spatial_splits_.end() && (it->second.extent != e || it->second.counts.size() != 1 || !it->second.even)) return false;
+    if (it && (it->extent != e || it->counts.size() != 1 || !it->even)) return false;
   } else {
     if (plan.classed >= 0) return false;  // runs within runs
     const std::vector<int64_t>& counts = classes_->at({node, li});
     if (counts.size() > kMaxNestRuns) return false;
-    if (it != spatial_splits_.end() && (!it->second.even || it->second.chunk != c.chunk || it->second.counts.size() + 1 >= kMaxPasses)) return false;
+    if (it && (!it->even || it->chunk != c.chunk || it->counts.size() + 1 >= kMaxPasses)) return false;
     auto listed_count = [&](int64_t trips) { return std::binary_search(counts.begin(), counts.end(), trips); };
     if (!listed_count(c.trips)) return false;
     plan.runs = counts.size();
@@ -247,11 +247,11 @@ bool Walker<Held>::splits_would_hold(int node, const Calls& calls, size_t count)
     if (it == seen + known) {
       if (known == kMaxNestLoops) return false;
       it = &seen[known++];
-      const auto kept = spatial_splits_.find({node, call.li});
-      if (kept != spatial_splits_.end()) {
-        if (kept->second.counts.size() >= static_cast<size_t>(kMaxPasses)) return false;
-        *it = {call.li, kept->second.extent, kept->second.chunk, kept->second.even, {}, kept->second.counts.size()};
-        std::copy(kept->second.counts.begin(), kept->second.counts.end(), it->counts);
+      const SpatialSplit* split = spatial_splits_.find(node, call.li);
+      if (split) {
+        if (split->counts.size() >= static_cast<size_t>(kMaxPasses)) return false;
+        *it = {call.li, split->extent, split->chunk, split->even, {}, split->counts.size()};
+        std::copy(split->counts.begin(), split->counts.end(), it->counts);
       } else {
         *it = {call.li, call.extent, call.cut.chunk, call.cut.last == call.cut.chunk, {}, 0};
       }

@@ -262,7 +262,51 @@ class Walker {
     std::vector<DimUse> uses;
     int may_step = -1;
   };
-  std::map<std::pair<int, size_t>, SpatialSplit> spatial_splits_;
+  // Per (node, loop index), the spatial loops seen so far: one slot per place of the tree (its
+  // loops, node by node), kept by the thread from walk to walk (run() starts it anew).
+  class SpatialSplits {
+   public:
+    void start(const Dataflow& f) {
+      at_.assign(f.nodes.size() + 1, 0);
+      for (size_t i = 0; i < f.nodes.size(); ++i) at_[i + 1] = at_[i] + f.nodes[i].loops.size();
+      if (slots_.size() < at_.back()) slots_.resize(at_.back());
+      for (size_t k = 0; k < at_.back(); ++k) slots_[k].present = false;
+    }
+    SpatialSplit* find(int node, size_t li) {
+      Slot& s = slots_[at_[static_cast<size_t>(node)] + li];
+      return s.present ? &s.split : nullptr;
+    }
+    const SpatialSplit* find(int node, size_t li) const {
+      const Slot& s = slots_[at_[static_cast<size_t>(node)] + li];
+      return s.present ? &s.split : nullptr;
+    }
+    SpatialSplit& at(int node, size_t li) { return *find(node, li); }
+    // The split of (node, li), and whether it was new (then `extent`, `chunk`, `even` as given).
+    std::pair<SpatialSplit&, bool> insert(int node, size_t li, int64_t extent, int64_t chunk, bool even) {
+      Slot& s = slots_[at_[static_cast<size_t>(node)] + li];
+      if (s.present) return {s.split, false};
+      s.present = true;
+      s.split.extent = extent, s.split.chunk = chunk, s.split.even = even;
+      s.split.counts.clear(), s.split.uses.clear(), s.split.may_step = -1;
+      return {s.split, true};
+    }
+    // Every split seen, by node and loop index.
+    template <class Visit>
+    void each(const Dataflow& f, Visit visit) const {
+      for (size_t n = 0; n < f.nodes.size(); ++n)
+        for (size_t li = 0; li < at_[n + 1] - at_[n]; ++li)
+          if (const Slot& s = slots_[at_[n] + li]; s.present) visit(static_cast<int>(n), li, s.split);
+    }
+
+   private:
+    struct Slot {
+      bool present = false;
+      SpatialSplit split;
+    };
+    std::vector<size_t> at_;  // per node, where its slots start; one more at the end
+    std::vector<Slot> slots_;
+  };
+  SpatialSplits& spatial_splits_ = kept<SpatialSplits>();
   const InstanceCounts* classes_ = nullptr;
   bool given_classes_ = false;
   InstanceCounts scanned_;  // what scan_classes() found
