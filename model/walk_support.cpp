@@ -5,10 +5,14 @@
 namespace dfx::model {
 
 int Contexts::enter(int ctx, int64_t value) {
-  const uint64_t key = (static_cast<uint64_t>(ctx) << 32) ^ static_cast<uint64_t>(value);
-  auto [it, fresh] = child_.try_emplace(key, static_cast<int>(parent_.size()));  // no node built when found
-  if (fresh) parent_.push_back(ctx), depth_.push_back(depth_[static_cast<size_t>(ctx)] + 1);
-  return it->second;
+  for (const auto& [v, id] : kids_[static_cast<size_t>(ctx)])
+    if (v == value) return id;
+  const int id = static_cast<int>(parent_.size());
+  parent_.push_back(ctx), depth_.push_back(depth_[static_cast<size_t>(ctx)] + 1);
+  if (kids_.size() <= static_cast<size_t>(id)) kids_.emplace_back();
+  else kids_[static_cast<size_t>(id)].clear();
+  kids_[static_cast<size_t>(ctx)].push_back({value, id});
+  return id;
 }
 
 bool Contexts::within(int ctx, int ancestor) const {

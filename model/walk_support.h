@@ -1,5 +1,7 @@
 #pragma once
 // Pieces of the fast walk (walk.cpp) that stand on their own. Internal to model/.
+#include <algorithm>
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <tuple>
 #include <unordered_map>
@@ -18,11 +20,17 @@ class Contexts {
  public:
   int enter(int ctx, int64_t value);
   bool within(int ctx, int ancestor) const;  // ctx is `ancestor` or below it
-  void reset() { child_.clear(), parent_.assign(1, -1), depth_.assign(1, 0); }  // the root alone
+  void reset() {  // the root alone (the lists keep their storage)
+    parent_.assign(1, -1), depth_.assign(1, 0);
+    kids_.resize(std::max<size_t>(kids_.size(), 1));
+    kids_[0].clear();
+  }
 
  private:
-  std::unordered_map<uint64_t, int> child_;
   std::vector<int> parent_{-1}, depth_{0};
+  // Per context, the contexts entered from it: (value, id). A context has a few (one per spatial
+  // loop, pass or split child below it), found by a short scan.
+  std::vector<boost::container::small_vector<std::pair<int64_t, int>, 4>> kids_{1};
 };
 
 // What restricting boxes needs per tile, computed once per analysis: the ops below that use each
