@@ -4,7 +4,6 @@
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "model/dataflow.h"
