@@ -1,5 +1,8 @@
 #include "model/tree_shape.h"
 
+#include <map>
+#include <tuple>
+
 namespace dfx::model {
 
 TreeShape::TreeShape(const arch::Arch& a, const Workload& w, const Dataflow& f) : TreeShape(w, f, place(a, w, f)) {}
@@ -14,7 +17,16 @@ TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
       scan_basis(model::scan_basis(w)),
       owned(f.nodes.size()),
       fused(f.nodes.size()),
-      source_anchors(model::source_anchors(w, f, placement)) {
+      source_anchors(model::source_anchors(w, f, placement)),
+      buffer_class(f.nodes.size() * w.tensors.size(), -1) {
+  std::map<std::tuple<size_t, int, int, bool>, int> classes;
+  for (size_t i = 0; i < f.nodes.size(); ++i)
+    for (size_t t = 0; t < w.tensors.size(); ++t) {
+      const TensorPlacement& tp = placement.tensors[t];
+      const auto key = std::make_tuple(t, tp.level[i], tp.source[i], static_cast<bool>(tp.writes[i]));
+      buffer_class[i * w.tensors.size() + t] = classes.emplace(key, static_cast<int>(classes.size())).first->second;
+    }
+  buffer_classes = classes.size();
   for (size_t t = 0; t < w.tensors.size(); ++t) {
     const TensorPlacement& tp = placement.tensors[t];
     for (size_t i = 0; i < f.nodes.size(); ++i)

@@ -39,6 +39,10 @@ struct TreeShape {
   // intermediates fused there (their region) — what a visit of the node looks through.
   std::vector<std::vector<int>> owned, fused;
   std::vector<int> source_anchors;  // source_anchors() (model/walk_support.h)
+  // Per [node * tensors + tensor]: its buffers' class, a dense id per (tensor, level, source
+  // level, written) — a buffer is one class in one instance and partition context.
+  std::vector<int> buffer_class;
+  size_t buffer_classes = 0;
 };
 
 // Everything of the tree a TreeShape reads, as integers (a key of model/phase_cache.h's form):

@@ -12,7 +12,9 @@ namespace dfx::model {
 template <class Held>
 WalkResult Walker<Held>::run() {
   streams_.clear(), recordings_.clear();  // this thread's, kept from its last walk
-  contexts_.reset(), stream_ids_.clear(), spatial_splits_.start(f_);
+  contexts_.reset(), spatial_splits_.start(f_);
+  if (class_streams_.size() < buffer_classes_) class_streams_.resize(buffer_classes_);
+  for (size_t k = 0; k < buffer_classes_; ++k) class_streams_[k].clear();
   touched_.clear(), cover_log_.clear(), homes_.clear();
   OpBoxes boxes = OpBoxes::whole(w_);
   if (!phase_cache_) scan_classes(0, boxes);  // else each phase walked is scanned first

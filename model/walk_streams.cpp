@@ -98,13 +98,13 @@ template <class Held>
 int Walker<Held>::stream_for(int node, int tensor) {
   const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
   const size_t n = static_cast<size_t>(node);
-  // A buffer: one tensor at one level, filled from one source level, in one role, instance and
-  // partition.
-  const uint64_t key = static_cast<uint64_t>(tensor) | (static_cast<uint64_t>(tp.level[n]) << 12) |
-                       (static_cast<uint64_t>(tp.source[n]) << 18) | (static_cast<uint64_t>(tp.writes[n]) << 24) |
-                       (static_cast<uint64_t>(inst_ctx_) << 25) | (static_cast<uint64_t>(part_ctx_) << 45);
-  auto [it, fresh] = stream_ids_.try_emplace(key, static_cast<int>(streams_.size()));  // no node built when found
-  if (!fresh) return it->second;
+  // A buffer: one tensor at one level, filled from one source level, in one role (its class),
+  // instance and partition.
+  ClassStreams& made = class_streams_[static_cast<size_t>(buffer_class_[n * w_.tensors.size() + static_cast<size_t>(tensor)])];
+  for (const auto& [inst, part, id] : made)
+    if (inst == inst_ctx_ && part == part_ctx_) return id;
+  const int id = static_cast<int>(streams_.size());
+  made.push_back({inst_ctx_, part_ctx_, id});
   Stream<Held>& s = streams_.add();
   s.tensor = tensor;
   s.level = tp.level[n];
@@ -113,7 +113,7 @@ int Walker<Held>::stream_for(int node, int tensor) {
   s.write = tp.writes[n];
   s.instance_weight = instance_weight_;
   s.inst_ctx = inst_ctx_;
-  return it->second;
+  return id;
 }
 
 template <class Held>

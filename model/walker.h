@@ -3,6 +3,7 @@
 // children, timing); model/walk_streams.cpp keeps the buffers (what each holds, what moves).
 // Internal to model/.
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <map>
 #include <optional>
@@ -154,7 +155,7 @@ class Walker {
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
       : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
-        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), streams_(ThreadStore<Stream<Held>>::for_this_thread()), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), instructions_(a, w, f),
+        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), streams_(ThreadStore<Stream<Held>>::for_this_thread()), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), buffer_class_(shape.buffer_class), buffer_classes_(shape.buffer_classes), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
@@ -316,7 +317,10 @@ class Walker {
     if (!given_classes_ && scan_.scan(node, boxes, scanned_)) classes_ = &scanned_;
   }
   std::vector<int> mc_prefix_;  // [node * tensors + tensor]: spatial loops that define the source buffer
-  std::unordered_map<uint64_t, int>& stream_ids_ = kept<std::unordered_map<uint64_t, int>>();  // cleared as a walk starts
+  // Per buffer class (TreeShape::buffer_class), the streams made so far: (instance context,
+  // partition context, stream id). Kept by the thread; run() empties it.
+  using ClassStreams = boost::container::small_vector<std::array<int, 3>, 2>;
+  std::vector<ClassStreams>& class_streams_ = kept<std::vector<ClassStreams>>();
   ThreadStore<Stream<Held>>& streams_;  // this thread's (ThreadStore::for_this_thread)
   // What representative iterations touched and wrote, for translate_since; only kept while one
   // is being visited (representing_ > 0), and cleared when the outermost one is done.
@@ -349,6 +353,8 @@ class Walker {
   const std::vector<int>& own_op_;  // own_ops(): see WalkResult::op_cycles
   const std::vector<std::vector<int>>& owned_;  // TreeShape::owned: per node, the tensors it keeps buffers of
   const std::vector<std::vector<int>>& fused_;  // TreeShape::fused: per node, the intermediates fused there
+  const std::vector<int>& buffer_class_;        // TreeShape::buffer_class
+  size_t buffer_classes_ = 0;
   double repeat_ = 1;  // iterations the current visit stands for (a representative's `middle`s)
   int untimed_ = 0;    // inside a spatial loop's later pass, whose time the first pass's stands for
   // Adds a visit's latency to the op whose own tiles start at `node`, if any.
