@@ -301,7 +301,7 @@ bool Walker<Held>::nothing_steps_below(int node, size_t li) const {
 }
 
 template <class Held>
-typename Walker<Held>::SpatialSplit& Walker<Held>::split_with_uses(int node, size_t li) {
+SpatialSplit& Walker<Held>::split_with_uses(int node, size_t li) {
   SpatialSplit& split = spatial_splits_.at(node, li);
   if (split.uses.empty()) split.uses = dim_uses(w_, p_, node, f_.nodes[static_cast<size_t>(node)].loops[li].dim);
   return split;

@@ -44,7 +44,7 @@ class InstanceScan {
   const Workload& w_;
   const Dataflow& f_;
   const TileIndex& index_;
-  BoxPool& pool_ = BoxPool::for_this_thread();
+  BoxPool& pool_ = walk_kept<BoxPool>();  // the thread's, shared with its walk (every lease is back when a walk ends)
   const std::vector<char>& buffers_below_;
   const ScanBasis& basis_;
   bool plain_ = false;         // every access a plain dim (ScanBasis)

@@ -61,13 +61,13 @@ void Walker<Held>::drop_for_sibling(int seq_node, int next_child) {
 template <class Held>
 void Walker<Held>::add_occupancy(int level, int tensor, int inst, int64_t delta) {
   const uint64_t key = occupancy_key(inst, level);
-  occupancy_at(key | static_cast<uint64_t>(tensor), false);  // sized before references are taken
-  int64_t& lv = occupancy_at(key, true);
+  int64_t* row = occupancy_row(static_cast<size_t>(inst), static_cast<size_t>(level));
+  int64_t& lv = row[w_.tensors.size()];
   if (!recorders_.empty()) note_occupancy(key, level, -1, lv, lv + delta);
   lv += delta;
   r_.level_peak_elems[static_cast<size_t>(level)] =
       std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
-  int64_t& tv = occupancy_at(key | static_cast<uint64_t>(tensor), false);
+  int64_t& tv = row[tensor];
   if (!recorders_.empty()) note_occupancy(key | static_cast<uint64_t>(tensor), level, tensor, tv, tv + delta);
   tv += delta;
   auto& peak = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];

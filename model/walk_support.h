@@ -77,6 +77,15 @@ class TileIndex {
   std::vector<std::pair<int, const TensorAccess*>> reads_;
 };
 
+// This thread's T for the walks it runs — one at a time per thread (walk_tree) — so that what a
+// walk builds by the dozen keeps its storage for the next: a search runs thousands of walks a
+// second. Each walk resets what it takes (Walker::run). `Which` tells two of one type apart.
+template <class T, int Which = 0>
+T& walk_kept() {
+  thread_local T kept;
+  return kept;
+}
+
 // Box buffers reused across the walk's loop steps: each step's boxes are its parent's, restricted,
 // and leasing the copy from a free list keeps the walk from allocating once per step.
 class BoxPool {
@@ -100,12 +109,6 @@ class BoxPool {
     OpBoxes boxes_;
     bool live_ = true;
   };
-  // This thread's pool: the walks and scans a thread runs one after another lease from it, and
-  // a walk's buffers serve the next (every lease is back when a walk ends).
-  static BoxPool& for_this_thread() {
-    thread_local BoxPool pool;
-    return pool;
-  }
 
  private:
   std::vector<OpBoxes> free_;

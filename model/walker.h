@@ -20,77 +20,11 @@
 #include "model/walk.h"
 #include "model/walk_replay.h"
 #include "model/walk_scan.h"
+#include "model/walk_state.h"
 #include "model/walk_support.h"
 #include "model/walk_time.h"
 
 namespace dfx::model {
-
-// One buffer's history: the elements resident after its last activation.
-template <class Held>
-struct Stream {
-  int tensor = 0, level = 0, owner = 0, source = 0;  // owner: the last node to activate it
-  bool write = false;
-  int64_t instance_weight = 1;
-  int inst_ctx = 0;          // the spatial instance (a context id, see Contexts)
-  Held resident;
-  OpBoxes snapshot;         // the boxes that produced `resident`, to translate it
-  Slice cover;              // write streams: every element ever written here, per dimension
-  int64_t write_entries = 0;
-  int64_t mc_write_entries = 0;  // write entries as the source sees them (instances merged)
-  int64_t mc_count = 1;          // instances merged into one source transfer
-  std::vector<std::tuple<size_t, int64_t, int64_t>> spreads;  // (axis, step, count) per merged loop
-  int spreads_owner = -1;        // the owner node `spreads` was computed for
-  StreamOwners owners;  // tile nodes whose activations fill this buffer
-  // A later pass of a spatial loop walked in passes (Walker::Passes): the earlier passes'
-  // streams of this buffer, whose writes the source counted already.
-  std::vector<int> twins;
-  bool dropped = false;     // emptied by a Seq sibling since its last activation
-  bool finished = false;    // its refills are counted (finish_write_streams)
-  // Back to a new stream's state, keeping the storage of its lists and boxes.
-  void reset() {
-    tensor = level = owner = source = 0;
-    write = false;
-    instance_weight = 1;
-    inst_ctx = 0;
-    resident = Held();
-    snapshot.clear();
-    cover.clear();
-    write_entries = mc_write_entries = 0;
-    mc_count = 1;
-    spreads.clear();
-    spreads_owner = -1;
-    owners.clear();
-    twins.clear();
-    dropped = finished = false;
-  }
-};
-
-// Objects a walk makes by the dozen (its buffers, its recorded steps), kept by the thread from
-// walk to walk (each walk starts with none) so that a search's thousands of walks a second reuse
-// their storage instead of allocating it anew: add() gives one in a new one's state (T::reset).
-// Grows without moving them (references to one are held while others are made). One walk at a
-// time per thread runs: Walker::run empties the stores as it starts.
-template <class T>
-class ThreadStore {
- public:
-  size_t size() const { return live_; }
-  T& operator[](size_t i) { return all_[i]; }
-  const T& operator[](size_t i) const { return all_[i]; }
-  T& add() {
-    if (live_ == all_.size()) all_.emplace_back();
-    else all_[live_].reset();
-    return all_[live_++];
-  }
-  void clear() { live_ = 0; }  // a walk starts (Walker::run)
-  static ThreadStore& for_this_thread() {
-    thread_local ThreadStore store;
-    return store;
-  }
-
- private:
-  std::deque<T> all_;
-  size_t live_ = 0;
-};
 
 // An op's own tiles above its operands' registers, walked in closed form after their first step
 // (model/walk_nest.cpp): how the tile's loops cut the op's box.
@@ -155,7 +89,7 @@ class Walker {
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
          const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
       : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
-        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), streams_(ThreadStore<Stream<Held>>::for_this_thread()), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), buffer_class_(shape.buffer_class), buffer_classes_(shape.buffer_classes), instructions_(a, w, f),
+        scan_(w, f, index_, shape.buffers_below, shape.scan_basis), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), buffer_class_(shape.buffer_class), buffer_classes_(shape.buffer_classes), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
@@ -179,23 +113,15 @@ class Walker {
   InstanceCounts instance_counts() const;
 
  private:
-  // This thread's T for its walks (one runs at a time per thread): what a walk builds by the
-  // dozen keeps its storage for the next (run() resets it).
-  // (`Which` tells apart two of one type.)
-  template <class T, int Which = 0>
-  static T& kept() {
-    thread_local T t;
-    return t;
-  }
   const arch::Arch& a_;
   const Workload& w_;
   const Dataflow& f_;
   const Placement& p_;
   WalkResult r_;
-  Contexts& contexts_ = kept<Contexts>();  // reset as a walk starts (run)
+  Contexts& contexts_ = walk_kept<Contexts>();  // reset as a walk starts (run)
   const TileIndex& index_;
   const BufferAccesses& accesses_;
-  BoxPool& pool_ = BoxPool::for_this_thread();
+  BoxPool& pool_ = walk_kept<BoxPool>();
   int inst_ctx_ = 0;  // current spatial instance
   int part_ctx_ = 0;  // current Para/Pipe partition
   int partial_ = 0;   // loops whose partial last step encloses the current position
@@ -221,7 +147,7 @@ class Walker {
     std::vector<SpatialLevel> levels_;
     size_t depth_ = 0;
   };
-  SpatialStack& spatial_stack_ = kept<SpatialStack>();  // empty between walks (pushes and pops pair)
+  SpatialStack& spatial_stack_ = walk_kept<SpatialStack>();  // empty between walks (pushes and pops pair)
   // A spatial loop whose instances are not all alike is walked in passes, each over a run of
   // alike instances: a last instance with less to do (73 rows over 8 instances: seven of 10,
   // one of 3), or instances that a partial tile above leaves idle (16 instances of one row, and
@@ -252,62 +178,8 @@ class Walker {
   int64_t sent_over_passes(int node, int tensor, int id, const Held& now, int64_t merged, int64_t fresh);
   // Boxes: a send that is a spread box, against earlier ones that are too (-1: not so).
   int64_t sent_apart(typename Passes::Sent* earlier, int node, int tensor, int id, const Held& now, int64_t merged);
-  // How a spatial loop has split its extent so far (spatial_split_ok).
-  struct SpatialSplit {
-    int64_t extent = 0, chunk = 0;
-    bool even = true;             // the extent a multiple of the chunk
-    std::vector<int64_t> counts;  // instance counts seen, ascending
-    // Per tensor, how the ops below index it by the loop's dim (model::dim_uses), and whether
-    // runs of instances not all alike may step below (model::runs_may_step_below): found when
-    // first asked.
-    std::vector<DimUse> uses;
-    int may_step = -1;
-  };
-  // Per (node, loop index), the spatial loops seen so far: one slot per place of the tree (its
-  // loops, node by node), kept by the thread from walk to walk (run() starts it anew).
-  class SpatialSplits {
-   public:
-    void start(const Dataflow& f) {
-      at_.assign(f.nodes.size() + 1, 0);
-      for (size_t i = 0; i < f.nodes.size(); ++i) at_[i + 1] = at_[i] + f.nodes[i].loops.size();
-      if (slots_.size() < at_.back()) slots_.resize(at_.back());
-      for (size_t k = 0; k < at_.back(); ++k) slots_[k].present = false;
-    }
-    SpatialSplit* find(int node, size_t li) {
-      Slot& s = slots_[at_[static_cast<size_t>(node)] + li];
-      return s.present ? &s.split : nullptr;
-    }
-    const SpatialSplit* find(int node, size_t li) const {
-      const Slot& s = slots_[at_[static_cast<size_t>(node)] + li];
-      return s.present ? &s.split : nullptr;
-    }
-    SpatialSplit& at(int node, size_t li) { return *find(node, li); }
-    // The split of (node, li), and whether it was new (then `extent`, `chunk`, `even` as given).
-    std::pair<SpatialSplit&, bool> insert(int node, size_t li, int64_t extent, int64_t chunk, bool even) {
-      Slot& s = slots_[at_[static_cast<size_t>(node)] + li];
-      if (s.present) return {s.split, false};
-      s.present = true;
-      s.split.extent = extent, s.split.chunk = chunk, s.split.even = even;
-      s.split.counts.clear(), s.split.uses.clear(), s.split.may_step = -1;
-      return {s.split, true};
-    }
-    // Every split seen, by node and loop index.
-    template <class Visit>
-    void each(const Dataflow& f, Visit visit) const {
-      for (size_t n = 0; n < f.nodes.size(); ++n)
-        for (size_t li = 0; li < at_[n + 1] - at_[n]; ++li)
-          if (const Slot& s = slots_[at_[n] + li]; s.present) visit(static_cast<int>(n), li, s.split);
-    }
-
-   private:
-    struct Slot {
-      bool present = false;
-      SpatialSplit split;
-    };
-    std::vector<size_t> at_;  // per node, where its slots start; one more at the end
-    std::vector<Slot> slots_;
-  };
-  SpatialSplits& spatial_splits_ = kept<SpatialSplits>();
+  // How each spatial loop has split its extent so far (spatial_split_ok).
+  SpatialSplits& spatial_splits_ = walk_kept<SpatialSplits>();
   const InstanceCounts* classes_ = nullptr;
   bool given_classes_ = false;
   InstanceCounts scanned_;  // what scan_classes() found
@@ -320,27 +192,32 @@ class Walker {
   // Per buffer class (TreeShape::buffer_class), the streams made so far: (instance context,
   // partition context, stream id). Kept by the thread; run() empties it.
   using ClassStreams = boost::container::small_vector<std::array<int, 3>, 2>;
-  std::vector<ClassStreams>& class_streams_ = kept<std::vector<ClassStreams>>();
-  ThreadStore<Stream<Held>>& streams_;  // this thread's (ThreadStore::for_this_thread)
+  std::vector<ClassStreams>& class_streams_ = walk_kept<std::vector<ClassStreams>>();
+  ThreadStore<Stream<Held>>& streams_ = walk_kept<ThreadStore<Stream<Held>>>();
   // What representative iterations touched and wrote, for translate_since; only kept while one
   // is being visited (representing_ > 0), and cleared when the outermost one is done.
   int representing_ = 0;
-  // (These and the scratch lists below are this thread's, kept from walk to walk: kept<>.)
-  std::vector<int>& touched_ = kept<std::vector<int>, 0>();
-  std::vector<std::pair<int, Slice>>& cover_log_ = kept<std::vector<std::pair<int, Slice>>, 0>();
-  std::vector<int64_t>& shift_ = kept<std::vector<int64_t>, 0>();  // scratch of translate_since
-  std::vector<int>& translate_ids_ = kept<std::vector<int>, 1>();  // scratch of translate_since
+  // (These and the scratch lists below are this thread's, kept from walk to walk: walk_kept<>.)
+  std::vector<int>& touched_ = walk_kept<std::vector<int>, 0>();
+  std::vector<std::pair<int, Slice>>& cover_log_ = walk_kept<std::vector<std::pair<int, Slice>>, 0>();
+  std::vector<int64_t>& shift_ = walk_kept<std::vector<int64_t>, 0>();  // scratch of translate_since
+  std::vector<int>& translate_ids_ = walk_kept<std::vector<int>, 1>();  // scratch of translate_since
   // Scratch of translate_since: what each write stream's representative wrote.
-  std::vector<std::pair<int, Slice>>& written_ = kept<std::vector<std::pair<int, Slice>>, 1>();
+  std::vector<std::pair<int, Slice>>& written_ = walk_kept<std::vector<std::pair<int, Slice>>, 1>();
   // Elements held per (instance context, level, tensor) and per (instance context, level): flat,
   // [(inst * levels + level) * (tensors + 1) + tensor], the level's total at tensor == tensors
   // (contexts are small dense ids). Keys (occupancy_key, | tensor) name entries in recordings.
   std::vector<int64_t> occupancy_;
-  int64_t& occupancy_at(uint64_t key, bool total) {
-    const size_t per_inst = a_.levels.size() * (w_.tensors.size() + 1);
-    const size_t inst = static_cast<size_t>(key >> 24), level = static_cast<size_t>(occupancy_level(key));
+  // The row of (inst, level): its tensors', then the level's total (made when first asked for).
+  int64_t* occupancy_row(size_t inst, size_t level) {
+    const size_t row = w_.tensors.size() + 1, per_inst = a_.levels.size() * row;
     if (occupancy_.size() < (inst + 1) * per_inst) occupancy_.resize((inst + 1) * per_inst, 0);
-    return occupancy_[inst * per_inst + level * (w_.tensors.size() + 1) + (total ? w_.tensors.size() : static_cast<size_t>(key & 0xffff))];
+    return occupancy_.data() + inst * per_inst + level * row;
+  }
+  // The entry a recording's key names.
+  int64_t& occupancy_at(uint64_t key, bool total) {
+    int64_t* row = occupancy_row(static_cast<size_t>(key >> 24), static_cast<size_t>(occupancy_level(key)));
+    return row[total ? w_.tensors.size() : static_cast<size_t>(key & 0xffff)];
   }
   static uint64_t occupancy_key(int inst, int level) {
     return (static_cast<uint64_t>(inst) << 24) | (static_cast<uint64_t>(level) << 16);
@@ -388,17 +265,17 @@ class Walker {
   // The last walked representative (partial last) step at each place steps are replayed, made on
   // first use: 2 * place(node, loop index) + last indexes recording_slot_ (-1: none yet).
   std::vector<int> recording_slot_;
-  ThreadStore<StepRecording<Held>>& recordings_ = ThreadStore<StepRecording<Held>>::for_this_thread();
+  ThreadStore<StepRecording<Held>>& recordings_ = walk_kept<ThreadStore<StepRecording<Held>>>();
   StepRecording<Held>& recording(int node, size_t li, bool last);
   std::vector<StepRecording<Held>*> recorders_;               // steps being recorded, outermost first
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
   // recording entangled.
   int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0;
   ReplayPlaces replay_places_;
-  Tally& tally_scratch_ = kept<Tally>();
-  std::vector<char>& replay_uniform_ = kept<std::vector<char>>();
-  OpBoxes& replay_delta_ = kept<OpBoxes>();                                        // scratch of replay()
-  std::vector<std::vector<int64_t>>& replay_shifts_ = kept<std::vector<std::vector<int64_t>>>();  // scratch of replay(): per change
+  Tally& tally_scratch_ = walk_kept<Tally>();
+  std::vector<char>& replay_uniform_ = walk_kept<std::vector<char>>();
+  OpBoxes& replay_delta_ = walk_kept<OpBoxes>();                                        // scratch of replay()
+  std::vector<std::vector<int64_t>>& replay_shifts_ = walk_kept<std::vector<std::vector<int64_t>>>();  // scratch of replay(): per change
   // A representative step, or with `last` a partial last one: loops(node, li, ...), replayed when
   // an earlier walk of it started alike.
   Time step(int node, size_t li, const OpBoxes& boxes, int64_t weight, bool last = false);
@@ -507,7 +384,7 @@ class Walker {
   bool splits_would_hold(int node, const Calls& calls, size_t count) const;
   // The leaf's work and accesses for `points` points at `weight`, as visit_leaf counts them.
   void add_leaf(int leaf, int64_t points, int64_t weight);
-  std::vector<std::pair<int, int64_t>>& homes_ = kept<std::vector<std::pair<int, int64_t>>>();  // children(): intermediates at home, (tensor, elements)
+  std::vector<std::pair<int, int64_t>>& homes_ = walk_kept<std::vector<std::pair<int, int64_t>>>();  // children(): intermediates at home, (tensor, elements)
   void note_later_readers();
   size_t later_reader(int node, int t) const {
     return later_reader_.empty() ? 0 : later_reader_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(t)];
