@@ -5,13 +5,12 @@
 // spatial loop takes one axis: m:8 × n:64 does not run on a 32 × 32 array, although its 512
 // PEs would. A unit that takes whole instructions blocks each onto its array itself, so its
 // tree's spatial loops only bound the tile: there only the count of PEs is kept.
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "mapper/factors.h"
-
-#include <boost/container/small_vector.hpp>
 
 namespace dfx::mapper {
 

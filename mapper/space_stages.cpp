@@ -15,11 +15,18 @@ double Space::compute_estimate(const model::OpBoxes& tile, size_t op, const Fact
   return compute_estimate(op_extents(tile, op), op, sp);
 }
 
+namespace {
+
+// The steps `factor` instances take over `extent` (a padded spread's last step runs fewer).
+double steps_over(int64_t extent, int64_t factor) { return static_cast<double>((extent + factor - 1) / factor); }
+
+}  // namespace
+
 double Space::compute_estimate(const OpExtents& extent, size_t op, const Factors& sp) const {
   // One tile of the group on the op's instances: the leaf's steps times its work per point, the
   // latency the model gives an op's compute (transfers and instruction costs left out).
   double steps = 1;
-  for (size_t i = 0; i < extent.size(); ++i) steps *= static_cast<double>((extent[i] + sp[i] - 1) / sp[i]);
+  for (size_t i = 0; i < extent.size(); ++i) steps *= steps_over(extent[i], sp[i]);
   return steps * static_cast<double>(w_.ops[op].ops_per_point);
 }
 
@@ -36,7 +43,7 @@ Space::TimedSpreads Space::timed_spreads(const model::OpBoxes& tile, size_t op, 
   for (const auto& sp : *out.options) {
     double steps = 1;
     for (size_t i = 0; i < extent.size(); ++i) {
-      if (sp[i] != last_factor[i]) last_factor[i] = sp[i], last_steps[i] = static_cast<double>((extent[i] + sp[i] - 1) / sp[i]);
+      if (sp[i] != last_factor[i]) last_factor[i] = sp[i], last_steps[i] = steps_over(extent[i], sp[i]);
       steps *= last_steps[i];
     }
     out.time.push_back(steps * per_point);

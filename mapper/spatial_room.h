@@ -11,8 +11,8 @@
 // so its factors stay divisors of the group's first tile, also where the last tile is shorter
 // (197 rows in tiles of 50: its last 47 leave instances idle; before 2026-11-25 such a dim
 // stayed temporal, and a ViT's matrix instructions on ascend_like were one row high).
-#include <cstddef>
 #include <boost/container/small_vector.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

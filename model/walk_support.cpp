@@ -151,7 +151,7 @@ std::vector<int> source_anchors(const Workload& w, const Dataflow& f, const Plac
   return out;
 }
 
-std::vector<int> source_prefixes(const Dataflow& f, const std::vector<int>& anchors, size_t tensors) {
+std::vector<int> source_prefixes(const Dataflow& f, const std::vector<int>& anchors) {
   const size_t n = f.nodes.size();
   std::vector<int> above(n, 0), own(n, 0);  // spatial loops in strict ancestors, and a node's own
   for (size_t i = 0; i < n; ++i) {
@@ -159,7 +159,7 @@ std::vector<int> source_prefixes(const Dataflow& f, const std::vector<int>& anch
     if (i > 0) above[i] = above[static_cast<size_t>(f.nodes[i].parent)] + own[static_cast<size_t>(f.nodes[i].parent)];
   }
   std::vector<int> out(anchors.size(), 0);
-  for (size_t k = 0; k < anchors.size() && k < n * tensors; ++k) {
+  for (size_t k = 0; k < anchors.size(); ++k) {  // [node * tensors + tensor]
     const int a = anchors[k];
     if (a >= 0) out[k] = above[static_cast<size_t>(a)];
     else if (a <= -2) out[k] = above[static_cast<size_t>(-2 - a)] + own[static_cast<size_t>(-2 - a)];

@@ -19,11 +19,7 @@ class Contexts {
  public:
   int enter(int ctx, int64_t value);
   bool within(int ctx, int ancestor) const;  // ctx is `ancestor` or below it
-  void reset() {  // the root alone (the lists keep their storage)
-    parent_.assign(1, -1), depth_.assign(1, 0);
-    kids_.resize(std::max<size_t>(kids_.size(), 1));
-    kids_[0].clear();
-  }
+  void reset() { parent_.assign(1, -1), depth_.assign(1, 0), kids_[0].clear(); }  // the root alone (lists keep their storage)
 
  private:
   std::vector<int> parent_{-1}, depth_{0};
@@ -134,7 +130,7 @@ std::vector<int> own_ops(const Dataflow& f);
 // fills from. The others split one source buffer among instances, which then share transfers.
 // Worked out per tree from `anchors`, where each owner's source sits (source_anchors: from the
 // placement alone, kept with the tree's shape): [node * tensors + tensor].
-std::vector<int> source_prefixes(const Dataflow& f, const std::vector<int>& anchors, size_t tensors);
+std::vector<int> source_prefixes(const Dataflow& f, const std::vector<int>& anchors);
 // Per [node * tensors + tensor]: the nearest owner above an owner (its source buffer; the spatial
 // loops of its strict ancestors count), or -2 - region for an intermediate's owner that fills
 // from the tensor's home at its region (the region's own spatial loops count too), or -1 (none).

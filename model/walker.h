@@ -94,7 +94,7 @@ class Walker {
     classes_ = classes, given_classes_ = classes != nullptr;
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
-    mc_prefix_ = source_prefixes(f_, shape.source_anchors, w_.tensors.size());
+    mc_prefix_ = source_prefixes(f_, shape.source_anchors);
     nest_shape_.assign(f_.nodes.size(), -1);
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
     if (replay_) {
