@@ -1,6 +1,5 @@
 #pragma once
 // Pieces of the fast walk (walk.cpp) that stand on their own. Internal to model/.
-#include <algorithm>
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <tuple>
