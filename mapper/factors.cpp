@@ -8,7 +8,7 @@ namespace dfx::mapper {
 int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, Rng& rng) {
   const auto at = std::find(ds.begin(), ds.end(), d);
   if (at == ds.end()) return d;
-  const bool up = std::bernoulli_distribution(0.5)(rng);
+  const bool up = chance(rng, 0.5);
   if (up && at + 1 != ds.end() && *(at + 1) <= at_most) return *(at + 1);
   if (!up && at != ds.begin()) return *(at - 1);
   return d;
@@ -54,7 +54,7 @@ std::vector<int64_t> trip_counts(int64_t n) {
 
 int64_t pick_trips(int64_t n, Rng& rng, bool divisors_only) {
   const std::vector<int64_t> ds = divisors(n);
-  if (divisors_only || ds.size() > 4 || std::bernoulli_distribution(0.5)(rng)) return pick(ds, rng);
+  if (divisors_only || ds.size() > 4 || chance(rng, 0.5)) return pick(ds, rng);
   return pick(trip_counts(n), rng);
 }
 

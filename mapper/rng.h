@@ -7,6 +7,7 @@
 // cycles before the first number, 6% of a search's time on attention G1 / edge. This engine
 // seeds and twists each word when a draw first needs it — the same operations in the same
 // order, so the same numbers (tests/unit/rng_test.cpp compares them with std::mt19937_64's).
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -63,5 +64,19 @@ class Rng {
     return z ^ (z >> 43);
   }
 };
+
+// A double in [0, 1) from one draw: std::generate_canonical<double, 53>'s value for this engine
+// (the word scaled by 2^-64, rounded once, kept below 1), and so that of the uniform_real and
+// bernoulli distributions, without the two long-double logarithms libstdc++ takes on every call
+// (2% of a search's time; tests/unit/rng_test.cpp compares them).
+template <class Engine = Rng>
+double canonical(Engine& rng) {
+  static_assert(Engine::min() == 0 && Engine::max() == ~uint64_t{0}, "an engine of 64-bit words");
+  const double r = static_cast<double>(rng()) * 0x1p-64;
+  return r < 1 ? r : std::nextafter(1.0, 0.0);
+}
+
+// True with probability `p`: std::bernoulli_distribution(p)(rng), draw for draw.
+inline bool chance(Rng& rng, double p) { return canonical(rng) < p; }
 
 }  // namespace dfx::mapper

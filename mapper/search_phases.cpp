@@ -147,7 +147,7 @@ void Searcher::evolve() {
     if (child.cost < w->cost) *w = std::move(child);
   };
   while (!out_of_budget()) {
-    if (std::bernoulli_distribution(kRestructureRate)(rng_)) {
+    if (chance(rng_, kRestructureRate)) {
       // A new structure is judged after a short tiling search of its own: with one random
       // tiling it would lose to every tuned member and never survive.
       const Choice child = space_.restructure(pick(rng_).choice, rng_);
@@ -157,7 +157,7 @@ void Searcher::evolve() {
     // Genetic: a third of the children cross two winners (then mutate), the rest mutate one.
     auto breed = [&](Rng& rng) {
       Choice child = pick(rng).choice;
-      if (std::bernoulli_distribution(1.0 / 3)(rng)) child = space_.crossover(child, pick(rng).choice, rng);
+      if (chance(rng, 1.0 / 3)) child = space_.crossover(child, pick(rng).choice, rng);
       return space_.mutate(child, rng, false);
     };
     for (Entry& child : evaluate_drawn(batch_size(budget_ - out_.evaluations), breed, worst()->cost)) replace_worst(std::move(child));

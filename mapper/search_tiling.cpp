@@ -76,19 +76,19 @@ bool Searcher::climb_round(std::vector<Climb>& climbs) {
 }
 
 Choice Searcher::draw(const Choice& structure, const Entry& best, Rng& rng) const {
-  if (best.valid && space_.groups(structure) > 1 && std::bernoulli_distribution(0.5)(rng)) return space_.retile_group(best.choice, rng);
+  if (best.valid && space_.groups(structure) > 1 && chance(rng, 0.5)) return space_.retile_group(best.choice, rng);
   return space_.retile(structure, rng);
 }
 
 Choice Searcher::step_from(const Choice& c, const model::Report* r, Rng& rng) const {
-  if (std::bernoulli_distribution(kAimedSteps)(rng)) {
+  if (chance(rng, kAimedSteps)) {
     // Half the aimed steps go to a stage its transfers slow, when the point's analysis shows one.
-    if (r && std::bernoulli_distribution(0.5)(rng))
+    if (r && chance(rng, 0.5))
       if (Choice reshaped = space_.reshape_slowest(c, *r, rng); !(reshaped == c)) return reshaped;
     if (Choice wider = space_.widen_slowest(c, rng); !(wider == c)) return wider;
   }
   Choice next = space_.mutate(c, rng, false);
-  if (std::bernoulli_distribution(kPairedSteps)(rng)) next = space_.mutate(next, rng, false);
+  if (chance(rng, kPairedSteps)) next = space_.mutate(next, rng, false);
   return next;
 }
 

@@ -220,7 +220,7 @@ int Space::pick_split(const std::vector<int>& group_ops, const std::vector<int>&
   std::vector<int> kind[2];
   for (int k : splits) kind[core_splits(group_ops)[static_cast<size_t>(k)].cores[1] > 1].push_back(k);
   if (kind[0].empty() || kind[1].empty()) return pick(splits, rng);
-  return pick(kind[std::bernoulli_distribution(0.5)(rng) ? 1 : 0], rng);
+  return pick(kind[chance(rng, 0.5) ? 1 : 0], rng);
 }
 
 void Space::fill_tiling(Choice& c, Rng& rng) const {
@@ -298,7 +298,7 @@ Choice Space::random(Rng& rng) const {
   Choice c;
   int g = 0;
   for (size_t o = 0; o < w_.ops.size(); ++o) {
-    if (o > 0 && std::bernoulli_distribution(0.5)(rng)) ++g;
+    if (o > 0 && chance(rng, 0.5)) ++g;
     c.group_of.push_back(g);
   }
   if (!fixed_groups_.empty()) c.group_of = fixed_groups_, g = fixed_groups_.back();
@@ -316,7 +316,7 @@ Choice Space::crossover(const Choice& x, const Choice& y, Rng& rng) const {
   std::vector<int> home = x.home, y_home = y.home;
   home.resize(w_.ops.size(), 0), y_home.resize(w_.ops.size(), 0);
   for (size_t g = 0; g < members.size(); ++g) {
-    if (!std::bernoulli_distribution(0.5)(rng)) continue;
+    if (!chance(rng, 0.5)) continue;
     for (int o : members[g]) home[static_cast<size_t>(o)] = y_home[static_cast<size_t>(o)];
     c.prim[g] = y.prim[g];
     c.outer[g] = y.outer[g];
@@ -394,7 +394,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
     // Half the time the tiling stays and only the ops' spatial choices shrink to the PEs the new
     // primitive gives them (a Pipe splits the array between its ops): a structure tiled well under
     // one primitive is often tiled well under another. Otherwise the tiling is drawn anew.
-    if (std::bernoulli_distribution(0.5)(rng)) return retile(c, rng);
+    if (chance(rng, 0.5)) return retile(c, rng);
     fit_own_trips(c, group_tile(c, static_cast<int>(g)), group_tile(c, static_cast<int>(g), true), members[g]);  // a Pipe has none
     for (int o : members[g]) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_axes(c, members[g], o));
     pin_ops(c);
@@ -428,7 +428,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
     }
     int64_t& factor = c.outer[static_cast<size_t>(g)][i];
     if (gene == 2)
-      factor = std::bernoulli_distribution(0.5)(rng) ? adjacent_trips(extent, factor, rng, divisors_only_) : pick_trips(extent, rng, divisors_only_);
+      factor = chance(rng, 0.5) ? adjacent_trips(extent, factor, rng, divisors_only_) : pick_trips(extent, rng, divisors_only_);
     pin_outer(c, static_cast<size_t>(g));
   }
   // Keep the group's spatial choices legal for its new extents; re-draw one op's.
@@ -449,7 +449,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
     const bool fits = ext.allows(c.spatial[static_cast<size_t>(o)]);
     if (fits && !(o == redraw && (gene == 4 || gene == 5))) continue;
     // Half the re-draws of a fitting choice are local steps: a climb needs neighbours to walk to.
-    if (fits && std::bernoulli_distribution(0.5)(rng)) nudge_spatial(c, static_cast<size_t>(o), ext, op_axes(c, members, o), rng);
+    if (fits && chance(rng, 0.5)) nudge_spatial(c, static_cast<size_t>(o), ext, op_axes(c, members, o), rng);
     else pick_spatial(c, static_cast<size_t>(o), ext, op_axes(c, members, o), rng);
     if (gene == 5) c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
   }

@@ -26,7 +26,7 @@ std::vector<size_t> Space::handover_ops(const Choice& c) const {
 void Space::pick_homes(Choice& c, Rng& rng) const {
   c.home.assign(w_.ops.size(), 0);
   for (size_t o : handover_ops(c))
-    if (std::bernoulli_distribution(0.5)(rng))
+    if (chance(rng, 0.5))
       c.home[o] = std::uniform_int_distribution<int>(1, static_cast<int>(levels_.handover.size()))(rng);
   fit_homes(c);
 }

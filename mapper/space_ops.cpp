@@ -83,8 +83,8 @@ bool Space::step_own_trips(Choice& c, const model::OpBoxes& first, const model::
   const auto at = std::find(d.begin(), d.end(), trips[i]) - d.begin();
   // Half the time the next divisor up or down (a climb's small step), else any.
   const int64_t before = trips[i];
-  if (std::bernoulli_distribution(0.5)(rng)) trips[i] = d[static_cast<size_t>(std::clamp<std::ptrdiff_t>(
-                                                  at + (std::bernoulli_distribution(0.5)(rng) ? 1 : -1), 0,
+  if (chance(rng, 0.5)) trips[i] = d[static_cast<size_t>(std::clamp<std::ptrdiff_t>(
+                                                  at + (chance(rng, 0.5) ? 1 : -1), 0,
                                                   static_cast<std::ptrdiff_t>(d.size()) - 1))];
   else trips[i] = pick(d, rng);
   const int64_t after = trips[i];
@@ -111,13 +111,13 @@ void Space::pick_own_trips(Choice& c, const model::OpBoxes& first, const model::
                            Rng& rng) const {
   for (int o : members) c.own_trips[static_cast<size_t>(o)].clear();
   constexpr double kOwnLoopsShare = 0.25;
-  if (!own_loops_ok_ || members.size() < 2 || !std::bernoulli_distribution(kOwnLoopsShare)(rng)) return;
+  if (!own_loops_ok_ || members.size() < 2 || !chance(rng, kOwnLoopsShare)) return;
   for (int o : members) {
     const model::Op& op = w_.ops[static_cast<size_t>(o)];
     Factors trips(op.dims.size(), 1);
     for (size_t i = 0; i < trips.size(); ++i) {
       const int64_t extent = private_extent(c, first, last, static_cast<size_t>(o), i);
-      if (extent < 2 || !std::bernoulli_distribution(0.5)(rng)) continue;
+      if (extent < 2 || !chance(rng, 0.5)) continue;
       std::vector<int64_t> d = divisors(extent);
       d.erase(d.begin());  // not 1
       trips[i] = pick(d, rng);
@@ -153,7 +153,7 @@ void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const Pe
     const size_t i = dims[static_cast<size_t>(k)];
     const std::vector<int64_t> ok = room.drawn(i, axes.room(sp, i));
     // Half the time the widest spread that fits: a big array is rarely best left idle.
-    sp[i] = std::bernoulli_distribution(0.5)(rng) ? ok.back() : pick(ok, rng);
+    sp[i] = chance(rng, 0.5) ? ok.back() : pick(ok, rng);
   }
 }
 

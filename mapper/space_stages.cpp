@@ -92,7 +92,7 @@ Choice Space::widen_slowest(const Choice& in, Rng& rng) const {
     if (faster.empty()) continue;
     // Half the time the least step down in time (a neighbour), else any faster choice.
     const auto nearest = std::max_element(faster.begin(), faster.end(), [&](size_t x, size_t y) { return spreads.time[x] < spreads.time[y]; });
-    c.spatial[o] = spreads.spread(std::bernoulli_distribution(0.5)(rng) ? *nearest : pick(faster, rng));
+    c.spatial[o] = spreads.spread(chance(rng, 0.5) ? *nearest : pick(faster, rng));
   }
   pin_ops(c);
   return c;
@@ -131,11 +131,11 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, Rng& rng
   std::vector<size_t> alike;
   for (size_t i = 0; i < spreads.time.size(); ++i)
     if (spreads.time[i] <= compute && spreads.spread(i) != c.spatial[o]) alike.push_back(i);
-  const double draw = std::uniform_real_distribution<double>(0, 1)(rng);
+  const double draw = canonical(rng);
   if (!alike.empty() && draw < 0.5) c.spatial[o] = spreads.spread(pick(alike, rng));
   else if (draw < 0.75) nudge_spatial(c, o, room, axes, rng);
   else pick_spatial(c, o, room, axes, rng);
-  if (std::bernoulli_distribution(0.5)(rng)) c.order[o] = pick_order(o, rng);
+  if (chance(rng, 0.5)) c.order[o] = pick_order(o, rng);
   pin_ops(c);
   return c;
 }
@@ -153,7 +153,7 @@ void Space::widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const P
   if (wider.empty()) return;
   const auto& [i, values] = pick(wider, rng);
   // Half the time the next value up (a climb's small step), else any larger one.
-  sp[i] = std::bernoulli_distribution(0.5)(rng) ? values.front() : pick(values, rng);
+  sp[i] = chance(rng, 0.5) ? values.front() : pick(values, rng);
 }
 
 }  // namespace dfx::mapper

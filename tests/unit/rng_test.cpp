@@ -33,5 +33,32 @@ TEST(Rng, ThroughTheDistributionsAndAfterReseeding) {
   for (int i = 0; i < 700; ++i) ASSERT_EQ(rng(), expected()) << "after reseeding, draw " << i;
 }
 
+// canonical() and chance() stand for the standard distributions the search used before them.
+TEST(Rng, CanonicalAndChanceDrawAsTheStandardDistributions) {
+  std::mt19937_64 expected(3);
+  Rng rng(3);
+  for (int i = 0; i < 20000; ++i) {
+    const double p = (i % 7) / 6.0;
+    if (i % 2) ASSERT_EQ(chance(rng, p), std::bernoulli_distribution(p)(expected)) << i;
+    else ASSERT_EQ(canonical(rng), std::uniform_real_distribution<double>(0, 1)(expected)) << i;
+  }
+}
+
+// An engine that always draws its largest word.
+struct TopEngine {
+  using result_type = uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type{0}; }
+  result_type operator()() { return max(); }
+};
+
+// The words whose scaled value rounds up to 1 stay below it, as in libstdc++.
+TEST(Rng, CanonicalStaysBelowOne) {
+  TopEngine top;
+  const double standard = std::generate_canonical<double, 53>(top);
+  EXPECT_EQ(std::nextafter(1.0, 0.0), standard);
+  EXPECT_EQ(canonical(top), standard);
+}
+
 }  // namespace
 }  // namespace dfx::mapper
