@@ -24,9 +24,12 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
   for (size_t i = 0; i < n; ++i) ready[i].store(false, std::memory_order_relaxed);
   // One pass on the threads: a position is prepared (its candidate and bar; unless its cycles
   // floor rules it out, its tree, key and look-up in the cache, which no thread writes during a
-  // batch), then analysed unless a position before it holds the same tree — known once those are
-  // prepared, which is soon: positions are handed out in order. No barrier between the two (a
-  // batch's analyses begin while its last positions are drawn).
+  // batch), then analysed unless a position before it that is prepared already holds the same
+  // tree. Positions are handed out in order, so the only ones not yet prepared are the other
+  // threads' current ones: rather than wait for those, a thread may now and then analyse a tree
+  // twice (the same result: the analysis is a pure function of the tree). Which position's
+  // analysis counts is settled after the pass, the same way whatever the threads did. No barrier
+  // between the two (a batch's analyses begin while its last positions are drawn).
   std::atomic<size_t> next_position{0};
   auto run = [&] {
     for (size_t i = next_position++; i < n; i = next_position++) {
@@ -47,17 +50,21 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
       }
       ready[i].store(true, std::memory_order_release);
       if (ruled_out[i] || hits[i]) continue;
-      from[i] = i;
-      for (size_t j = 0; j < i && from[i] == i; ++j) {
-        while (!ready[j].load(std::memory_order_acquire)) {
-        }
-        if (!ruled_out[j] && !hits[j] && keys[j] == keys[i]) from[i] = j;
-      }
-      if (from[i] == i) out.scored[i] = scorer_.score(tree);
+      bool repeat = false;
+      for (size_t j = 0; j < i && !repeat; ++j)
+        repeat = ready[j].load(std::memory_order_acquire) && !ruled_out[j] && !hits[j] && keys[j] == keys[i];
+      if (!repeat) out.scored[i] = scorer_.score(tree);
     }
   };
   if (n > 1) pool_.run_on_all(run);
   else run();
+  // The first position of each tree holds its analysis (it found no earlier one to take it from).
+  for (size_t i = 0; i < n; ++i) {
+    if (ruled_out[i] || hits[i]) continue;
+    from[i] = i;
+    for (size_t j = 0; j < i && from[i] == i; ++j)
+      if (!ruled_out[j] && !hits[j] && keys[j] == keys[i]) from[i] = j;
+  }
   for (size_t i = 0; i < n; ++i) {
     if (ruled_out[i]) {
       out.scored[i] = scorer_.ruled_out();

@@ -4,8 +4,9 @@
 // (Space::cycles_floor) rules it out, and if not its tree, its key, its look-up in the cache
 // (which no thread writes during a batch) — is done on the threads, and in the same pass its
 // analysis, unless a position before it holds the same tree (a tree chosen twice in the batch is
-// analysed once, for its first position). The cache and the thread count change how many
-// analyses run, never a result.
+// counted as analysed once, for its first position, and analysed once unless the second thread
+// got to it before the first had its key). The cache and the thread count change how many
+// analyses run, never a result or the count reported.
 #include <cstdint>
 #include <functional>
 #include <vector>
