@@ -11,15 +11,25 @@
 
 namespace {
 
+// The arch and workload every benchmark here searches.
+struct Problem {
+  dfx::arch::Arch a;
+  dfx::model::Workload w;
+};
+Problem attention_g1_edge() {
+  const std::string root = DFX_CONFIG_DIR;
+  return {dfx::arch::load_arch(root + "/arch/edge.yaml"), dfx::model::load_workload(root + "/workloads/attention_g1.yaml")};
+}
+
 // Candidates scored per second (what --evals counts) and distinct trees analysed per second
 // (repeated candidates are answered from the search's cache, and those the cycles floor rules out
 // are not analysed). range(0): threads; range(1): budget; range(2): 0 to analyse every candidate
 // (SearchOptions::rule_out off: the same search, for comparison); range(3): 1 to tile with MCTS
 // (`--mcts`).
 void BM_ExploreAttentionG1Edge(benchmark::State& state) {
-  const std::string root = DFX_CONFIG_DIR;
-  dfx::arch::Arch a = dfx::arch::load_arch(root + "/arch/edge.yaml");
-  dfx::model::Workload w = dfx::model::load_workload(root + "/workloads/attention_g1.yaml");
+  const Problem g1 = attention_g1_edge();
+  const dfx::arch::Arch& a = g1.a;
+  const dfx::model::Workload& w = g1.w;
   dfx::mapper::SearchOptions o;
   o.evaluations = state.range(1);
   o.jobs = static_cast<int>(state.range(0));
@@ -54,14 +64,14 @@ BENCHMARK(BM_ExploreAttentionG1Edge)
     ->UseRealTime();
 
 // What this machine gives a second thread, to read --jobs 2 against: two one-thread searches
-// (range(0) of them, 1 or 2) side by side, each with its own state, nothing shared but the
-// process. Their candidates per second over both, against one search alone, is the speed-up
+// (range(0) of them, 1 or 2) side by side, each with its own state; they share only the arch,
+// the workload and the options, read-only. Their candidates per second over both, against one search alone, is the speed-up
 // independent work reaches here; --jobs 2 can reach no more (virtual machines differ from day
 // to day: the second vCPU has given from 1.4 to 1.95 times one).
 void BM_IndependentSearches(benchmark::State& state) {
-  const std::string root = DFX_CONFIG_DIR;
-  dfx::arch::Arch a = dfx::arch::load_arch(root + "/arch/edge.yaml");
-  dfx::model::Workload w = dfx::model::load_workload(root + "/workloads/attention_g1.yaml");
+  const Problem g1 = attention_g1_edge();
+  const dfx::arch::Arch& a = g1.a;
+  const dfx::model::Workload& w = g1.w;
   const auto searches = static_cast<size_t>(state.range(0));
   dfx::mapper::SearchOptions o;
   o.evaluations = 10000;
@@ -83,9 +93,9 @@ BENCHMARK(BM_IndependentSearches)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)
 // enumerate, so the reference is the best any of the runs found; each run's time is when its
 // best first came within 1% of that (the search's own clock, with the baselines' share in it).
 void BM_ExploreTimeToBestKnown(benchmark::State& state) {
-  const std::string root = DFX_CONFIG_DIR;
-  dfx::arch::Arch a = dfx::arch::load_arch(root + "/arch/edge.yaml");
-  dfx::model::Workload w = dfx::model::load_workload(root + "/workloads/attention_g1.yaml");
+  const Problem g1 = attention_g1_edge();
+  const dfx::arch::Arch& a = g1.a;
+  const dfx::model::Workload& w = g1.w;
   constexpr int kSeeds = 8;
   std::vector<std::vector<std::pair<double, double>>> traces(kSeeds);  // (seconds, best cycles)
   for (auto _ : state) {
