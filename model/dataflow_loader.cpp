@@ -330,10 +330,9 @@ int fusion_tile(const OpsBelow& below, const Tensor& t) {
   meet.clear();
   meet.insert(static_cast<size_t>(t.producer));
   for (int c : t.consumers) meet.insert(static_cast<size_t>(c));
-  int deepest = 0;
-  for (size_t i = 0; i < below.size(); ++i)
-    if (below[i].contains(meet)) deepest = static_cast<int>(i);  // pre-order: the last such node is the deepest
-  return deepest;
+  for (size_t i = below.size(); i-- > 1;)
+    if (below[i].contains(meet)) return static_cast<int>(i);  // pre-order: the last such node is the deepest
+  return 0;
 }
 
 void check_dataflow(const Dataflow& f, const arch::Arch& a, const Workload& w) {
