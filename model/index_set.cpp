@@ -110,9 +110,28 @@ IndexSet IndexSet::united(const IndexSet& o) const {
   return out;
 }
 
+void IndexSet::unite(const IndexSet& o) {
+  if (o.spans_.empty()) return;
+  if (spans_.empty() || o.spans_.front().first < spans_.back().first) {
+    *this = united(o);
+    return;
+  }
+  // Every span before our last one ends before o starts: o merges into the tail.
+  for (const Range& r : o.spans_) {
+    if (r.first <= spans_.back().second) spans_.back().second = std::max(spans_.back().second, r.second);
+    else spans_.push_back(r);
+  }
+}
+
 bool IndexSet::contains(const IndexSet& o) const {
-  // Both lists are sorted and disjoint: each of o's spans must lie in one of ours.
+  // Both lists are sorted and disjoint: each of o's spans must lie in one of ours. A long list
+  // (a cover over many steps) is searched for the first.
   size_t i = 0;
+  if (spans_.size() > 8 && !o.spans_.empty()) {
+    const int64_t end = o.spans_.front().second;
+    i = static_cast<size_t>(std::lower_bound(spans_.begin(), spans_.end(), end, [](const Range& s, int64_t e) { return s.second < e; }) -
+                            spans_.begin());
+  }
   for (const Range& r : o.spans_) {
     while (i < spans_.size() && spans_[i].second < r.second) ++i;
     if (i == spans_.size() || spans_[i].first > r.first) return false;
@@ -167,11 +186,33 @@ IndexSet IndexSet::with_translates(int64_t step, int64_t first, int64_t last) co
 
 void IndexSet::add_translates(int64_t step, int64_t count) {
   if (count < 1 || step == 0 || spans_.empty()) return;
-  if (spans_.size() == 1 && spans_[0].second - spans_[0].first >= (step < 0 ? -step : step)) {
+  const int64_t span = step < 0 ? -step : step;
+  if (spans_.size() == 1 && spans_[0].second - spans_[0].first >= span) {
     (step > 0 ? spans_[0].second : spans_[0].first) += step * count;
     return;
   }
-  *this = united(with_translates(step, 1, count));
+  if (hi() - lo() > span) {
+    *this = united(with_translates(step, 1, count));
+    return;
+  }
+  // The set fits in one step (a write cover with gaps: a spread, or a chunk of a wider step), so
+  // its copies lie one after another: listed in order, a copy's span that touches the one before
+  // merged into it — the normalised union, without sorting or merging two lists.
+  if (spans_.size() * static_cast<size_t>(count) > kMaxSpans)
+    throw SetTooLarge("the elements a buffer holds over " + std::to_string(count) +
+                      " steps fall into more than 2^20 separate intervals: too fine-grained to track exactly");
+  Spans out;
+  out.reserve(spans_.size() * static_cast<size_t>(count + 1));
+  for (int64_t i = 0; i <= count; ++i) {
+    const int64_t by = (step > 0 ? i : count - i) * step;  // copies in increasing order
+    for (const auto& r : spans_) {
+      if (!out.empty() && r.first + by <= out.back().second)
+        out.back().second = std::max(out.back().second, r.second + by);
+      else
+        out.push_back({r.first + by, r.second + by});
+    }
+  }
+  spans_ = std::move(out);
 }
 
 void IndexSet::shift(int64_t delta) {

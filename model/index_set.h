@@ -34,6 +34,9 @@ class IndexSet {
   int64_t intersect_size(const IndexSet& o) const;
   IndexSet intersect(const IndexSet& o) const;
   IndexSet united(const IndexSet& o) const;
+  // *this = united(o), in place where o starts at or after this set's last span (a write cover
+  // growing step by step, nearly always).
+  void unite(const IndexSet& o);
   bool contains(const IndexSet& o) const;  // o ⊆ this
   IndexSet minus(const IndexSet& o) const;
   IndexSet with_translates(int64_t step, int64_t first, int64_t last) const;

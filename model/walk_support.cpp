@@ -245,7 +245,7 @@ bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& l
 
 void unite_per_dim(Slice& into, const Slice& part) {
   for (size_t j = 0; j < part.size(); ++j)
-    if (!into[j].contains(part[j])) into[j] = into[j].united(part[j]);
+    if (!into[j].contains(part[j])) into[j].unite(part[j]);
 }
 
 void unite_by_stream(std::vector<std::pair<int, Slice>>& covers, int id, const Slice& part) {

@@ -67,7 +67,7 @@ TEST(IndexSet, ContainsAndUnitedAgreeWithElementSets) {
 // element: the set united with its copies moved 1..count steps, forwards and backwards.
 TEST(IndexSet, AddTranslatesIsTheUnionOfTheCopies) {
   std::mt19937 rng(5);
-  int in_place = 0;
+  int in_place = 0, in_order = 0;
   for (int round = 0; round < 3000; ++round) {
     IndexSet s;
     std::set<int64_t> elems;
@@ -84,7 +84,9 @@ TEST(IndexSet, AddTranslatesIsTheUnionOfTheCopies) {
     std::set<int64_t> want = elems;
     for (int64_t k = 1; k <= count; ++k)
       for (int64_t v : elems) want.insert(v + k * step);
-    in_place += s.spans().size() == 1 && s.spans()[0].second - s.spans()[0].first >= std::abs(step) && count > 0 && step != 0;
+    const bool one_wide_span = s.spans().size() == 1 && s.spans()[0].second - s.spans()[0].first >= std::abs(step);
+    in_place += one_wide_span && count > 0 && step != 0;
+    in_order += !one_wide_span && s.hi() - s.lo() <= std::abs(step) && count > 0 && step != 0;
     IndexSet grown = s;
     grown.add_translates(step, count);
     std::set<int64_t> got;
@@ -94,6 +96,38 @@ TEST(IndexSet, AddTranslatesIsTheUnionOfTheCopies) {
     ASSERT_EQ(grown, s.united(s.with_translates(step, 1, count)));
   }
   EXPECT_GT(in_place, 300);  // the in-place path is exercised
+  EXPECT_GT(in_order, 300);  // and the one for a set that fits in one step (copies listed in order)
+}
+
+// unite() (in place where the other set starts at or after the last span) and contains() on long
+// lists (searched for their first span) against united() and element-by-element sets.
+TEST(IndexSet, UniteInPlaceAndContainsOnLongLists) {
+  std::mt19937 rng(7);
+  int appended = 0, long_lists = 0;
+  for (int round = 0; round < 3000; ++round) {
+    IndexSet a, b;
+    std::set<int64_t> ea, eb;
+    auto grow = [&](IndexSet& s, std::set<int64_t>& elems, int pieces, int64_t from) {
+      for (int i = 0; i < pieces; ++i) {
+        const int64_t lo = from + std::uniform_int_distribution<int64_t>(0, 60)(rng);
+        const int64_t hi = lo + std::uniform_int_distribution<int64_t>(1, 4)(rng);
+        s = s.united(IndexSet::interval(lo, hi));
+        for (int64_t v = lo; v < hi; ++v) elems.insert(v);
+      }
+    };
+    grow(a, ea, std::uniform_int_distribution<int>(0, 20)(rng), 0);
+    grow(b, eb, std::uniform_int_distribution<int>(0, 4)(rng), std::uniform_int_distribution<int64_t>(0, 70)(rng));
+    appended += !a.empty() && !b.empty() && b.spans().front().first >= a.spans().back().first;
+    long_lists += a.spans().size() > 8;
+    bool subset = true;
+    for (int64_t v : eb) subset = subset && ea.count(v);
+    ASSERT_EQ(a.contains(b), subset);
+    IndexSet u = a;
+    u.unite(b);
+    ASSERT_EQ(u, a.united(b));
+  }
+  EXPECT_GT(appended, 300);
+  EXPECT_GT(long_lists, 300);
 }
 
 TEST(IndexSet, SliceDifferenceByOverlap) {
