@@ -124,6 +124,11 @@ void IndexSet::unite(const IndexSet& o) {
 }
 
 bool IndexSet::contains(const IndexSet& o) const {
+  const size_t n = spans_.size();
+  if (n == 1 && o.spans_.size() == 1) {  // nearly always
+    const Range &a = spans_.front(), &b = o.spans_.front();
+    return a.first <= b.first && b.second <= a.second;
+  }
   // Both lists are sorted and disjoint: each of o's spans must lie in one of ours. A long list
   // (a cover over many steps) is searched for the first.
   size_t i = 0;
