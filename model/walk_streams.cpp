@@ -256,7 +256,7 @@ void Walker<Held>::translate_since(size_t mark, size_t cover_mark, const OpBoxes
         if (a.op != moved) s.snapshot.move_op_by(static_cast<size_t>(a.op), delta, k), moved = a.op;
     };
     auto it = std::find_if(written.begin(), written.end(), [&](const auto& e) { return e.first == id; });
-    if (s.write && it != written.end()) extend_cover(s, id, it->second, extra, shift_boxes);
+    if (s.write && it != written.end()) extend_cover(s, id, it->second, delta, extra, shift_boxes);
     else shift_boxes(extra);
     if (s.dropped) continue;
     // `resident` is the slice of the old snapshot; moved boxes move it, unless the accesses
@@ -285,17 +285,27 @@ bool Walker<Held>::uniform_shift(int node, int tensor, const OpBoxes& delta, int
 
 template <class Held>
 template <class Shift>
-void Walker<Held>::extend_cover(Stream<Held>& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes) {
+void Walker<Held>::extend_cover(Stream<Held>& s, int id, const Slice& wrote, const OpBoxes& delta, int64_t extra,
+                                Shift shift_boxes) {
   const Held before = slice_of(s.owner, s.tensor, s.snapshot);
-  shift_boxes(1);
-  const Held one = slice_of(s.owner, s.tensor, s.snapshot);
-  shift_boxes(extra - 1);
-  if (before.empty() || one.empty()) return;
-  Slice added = wrote;
-  for (size_t j = 0; j < added.size(); ++j) {
-    int64_t step = part_lo(one, 0, j) - part_lo(before, 0, j);
-    if (step != 0) added[j].add_translates(step, extra);
+  // Where every access below the owner moves alike, the slice moves by what they move: one step's
+  // slice need not be worked out to find it.
+  std::vector<int64_t>& step = cover_step_;
+  if (uniform_shift(s.owner, s.tensor, delta, 1, step)) {
+    shift_boxes(extra);
+  } else {
+    shift_boxes(1);
+    const Held one = slice_of(s.owner, s.tensor, s.snapshot);
+    shift_boxes(extra - 1);
+    if (one.empty()) return;
+    step.assign(wrote.size(), 0);
+    if (!before.empty())
+      for (size_t j = 0; j < wrote.size(); ++j) step[j] = part_lo(one, 0, j) - part_lo(before, 0, j);
   }
+  if (before.empty()) return;
+  Slice added = wrote;
+  for (size_t j = 0; j < added.size(); ++j)
+    if (step[j] != 0) added[j].add_translates(step[j], extra);
   add_cover(id, added);
 }
 

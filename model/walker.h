@@ -356,7 +356,8 @@ class Walker {
   // A write stream's cover over the `extra` iterations: what the representative wrote, repeated
   // at the step its slice moves by. Leaves the snapshot moved on by `extra` steps.
   template <class Shift>
-  void extend_cover(Stream<Held>& s, int id, const Slice& wrote, int64_t extra, Shift shift_boxes);
+  void extend_cover(Stream<Held>& s, int id, const Slice& wrote, const OpBoxes& delta, int64_t extra, Shift shift_boxes);
+  std::vector<int64_t>& cover_step_ = walk_kept<std::vector<int64_t>, 2>();  // scratch of extend_cover
 
   // Refills of partial sums: every write entry but the first of each element is one. Per
   // instance at the buffer; instances merged at the source. The streams from `from` on that
