@@ -22,7 +22,18 @@ ScanBasis scan_basis(const Workload& w) {
     return true;
   };
   b.plain = w.every_access(plain);
-  if (w.dims.size() > 64 || !b.plain) return b;
+  if (w.dims.size() > 64) return b;
+  auto plain_index = [](const AffineIndex& ix) { return ix.terms.size() == 1 && ix.terms.front().coef == 1; };
+  auto dims_of = [](const AffineIndex& ix) {
+    uint64_t m = 0;
+    for (const auto& t : ix.terms) m |= uint64_t{1} << t.dim;
+    return m;
+  };
+  w.every_access([&](const TensorAccess& acc) {
+    for (const auto& ix : acc.index)
+      if (!plain_index(ix)) b.irregular |= dims_of(ix);
+    return true;
+  });
   b.tied.resize(w.dims.size());
   for (size_t d = 0; d < b.tied.size(); ++d) b.tied[d] = uint64_t{1} << d;
   for (bool grew = true; grew;) {
@@ -40,6 +51,8 @@ ScanBasis scan_basis(const Workload& w) {
         }
       }
   }
+  for (size_t d = 0; d < b.tied.size(); ++d)
+    if (b.irregular >> d & 1) b.irregular |= b.tied[d];
   return b;
 }
 
@@ -53,16 +66,17 @@ std::vector<char> owners_below(const Workload& w, const Dataflow& f, const Place
   return below;
 }
 
-// Without windows or strides, the extents a tile sees are what the loops above leave of each
-// dim, and a step is partial only along the dim of a loop that does not divide what it sees (and
-// along the dims fusion ties to it: a producer's box follows what its consumers read). A spatial
-// loop over a dim no such loop has cut runs the same number of instances in every step, so a
-// subtree holding only those needs no scan, nor one with no buffers below its spatial loops (its
+// Along plain dims the extents a tile sees are what the loops above leave of each dim, and a step
+// is partial only along the dim of a loop that does not divide what it sees (and along the dims
+// fusion ties to it: a producer's box follows what its consumers read). Dims that windows or
+// strides index (ScanBasis::irregular) are taken as partial everywhere. A spatial loop over a
+// dim no such loop has cut runs the same number of instances in every step, so a subtree
+// holding only those needs no scan, nor one with no buffers below its spatial loops (its
 // instances' runs only split their work). Per node: whether its subtree needs one. (Were this
 // wrong, the walk would find a changed count and walk_tree() walk again: needs_classes.)
 std::vector<char> InstanceScan::subtrees_to_scan() const {
   std::vector<char> scan(f_.nodes.size(), 1);
-  if (w_.dims.size() > 64 || !plain_) return scan;
+  if (w_.dims.size() > 64) return scan;
   const std::vector<uint64_t>& tied = basis_.tied;  // dims a fused read ties together
   // Nodes are in pre-order: a parent's extents and cut dims are known before its children's.
   const size_t dims = w_.dims.size();
@@ -74,6 +88,10 @@ std::vector<char> InstanceScan::subtrees_to_scan() const {
     int64_t* here = left.data() + i * dims;
     if (n.parent < 0) {
       for (size_t d = 0; d < dims; ++d) here[d] = w_.dims[d].size;
+      // Windows and strides: a fused producer's extent along them follows where the step lies
+      // (clipped at the edges), not the loops alone — taken as cut everywhere. Plain dims still
+      // see what the loops above leave (fusion ties them to plain dims only).
+      cut[i] = basis_.irregular;
     } else {
       std::copy_n(left.data() + static_cast<size_t>(n.parent) * dims, dims, here), cut[i] = cut[static_cast<size_t>(n.parent)];
     }

@@ -20,11 +20,13 @@ using InstanceCounts = std::map<std::pair<int, size_t>, std::vector<int64_t>>;
 std::vector<char> owners_below(const Workload& w, const Dataflow& f, const Placement& p);
 
 // What InstanceScan needs of the workload alone (kept with a tree's shape, model/tree_shape.h):
-// whether every access is a plain dim, and the dims a fused read ties together, position by
-// position (one class each, as bit masks; empty past 64 dims).
+// whether every access is a plain dim, the dims a fused read ties together, position by position
+// (one class each, as bit masks; empty past 64 dims), and the dims windows and strides make
+// irregular — those in an index that is not a plain dim, and every dim tied to one.
 struct ScanBasis {
   bool plain = false;
   std::vector<uint64_t> tied;
+  uint64_t irregular = 0;
 };
 ScanBasis scan_basis(const Workload& w);
 
