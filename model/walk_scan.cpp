@@ -14,6 +14,24 @@ InstanceScan::InstanceScan(const Workload& w, const Dataflow& f, const TileIndex
   to_scan_ = subtrees_to_scan();
 }
 
+void InstanceScan::note_spreads() {
+  spread_below_.assign(f_.nodes.size(), 0);
+  for (size_t i = f_.nodes.size(); i-- > 0;) {  // children after their parent
+    for (const Loop& l : f_.nodes[i].loops)
+      if (l.spatial) spread_below_[i] |= basis_.tied[static_cast<size_t>(l.dim)];
+    for (int c : f_.nodes[i].children) spread_below_[i] |= spread_below_[static_cast<size_t>(c)];
+  }
+}
+
+uint64_t InstanceScan::spread_after(int node, size_t li) const {
+  const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+  uint64_t dims = 0;
+  for (size_t k = li + 1; k < n.loops.size(); ++k)
+    if (n.loops[k].spatial) dims |= basis_.tied[static_cast<size_t>(n.loops[k].dim)];
+  for (int c : n.children) dims |= spread_below_[static_cast<size_t>(c)];
+  return dims;
+}
+
 ScanBasis scan_basis(const Workload& w) {
   ScanBasis b;
   auto plain = [](const TensorAccess& acc) {
@@ -110,6 +128,7 @@ std::vector<char> InstanceScan::subtrees_to_scan() const {
 
 bool InstanceScan::scan(int node, const OpBoxes& boxes, InstanceCounts& found) {
   if (!to_scan_[static_cast<size_t>(node)]) return false;
+  if (spread_below_.empty() && w_.dims.size() <= 64) note_spreads();  // made for the first scan only
   BoxPool::Lease b(pool_, boxes);
   loops(node, 0, *b, found);
   // Loops that run one number of instances need no classes (and no look-up in the walk).
@@ -143,6 +162,10 @@ void InstanceScan::loops(int node, size_t li, OpBoxes& boxes, InstanceCounts& fo
     if (last != chunk) step(trips - 1);
     return;
   }
+  // A loop over dims no spatial loop below is tied to moves nothing their counts follow: a step
+  // cuts only its own dim and the dims fusion ties to it (restrict_and_project). One step stands
+  // for all.
+  if (!spread_below_.empty() && !(spread_after(node, li) >> loop.dim & 1)) return step(0);
   const int64_t full = last == chunk ? trips : trips - 1;
   if (full >= 1) step(0);
   // Plain accesses: every full step leaves the tiles below the same extents as the first, and

@@ -52,6 +52,11 @@ class InstanceScan {
   bool plain_ = false;         // every access a plain dim (ScanBasis)
   std::vector<char> to_scan_;  // per node: its subtree may need a scan (subtrees_to_scan)
   std::vector<char> subtrees_to_scan() const;
+  // Per node: the dims tied to those its subtree's spatial loops run over (ScanBasis::tied;
+  // empty past 64 dims). A loop over none of them steps nothing a count below follows.
+  std::vector<uint64_t> spread_below_;
+  void note_spreads();
+  uint64_t spread_after(int node, size_t li) const;
   void loops(int node, size_t li, OpBoxes& boxes, InstanceCounts& found);
 };
 
