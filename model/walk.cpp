@@ -469,7 +469,8 @@ WalkResult walk_holding(const arch::Arch& a, const Workload& w, const Dataflow& 
     const InstanceCounts classes = walker.instance_counts();
     Walker<Held> again(a, w, f, p, phases, &classes, replay);
     r = again.run();
-    if (again.must_walk_again()) return Walker<Held>(a, w, f, p, nullptr, &classes, replay).run();
+    if (again.must_walk_again()) r = Walker<Held>(a, w, f, p, nullptr, &classes, replay).run();
+    r.classes_missed = true;
     return r;
   }
   if (walker.must_walk_again()) return Walker<Held>(a, w, f, p, nullptr, nullptr, replay).run();

@@ -34,6 +34,9 @@ struct WalkResult {
   std::vector<Problem> problems;
   int64_t replayed_steps = 0;  // representative steps replayed rather than walked (model/walk_replay.h)
   int64_t nests_counted = 0;   // visits of an op's own tiles counted in closed form (model/walk_nest.cpp)
+  // The instance scan (model/walk_scan.h) missed a count a spatial loop ran: the tree was walked
+  // again with the counts the first walk met (the same result, at twice the cost).
+  bool classes_missed = false;
 };
 
 // What one phase adds to a walk (model/phase_cache.h): its traffic, its peaks (on chip it

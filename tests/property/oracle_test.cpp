@@ -143,7 +143,7 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   const char* cases_env = std::getenv("DFX_PROPERTY_CASES");
   std::mt19937_64 rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261121);
   const int wanted = cases_env ? std::atoi(cases_env) : 600;
-  int compared = 0, valid = 0, drawn = 0, uneven = 0, padded = 0, two = 0, stepping = 0;
+  int compared = 0, valid = 0, drawn = 0, uneven = 0, padded = 0, two = 0, stepping = 0, missed = 0;
   while (valid < wanted && drawn < 100 * wanted) {
     ++drawn;
     RandomCase c = random_case(rng);
@@ -158,6 +158,7 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
     padded += fast.problems.empty() && has_padded_spatial_loop(l);
     two += fast.problems.empty() && has_two_irregular_spatial_loops(l);
     stepping += fast.problems.empty() && has_uneven_loop_stepping_below(l);
+    missed += fast.classes_missed;
     std::string diff = first_difference(l, fast, slow);
     ASSERT_EQ(diff, "") << "case " << compared << " differs\n" << describe(c, l);
   }
@@ -167,10 +168,13 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   EXPECT_GE(padded, wanted / 20) << "too few valid cases with a padded spatial loop";
   EXPECT_GE(two, wanted / 40) << "too few valid cases with two irregular spatial loops in one tile";
   EXPECT_GE(stepping, wanted / 40) << "too few valid cases with an uneven spatial loop above loops";
+  // Every count a spatial loop runs is found before the walk (model/walk_scan.h), so no tree is
+  // walked twice.
+  EXPECT_EQ(missed, 0) << "the instance scan missed a count in " << missed << " cases";
   std::cout << "compared " << compared << " cases (" << valid << " valid, " << uneven
             << " with a spatial factor not dividing its dimension, " << padded << " padded, " << two << " with two irregular in one tile, " << stepping
             << " with an uneven one above loops) out of " << drawn
-            << " drawn\n";
+            << " drawn; the instance scan missed a count in " << missed << "\n";
 }
 
 // Replaying a representative step (model/walk_replay.h) must change nothing: every count the
