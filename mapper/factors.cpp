@@ -1,6 +1,7 @@
 #include "mapper/factors.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace dfx::mapper {
@@ -14,7 +15,24 @@ int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, Rn
   return d;
 }
 
-std::vector<int64_t> divisors(int64_t n) {
+namespace {
+
+// Lists a search asks for again and again (each draw of a spatial choice lists its dims' divisors
+// or trip counts, a few hundred instructions each): the last one per slot kept by the thread,
+// slots picked by n.
+template <int Which, class Make>
+std::vector<int64_t> kept_list(int64_t n, Make make) {
+  struct Slot {
+    int64_t n = -1;
+    std::vector<int64_t> list;
+  };
+  thread_local std::array<Slot, 256> kept;
+  Slot& s = kept[static_cast<uint64_t>(n) * 0x9e3779b97f4a7c15ull >> 56];
+  if (s.n != n) s.list = make(n), s.n = n;
+  return s.list;
+}
+
+std::vector<int64_t> list_divisors(int64_t n) {
   std::vector<int64_t> out;
   out.reserve(64);  // enough for the sizes of workloads (a dim of 10^6 has at most 240); a hint only
   for (int64_t d = 1; d * d <= n; ++d)
@@ -25,6 +43,10 @@ std::vector<int64_t> divisors(int64_t n) {
   std::sort(out.begin(), out.end());
   return out;
 }
+
+}  // namespace
+
+std::vector<int64_t> divisors(int64_t n) { return kept_list<0>(n, list_divisors); }
 
 int64_t widest_spread(int64_t n, int64_t at_most) {
   const int64_t steps = (n + std::max<int64_t>(at_most, 1) - 1) / std::max<int64_t>(at_most, 1);
@@ -37,7 +59,7 @@ int64_t trips_of(int64_t n, int64_t factor) {
   return (n + chunk - 1) / chunk;
 }
 
-std::vector<int64_t> trip_counts(int64_t n) {
+static std::vector<int64_t> list_trip_counts(int64_t n) {
   // One trip count per chunk size: chunks below sqrt(n) give trip counts above it and the
   // reverse, so both halves are found in O(sqrt n).
   std::vector<int64_t> out;
@@ -51,6 +73,8 @@ std::vector<int64_t> trip_counts(int64_t n) {
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+std::vector<int64_t> trip_counts(int64_t n) { return kept_list<1>(n, list_trip_counts); }
 
 int64_t pick_trips(int64_t n, Rng& rng, bool divisors_only) {
   const std::vector<int64_t> ds = divisors(n);
