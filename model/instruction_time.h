@@ -36,6 +36,17 @@ class InstructionTimes {
   bool decoupled_ = false;
   std::vector<std::vector<int>> ops_;  // [node]: the ops whose instruction tile it is, timed here
   std::vector<bool> only_;             // [node]: no op timed by the tree has it as instruction tile
+  // A walk times a tile once per step, mostly with the blocks of its last visit (two of three
+  // visits on ViT / ascend_like): the last timing per node, by its ops' blocks (the extents of
+  // their boxes), with each op's cycles.
+  struct Last {
+    std::vector<int64_t> blocks;
+    Time time;
+    std::vector<double> cycles;  // per op of ops_[node], in order
+  };
+  mutable std::vector<Last> last_;
+  void block_of(int op, const OpBoxes& boxes, std::vector<int64_t>& block) const;
+  Time time_anew(int node, const OpBoxes& boxes, std::vector<double>& cycles) const;
 };
 
 }  // namespace dfx::model
