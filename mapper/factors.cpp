@@ -59,7 +59,9 @@ int64_t trips_of(int64_t n, int64_t factor) {
   return (n + chunk - 1) / chunk;
 }
 
-static std::vector<int64_t> list_trip_counts(int64_t n) {
+namespace {
+
+std::vector<int64_t> list_trip_counts(int64_t n) {
   // One trip count per chunk size: chunks below sqrt(n) give trip counts above it and the
   // reverse, so both halves are found in O(sqrt n).
   std::vector<int64_t> out;
@@ -73,6 +75,8 @@ static std::vector<int64_t> list_trip_counts(int64_t n) {
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+}  // namespace
 
 std::vector<int64_t> trip_counts(int64_t n) { return kept_list<1>(n, list_trip_counts); }
 

@@ -87,9 +87,6 @@ class OpSet {
       if ((words_[i] & x.words_[i]) != x.words_[i]) return false;
     return true;
   }
-  // Ops 0..63 as a mask, for workloads of at most 64 ops (one word).
-  bool one_word() const { return words_.size() == 1; }
-  uint64_t first_word() const { return words_.empty() ? 0 : words_[0]; }
 
  private:
   boost::container::small_vector<uint64_t, 1> words_;

@@ -326,13 +326,6 @@ OpsBelow ops_below(const Dataflow& f, size_t n_ops) {
 
 int fusion_tile(const OpsBelow& below, const Tensor& t) {
   if (below.empty()) return 0;
-  if (below[0].one_word()) {  // at most 64 ops: sets as masks (the search asks this of every tree)
-    uint64_t meet = uint64_t{1} << t.producer;
-    for (int c : t.consumers) meet |= uint64_t{1} << c;
-    for (size_t i = below.size(); i-- > 1;)
-      if ((below[i].first_word() & meet) == meet) return static_cast<int>(i);  // pre-order: the last is the deepest
-    return 0;
-  }
   OpSet meet = below[0];  // sized alike, then just the producer and its consumers
   meet.clear();
   meet.insert(static_cast<size_t>(t.producer));

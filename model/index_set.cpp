@@ -132,14 +132,14 @@ bool IndexSet::contains(const IndexSet& o) const {
   // Both lists are sorted and disjoint: each of o's spans must lie in one of ours. A long list
   // (a cover over many steps) is searched for the first.
   size_t i = 0;
-  if (spans_.size() > 8 && !o.spans_.empty()) {
+  if (n > 8 && !o.spans_.empty()) {
     const int64_t end = o.spans_.front().second;
     i = static_cast<size_t>(std::lower_bound(spans_.begin(), spans_.end(), end, [](const Range& s, int64_t e) { return s.second < e; }) -
                             spans_.begin());
   }
   for (const Range& r : o.spans_) {
-    while (i < spans_.size() && spans_[i].second < r.second) ++i;
-    if (i == spans_.size() || spans_[i].first > r.first) return false;
+    while (i < n && spans_[i].second < r.second) ++i;
+    if (i == n || spans_[i].first > r.first) return false;
   }
   return true;
 }

@@ -297,10 +297,9 @@ void Walker<Held>::extend_cover(Stream<Held>& s, int id, const Slice& wrote, con
     shift_boxes(1);
     const Held one = slice_of(s.owner, s.tensor, s.snapshot);
     shift_boxes(extra - 1);
-    if (one.empty()) return;
-    step.assign(wrote.size(), 0);
-    if (!before.empty())
-      for (size_t j = 0; j < wrote.size(); ++j) step[j] = part_lo(one, 0, j) - part_lo(before, 0, j);
+    if (before.empty() || one.empty()) return;
+    step.resize(wrote.size());
+    for (size_t j = 0; j < wrote.size(); ++j) step[j] = part_lo(one, 0, j) - part_lo(before, 0, j);
   }
   if (before.empty()) return;
   Slice added = wrote;
