@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "model/analyze.h"
+#include "model/cycles_floor.h"
 #include "model/footprint_floor.h"
 
 namespace dfx::mapper {
@@ -42,6 +43,17 @@ Scored TreeScorer::score(const model::Dataflow& f) const {
   }
   if (s.valid) s.cost = cost_of(*s.report, objective_);
   return s;
+}
+
+double TreeScorer::instruction_floor(const model::Dataflow& f) const {
+  if (!a_.instruction_timed()) return 0;
+  // Not checked first (score() checks): the template draws trees the loader rejects only for
+  // where their loops sit, not for their structure, and one would not be used either way.
+  try {
+    return model::instruction_floor(a_, w_, f, *shapes_.shape(a_, w_, f));
+  } catch (const InputError&) {
+    return 0;  // no placement: score() says why
+  }
 }
 
 Scored TreeScorer::ruled_out() const {

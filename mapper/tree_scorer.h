@@ -34,6 +34,10 @@ class TreeScorer {
   // cost the search would do the same with it.
   Scored ruled_out() const;
 
+  // model::instruction_floor of the tree (0 on machines not timed by instructions, and for a tree
+  // the loader rejects), its shape from the cache analyses use.
+  double instruction_floor(const model::Dataflow& f) const;
+
   // The report keeps every --max-footprint limit.
   bool within_limits(const model::Report& r) const;
 

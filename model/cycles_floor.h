@@ -1,8 +1,11 @@
 #pragma once
-// A cheap lower bound on analyze()'s cycles from compute alone, so that a search can skip the
-// full analysis of a tree that cannot beat what it would be compared with.
+// Cheap lower bounds on analyze()'s cycles, so that a search can skip the full analysis of a
+// tree that cannot beat what it would be compared with: from compute alone (cycles_floor), and
+// on machines whose units take whole instructions from the instructions alone
+// (instruction_floor).
 #include "arch/arch.h"
 #include "model/dataflow.h"
+#include "model/tree_shape.h"
 #include "model/workload.h"
 
 namespace dfx::model {
@@ -18,6 +21,19 @@ namespace dfx::model {
 // analysis on random trees.
 // Contract: `f` passed check_dataflow.
 double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f);
+
+// On machines whose units take whole instructions (`schedule: instruction`), cycles no analysis
+// of `f` reports fewer than: the busiest unit's instructions on one instance — per op, each visit
+// of its instruction tile timed from its blocks as the walk times it (model/instruction_time.h),
+// times the steps it stands for, summed over the unit's ops: WalkResult::op_instruction_cycles,
+// without the walk. The walk's cycles are at least the chain of a core's instructions, which
+// holds every one of them (Time::cycles_decoupled). 0 on other machines. It visits no buffer
+// and stops at the instruction tiles: on the search's candidates it costs 5-10% of an analysis.
+// tests/unit/cycles_floor_test.cpp and tests/property/oracle_test.cpp check it against the
+// analysis.
+// Contract: `shape` is `f`'s TreeShape. On a tree check_dataflow rejects, the value bounds
+// nothing (such a tree's result is not valid: a search uses it no more than one ruled out).
+double instruction_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape);
 
 // Whether op `o` certainly computes every point, its spatial instances alike: each consumer reads
 // its output plainly (every index one of its dims, whole). Only those ops count in the floor.

@@ -174,8 +174,8 @@ int run_explore(const ExploreOptions& o) {
   mapper::Outcome out = mapper::explore(a, w, s);
   if (tty) std::fprintf(stderr, "\n");
   // `valid` counts candidates (repeats answered from the cache included), not analyses.
-  std::printf("dfx explore: %s on %s%s — %lld evaluations, %lld of them valid (%lld analysed, %lld ruled out by their compute "
-              "floor, the rest repeats) in %.1f s, %.0f per second\n\n",
+  std::printf("dfx explore: %s on %s%s — %lld evaluations, %lld of them valid (%lld analysed, %lld ruled out by a floor "
+              "on their cycles, the rest repeats) in %.1f s, %.0f per second\n\n",
               w.name.c_str(), a.name.c_str(), change_words(o.in).c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid),
               static_cast<long long>(out.analyses), static_cast<long long>(out.ruled_out), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);

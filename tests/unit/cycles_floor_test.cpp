@@ -1,5 +1,5 @@
-// The cycles floor against the full analysis on the mapper's candidates (never above the cycles
-// the analysis reports), and the search that uses it: the same results as analysing everything.
+// The cycles floors against the full analysis on the mapper's candidates (never above the cycles
+// the analysis reports), and the search that uses them: the same results as analysing everything.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "mapper/space.h"
 #include "model/analyze.h"
 #include "model/cycles_floor.h"
+#include "model/tree_shape.h"
 #include "tests/unit/random_candidates.h"
 #include "tests/unit/test_util.h"
 
@@ -39,7 +40,7 @@ TEST_P(CyclesFloor, NeverAboveTheAnalysedCyclesOnRandomCandidates) {
 
 // Same outcome, fewer analyses: the floor only skips candidates whose result the search would
 // not have used. Everything but the counts of analyses and valid candidates must match.
-TEST_P(CyclesFloor, SearchFindsTheSameWithAndWithoutIt) {
+void expect_same_search_with_and_without_floors(const arch::Arch& a, const Workload& w) {
   for (uint64_t seed : {1, 2}) {
     mapper::SearchOptions o;
     o.evaluations = 1500;
@@ -61,10 +62,71 @@ TEST_P(CyclesFloor, SearchFindsTheSameWithAndWithoutIt) {
   }
 }
 
+TEST_P(CyclesFloor, SearchFindsTheSameWithAndWithoutIt) { expect_same_search_with_and_without_floors(a, w); }
+
 INSTANTIATE_TEST_SUITE_P(Candidates, CyclesFloor,
                          ::testing::Values(test::ArchWorkload{"edge", "attention_g1"}, test::ArchWorkload{"edge", "gemm_chain_g1"},
                                            test::ArchWorkload{"cloud", "conv_chain_c1"}, test::ArchWorkload{"cloud", "attention_g3"}),
                          test::arch_workload_name);
+
+// On machines whose units take whole instructions: the busiest unit's instructions, as the walk
+// times them. Random candidates there are mostly invalid (spatial loops a unit cannot take):
+// twice as many are drawn.
+class InstructionFloor : public test::OnArchWorkload {};
+
+TEST_P(InstructionFloor, NeverAboveTheAnalysedCyclesOnRandomCandidates) {
+  int compared = 0, equal = 0;
+  std::vector<double> ratios;  // floor / cycles
+  test::for_random_candidates(mapper::Space(a, w), 12, 300, [&](const Dataflow& f) {
+    const Report r = analyze(a, w, f);
+    if (!r.valid) return;
+    ++compared;
+    const double floor = instruction_floor(a, w, f, TreeShape(a, w, f));
+    ASSERT_LE(floor, r.cycles) << to_yaml(f, a, w);
+    double busy[2] = {0, 0};
+    for (size_t o = 0; o < r.ops.size(); ++o) busy[static_cast<int>(w.ops[o].unit)] += r.ops[o].compute_cycles;
+    const double walked = std::max(busy[0], busy[1]);
+    ASSERT_LE(floor, walked) << to_yaml(f, a, w);
+    equal += floor >= walked * (1 - 1e-6);
+    ratios.push_back(floor / r.cycles);
+  });
+  EXPECT_GE(compared, 40);  // bert_layer_tail / tpu_like: 46 of its 300 (over 2,000 in all)
+  EXPECT_EQ(equal, compared) << "the floor is the walk's own instruction count";
+  std::sort(ratios.begin(), ratios.end());
+  std::cout << GetParam().workload << " on " << GetParam().arch << ": instruction floor / cycles over " << compared
+            << " valid random candidates: median " << ratios[ratios.size() / 2] << ", best " << ratios.back() << "; equal to "
+            << "the walk's instructions on " << equal << "\n";
+}
+
+// The random trees of tests/property/ are all on archs scheduled by the tree: the floor is
+// checked here on every arch timed by instructions and workloads of every kind.
+INSTANTIATE_TEST_SUITE_P(Candidates, InstructionFloor,
+                         ::testing::Values(test::ArchWorkload{"ascend_like", "vit_attention"}, test::ArchWorkload{"tpu_like", "attention_g2"},
+                                           test::ArchWorkload{"ascend_like", "conv_chain_c4"}, test::ArchWorkload{"tpu_like_small", "gemm_chain_g1"},
+                                           test::ArchWorkload{"ascend_like", "attention_g1"}, test::ArchWorkload{"ascend_like", "bert_layer_tail"},
+                                           test::ArchWorkload{"ascend_like", "mlp_block"}, test::ArchWorkload{"tpu_like", "conv_chain_c3"},
+                                           test::ArchWorkload{"tpu_like", "vit_attention"}, test::ArchWorkload{"tpu_like", "gemm_chain_g10"},
+                                           test::ArchWorkload{"tpu_like", "bert_layer_tail"}, test::ArchWorkload{"ascend_like", "gemm_chain_g4"}),
+                         test::arch_workload_name);
+
+class InstructionFloorSearch : public test::OnArchWorkload {};
+
+TEST_P(InstructionFloorSearch, SearchFindsTheSameWithAndWithoutIt) { expect_same_search_with_and_without_floors(a, w); }
+
+INSTANTIATE_TEST_SUITE_P(Searches, InstructionFloorSearch,
+                         ::testing::Values(test::ArchWorkload{"ascend_like", "vit_attention"}, test::ArchWorkload{"tpu_like", "attention_g2"},
+                                           test::ArchWorkload{"ascend_like", "conv_chain_c4"},
+                                           test::ArchWorkload{"tpu_like_small", "gemm_chain_g1"}),
+                         test::arch_workload_name);
+
+TEST(InstructionFloorScope, ZeroOnUnitsTimedByTheTree) {
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const Workload w = load_workload(test::config("workloads/attention_g1.yaml"));
+  mapper::Space space(a, w);
+  dfx::mapper::Rng rng(3);
+  const Dataflow f = space.build(space.random(rng), "candidate");
+  EXPECT_EQ(instruction_floor(a, w, f, TreeShape(a, w, f)), 0);
+}
 
 TEST(CyclesFloorScope, ZeroOnUnitsTimedByInstructions) {
   const arch::Arch a = arch::load_arch(test::config("arch/ascend_like.yaml"));
