@@ -51,7 +51,7 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
         // alone spare 14-74% of a search's analyses there (default budget: attention G2 /
         // tpu_like 8,467 -> 7,310, ViT attention / ascend_like 8,409 -> 4,574, conv C4 /
         // ascend_like 7,620 -> 1,957). Not cached: a later position may have a higher bar.
-        if (!hits[i] && bars[i] < INFINITY && scorer_.instruction_floor(tree) > bars[i]) {
+        if (!hits[i] && bars[i] < INFINITY && scorer_.visited_floor(tree) > bars[i]) {
           ruled_out[i] = 1;
           out.chosen[i] = Choice{};
         }

@@ -2,9 +2,9 @@
 // A search's batches of candidates, scored on its threads (mapper/search_batches.cpp). Everything a
 // position needs that depends on it alone — its candidate, its bar, whether its cycles floor
 // (Space::cycles_floor) rules it out, and if not its tree, its key, its look-up in the cache
-// (which no thread writes during a batch) and, on machines timed by instructions, whether the
-// tree's instructions (TreeScorer::instruction_floor) rule it out — is done on the threads, and
-// in the same pass its analysis, unless a position before it holds the same tree (a tree chosen twice in the batch is
+// (which no thread writes during a batch) and whether a floor from the walk's visits
+// (TreeScorer::visited_floor) rules it out — is done on the threads, and in the same pass its
+// analysis, unless a position before it holds the same tree (a tree chosen twice in the batch is
 // counted as analysed once, for its first position, and analysed once unless the second thread
 // got to it before the first had its key). The cache and the thread count change how many
 // analyses run, never a result or the count reported.
@@ -32,7 +32,7 @@ class BatchScorer {
   BatchScorer(const Space& space, const TreeScorer& scorer, int jobs);
 
   // Position i takes the candidate `choose(i)` and the bar `bar_of(i, candidate)`, the cost below
-  // which its result would be used: above it, Space::cycles_floor or TreeScorer::instruction_floor
+  // which its result would be used: above it, Space::cycles_floor or TreeScorer::visited_floor
   // rules it out (TreeScorer::ruled_out()). Both are called on the threads, side by side for
   // different positions.
   ScoredBatch score(size_t n, const std::function<Choice(size_t)>& choose,

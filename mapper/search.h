@@ -57,7 +57,7 @@ struct SearchOptions {
   // `dfx explore --emit` asks for). Its buffers may need more room than the model's peak.
   std::optional<arch::DType> lowering;
   // Skip the analysis of candidates whose cycles floor (Space::cycles_floor, model::cycles_floor
-  // of their tree; on machines timed by instructions model::instruction_floor) shows they cannot
+  // of their tree; then TreeScorer::visited_floor of the tree built) shows they cannot
   // be used (Outcome::ruled_out). The results are the same either way; off only to check that.
   bool rule_out = true;
   // Replay representative steps in the analyses (model/walk_replay.h). The results are the same

@@ -78,8 +78,8 @@ class Searcher {
 
   // The cost below which a candidate's result would be used, given `bar`, the caller's: also
   // below the best of a named baseline whose structure it follows (`follows`, a mask). Infinite
-  // (analyse everything) unless the objective is cycles, which model::cycles_floor and
-  // model::instruction_floor bound, and no front is kept (any point may join it).
+  // (analyse everything) unless the objective is cycles, which the floors of
+  // model/cycles_floor.h bound, and no front is kept (any point may join it).
   double bar_for(uint64_t follows, double bar) const;
 
   // Counts a batch's results in order, so the outcome never depends on the thread count. `bar`:

@@ -21,9 +21,10 @@ TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective 
     }
     limits_.push_back({l, bytes});
   }
+  for (size_t o = 0; o < w.ops.size(); ++o) windows_ = windows_ || !model::computed_in_full(w, o);
   auto r = std::make_shared<model::Report>();
   r->valid = false;
-  r->reason = "its cycles floor (compute alone) is above what it would be compared with";
+  r->reason = "a floor on its cycles (its compute or its instructions alone) is above what it would be compared with";
   ruled_out_report_ = std::move(r);
 }
 
@@ -45,12 +46,14 @@ Scored TreeScorer::score(const model::Dataflow& f) const {
   return s;
 }
 
-double TreeScorer::instruction_floor(const model::Dataflow& f) const {
-  if (!a_.instruction_timed()) return 0;
+double TreeScorer::visited_floor(const model::Dataflow& f) const {
+  const bool timed = a_.instruction_timed();
+  if (!timed && !windows_) return 0;
   // Not checked first (score() checks): the template draws trees the loader rejects only for
   // where their loops sit, not for their structure, and one would not be used either way.
   try {
-    return model::instruction_floor(a_, w_, f, *shapes_.shape(a_, w_, f));
+    const auto shape = shapes_.shape(a_, w_, f);
+    return timed ? model::instruction_floor(a_, w_, f, *shape) : model::visited_compute_floor(a_, w_, f, *shape);
   } catch (const InputError&) {
     return 0;  // no placement: score() says why
   }

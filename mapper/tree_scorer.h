@@ -1,8 +1,9 @@
 #pragma once
 // One tree's analysis under the search's limits (mapper/search.h): the loader's checks, a
 // footprint floor against the capacities and --max-footprint, then model::analyze. (The cycles
-// floor rules candidates out before their trees are built: mapper/batch_scorer.h.) Thread-safe
-// (const after construction): the search's worker threads share one.
+// floor rules candidates out before their trees are built, visited_floor() once they are:
+// mapper/batch_scorer.h.) Thread-safe (const after construction): the search's worker threads
+// share one.
 #include <memory>
 #include <string>
 #include <utility>
@@ -34,9 +35,12 @@ class TreeScorer {
   // cost the search would do the same with it.
   Scored ruled_out() const;
 
-  // model::instruction_floor of the tree (0 on machines not timed by instructions, and for a tree
-  // the loader rejects), its shape from the cache analyses use.
-  double instruction_floor(const model::Dataflow& f) const;
+  // A floor on the tree's cycles from the walk's visits (model/cycles_floor.h), where it can beat
+  // the cycles floor of its choice (Space::cycles_floor): model::instruction_floor on machines
+  // timed by instructions, model::visited_compute_floor on the others for workloads whose fused
+  // producers have windows; else 0 (and for a tree whose shape does not place). Its shape comes
+  // from the cache analyses use.
+  double visited_floor(const model::Dataflow& f) const;
 
   // The report keeps every --max-footprint limit.
   bool within_limits(const model::Report& r) const;
@@ -54,6 +58,7 @@ class TreeScorer {
   mutable model::PhaseCache phases_;
   // What their shapes decide too, placements first (model/tree_shape.h). Thread-safe itself.
   mutable model::ShapeCache shapes_;
+  bool windows_ = false;  // some op is not certainly computed in full (model::computed_in_full)
 
   std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const;
 };

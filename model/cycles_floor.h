@@ -1,8 +1,8 @@
 #pragma once
 // Cheap lower bounds on analyze()'s cycles, so that a search can skip the full analysis of a
-// tree that cannot beat what it would be compared with: from compute alone (cycles_floor), and
-// on machines whose units take whole instructions from the instructions alone
-// (instruction_floor).
+// tree that cannot beat what it would be compared with: from compute alone (cycles_floor, and
+// visited_compute_floor where fused producers have windows), and on machines whose units take
+// whole instructions from the instructions alone (instruction_floor).
 #include "arch/arch.h"
 #include "model/dataflow.h"
 #include "model/tree_shape.h"
@@ -22,18 +22,27 @@ namespace dfx::model {
 // Contract: `f` passed check_dataflow.
 double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f);
 
+// The next two follow the walk's visits (its steps and the boxes it gives them) without its
+// buffers, so they cost 5-10% of an analysis; a search asks for them once a tree is built and
+// the cheaper bounds have not ruled it out. tests/unit/cycles_floor_test.cpp and
+// tests/property/oracle_test.cpp check them against the analysis.
+// Contract (both): `shape` is `f`'s TreeShape. On a tree check_dataflow rejects, the value
+// bounds nothing (such a tree's result is not valid: a search uses it no more than one ruled out).
+
 // On machines whose units take whole instructions (`schedule: instruction`), cycles no analysis
-// of `f` reports fewer than: the busiest unit's instructions on one instance — per op, each visit
-// of its instruction tile timed from its blocks as the walk times it (model/instruction_time.h),
-// times the steps it stands for, summed over the unit's ops: WalkResult::op_instruction_cycles,
-// without the walk. The walk's cycles are at least the chain of a core's instructions, which
-// holds every one of them (Time::cycles_decoupled). 0 on other machines. It visits no buffer
-// and stops at the instruction tiles: on the search's candidates it costs 5-10% of an analysis.
-// tests/unit/cycles_floor_test.cpp and tests/property/oracle_test.cpp check it against the
-// analysis.
-// Contract: `shape` is `f`'s TreeShape. On a tree check_dataflow rejects, the value bounds
-// nothing (such a tree's result is not valid: a search uses it no more than one ruled out).
+// of `f` reports fewer than: the busiest unit's instructions on one instance — each visit of an
+// instruction tile timed from its ops' blocks as the walk times it (model/instruction_time.h),
+// times the steps it stands for: WalkResult::op_instruction_cycles, summed per unit, without the
+// walk. The walk's cycles are at least the chain of a core's instructions, which holds every
+// one of them (Time::cycles_decoupled). 0 on other machines.
 double instruction_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape);
+
+// On machines scheduled by the tree, the latency of `f`'s compute alone as cycles_floor() counts
+// it, but with each leaf's points as the walk finds them in each step it visits: a fused
+// producer's share with its windows' overlaps included, partial steps as they are. Never below
+// cycles_floor() where that one is exact; far above it where fused producers have windows (it
+// counts their work as 0). 0 on machines timed by instructions.
+double visited_compute_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape);
 
 // Whether op `o` certainly computes every point, its spatial instances alike: each consumer reads
 // its output plainly (every index one of its dims, whole). Only those ops count in the floor.

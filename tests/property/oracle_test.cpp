@@ -13,6 +13,7 @@
 #include "model/cycles_floor.h"
 #include "model/footprint_floor.h"
 #include "model/placement.h"
+#include "model/tree_shape.h"
 #include "tests/property/oracle.h"
 #include "tests/property/random_tree.h"
 
@@ -307,6 +308,23 @@ TEST(CyclesFloorProperty, NeverAboveTheAnalysedCyclesOnRandomCases) {
   EXPECT_GE(valid, 600);
   EXPECT_GT(2 * bounded, valid);  // a floor of zero would pass the check above and rule out nothing
   std::cout << bounded << " of " << valid << " valid cases have a floor above zero\n";
+}
+
+// The floor a search computes from the walk's visits once a tree is built (where fused
+// producers have windows): never above the cycles, never below cycles_floor, and above it where a
+// producer's windows overlap.
+TEST(VisitedComputeFloorProperty, BetweenTheCyclesFloorAndTheAnalysedCyclesOnRandomCases) {
+  int sharper = 0;
+  const int valid = for_valid_random_cases(20261128, 600, [&](const RandomCase& c, const Loaded& l, const model::Report& r) {
+    const double visited = model::visited_compute_floor(l.a, l.w, l.f, model::TreeShape(l.a, l.w, l.f));
+    const double floor = model::cycles_floor(l.a, l.w, l.f);
+    ASSERT_LE(visited, r.cycles) << describe(c, l);
+    ASSERT_GE(visited, floor * (1 - 1e-9)) << describe(c, l);
+    sharper += visited > floor * 1.01;
+  });
+  EXPECT_GE(valid, 600);
+  EXPECT_GT(sharper, 0);  // equal to cycles_floor everywhere, it would rule out nothing more
+  std::cout << sharper << " of " << valid << " valid cases have a floor from the walk's visits over 1% above cycles_floor\n";
 }
 
 // An op's own tiles take part in the tree's latency visit for visit (a parent's latency is at

@@ -19,23 +19,31 @@ namespace {
 
 class CyclesFloor : public test::OnArchWorkload {};
 
+// Both floors of a tree-scheduled machine: cycles_floor from the tree alone, and
+// visited_compute_floor from the walk's visits, never below it.
 TEST_P(CyclesFloor, NeverAboveTheAnalysedCyclesOnRandomCandidates) {
   int compared = 0, positive = 0;
-  std::vector<double> ratios;  // floor / cycles
+  std::vector<double> ratios, visited_ratios;  // floor / cycles
   test::for_random_candidates(mapper::Space(a, w), 12, 150, [&](const Dataflow& f) {
     const Report r = analyze(a, w, f);
     if (!r.valid) return;
     ++compared;
     const double floor = cycles_floor(a, w, f);
     ASSERT_LE(floor, r.cycles) << to_yaml(f, a, w);
+    const double visited = visited_compute_floor(a, w, f, TreeShape(a, w, f));
+    ASSERT_LE(visited, r.cycles) << to_yaml(f, a, w);
+    ASSERT_GE(visited, floor * (1 - 1e-9)) << to_yaml(f, a, w);
     positive += floor > 0;
     ratios.push_back(floor / r.cycles);
+    visited_ratios.push_back(visited / r.cycles);
   });
   EXPECT_GE(compared, 100);
   EXPECT_EQ(positive, compared) << "a floor of zero passes the check above and rules nothing out";
   std::sort(ratios.begin(), ratios.end());
+  std::sort(visited_ratios.begin(), visited_ratios.end());
   std::cout << GetParam().workload << " on " << GetParam().arch << ": floor / cycles over " << compared
-            << " valid random candidates: median " << ratios[ratios.size() / 2] << ", best " << ratios.back() << "\n";
+            << " valid random candidates: median " << ratios[ratios.size() / 2] << ", best " << ratios.back()
+            << "; from the walk's visits: median " << visited_ratios[visited_ratios.size() / 2] << ", best " << visited_ratios.back() << "\n";
 }
 
 // Same outcome, fewer analyses: the floor only skips candidates whose result the search would
