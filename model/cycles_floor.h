@@ -30,11 +30,12 @@ double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f);
 // bounds nothing (such a tree's result is not valid: a search uses it no more than one ruled out).
 
 // On machines whose units take whole instructions (`schedule: instruction`), cycles no analysis
-// of `f` reports fewer than: the busiest unit's instructions on one instance — each visit of an
-// instruction tile timed from its ops' blocks as the walk times it (model/instruction_time.h),
-// times the steps it stands for: WalkResult::op_instruction_cycles, summed per unit, without the
-// walk. The walk's cycles are at least the chain of a core's instructions, which holds every
-// one of them (Time::cycles_decoupled). 0 on other machines.
+// of `f` reports fewer than: the walk's time algebra (model/walk_time.h) on the instruction
+// tiles' times alone, every transfer left out — the chain of a core's instructions (units that
+// hand data to one another wait for each other), each unit's busy time and the dispatcher's
+// floor, the largest of them. Each operation the walk applies to a time grows with its transfer
+// terms, and the walk's cycles are at least each of the three (Time::cycles_decoupled). Never
+// below the busiest unit's WalkResult::op_instruction_cycles. 0 on other machines.
 double instruction_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape);
 
 // On machines scheduled by the tree, the latency of `f`'s compute alone as cycles_floor() counts

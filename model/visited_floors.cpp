@@ -1,22 +1,22 @@
 // instruction_floor() and visited_compute_floor() (model/cycles_floor.h): what the walk adds up
 // from the tiles it visits — instructions, or compute — without its buffers.
 #include <algorithm>
-#include <array>
-#include <vector>
 
 #include "model/cycles_floor.h"
 #include "model/instruction_time.h"
 #include "model/walk_support.h"
+#include "model/walk_time.h"
 
 namespace dfx::model {
 namespace {
 
 // The walk's visits (Walker::loops and Walker::spatial), with nothing of its buffers: a temporal
 // loop's first step, then its second standing for the middle ones where the walk lets one stand
-// for them (else each) — or the first for all where every step moves the boxes alike —, and a
-// partial last step; a spatial loop's first instance, which stands for its first run of
-// instances in the walk (the run whose time the walk keeps). `Rules` says what a node adds by
-// itself (`own`), how siblings combine (`children`), and which subtrees add nothing (`empty`).
+// for them (else each), then a partial last step; a spatial loop's first instance, which stands
+// for its first run of instances in the walk (the run whose time the walk keeps). `Rules` says
+// what a node gives by itself (`own`), what of its subtree it keeps (`tile`), how siblings and
+// steps combine (`child`, `step`, `steps_done`), and below which nodes nothing counts
+// (`skip_below`).
 template <class Rules>
 class Visits {
  public:
@@ -24,11 +24,9 @@ class Visits {
   Visits(const Dataflow& f, const TileIndex& index, Rules& rules) : f_(f), index_(index), rules_(rules) {}
 
   Value visit(int node, const OpBoxes& boxes) {
-    Value v = rules_.own(node, boxes);
-    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
-    // The node's loops matter only to what its children add.
-    if (std::all_of(n.children.begin(), n.children.end(), [&](int c) { return rules_.empty(c); })) return v;
-    return v + loops(node, 0, boxes);
+    Value own = rules_.own(node, boxes);
+    if (rules_.skip_below(node)) return own;
+    return rules_.tile(node, own, loops(node, 0, boxes));
   }
 
  private:
@@ -46,8 +44,7 @@ class Visits {
   Value children(int node, const OpBoxes& boxes) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     Value total{};
-    for (int c : n.children)
-      if (!rules_.empty(c)) rules_.children(n.prim, total, visit(c, boxes));
+    for (int c : n.children) rules_.child(n.prim, total, visit(c, boxes));
     return total;
   }
 
@@ -62,87 +59,102 @@ class Visits {
     const auto [chunk, trips, last] = cut(extent, loop.factor);
     if (loop.spatial) return loops(node, li + 1, *step(node, loop.dim, chunk, 0, boxes));
     const int64_t full = last == chunk ? trips : trips - 1;
-    Value total{};
-    if (full < trips) total = loops(node, li + 1, *step(node, loop.dim, chunk, trips - 1, boxes));  // the partial step
-    if (full < 1) return total;
-    BoxPool::Lease first = step(node, loop.dim, chunk, 0, boxes);
-    if (full == 1) return total + loops(node, li + 1, *first);
-    // Steps whose boxes all move alike have boxes alike below them too (a cut keeps its extent
-    // as its box moves, and so do the ranges fused producers take from it), and what a tile
-    // adds follows from its extents: the first step stands for every full one.
-    if (index_.steps_alike(node, loop.dim, boxes, chunk, full)) return total + loops(node, li + 1, *first) * static_cast<double>(full);
-    BoxPool::Lease second = step(node, loop.dim, chunk, 1, boxes);
-    if (full == 2) return total + loops(node, li + 1, *first) + loops(node, li + 1, *second);
-    BoxPool::Lease final = step(node, loop.dim, chunk, full - 1, boxes);
-    if (evenly_spaced(*first, *second, *final, full - 1)) return total + loops(node, li + 1, *first) * static_cast<double>(full);
-    // As the walk: the first step, then the second for the middle ones where they move alike.
-    total = total + loops(node, li + 1, *first);
-    if (evenly_spaced(*second, *step(node, loop.dim, chunk, 2, boxes), *final, full - 2))
-      return total + loops(node, li + 1, *second) * static_cast<double>(full - 1);
-    for (int64_t i = 1; i < full; ++i) total = total + loops(node, li + 1, *step(node, loop.dim, chunk, i, boxes));
+    Value total{}, first{};
+    if (full >= 1) {
+      BoxPool::Lease b0 = step(node, loop.dim, chunk, 0, boxes);
+      first = loops(node, li + 1, *b0);
+      rules_.step(total, first, 1);
+      if (full >= 2) middle_steps(node, li, boxes, chunk, full, *b0, first, total);
+    }
+    if (full < trips) rules_.step(total, loops(node, li + 1, *step(node, loop.dim, chunk, trips - 1, boxes)), 1);
+    rules_.steps_done(total, first, trips);
     return total;
   }
+
+  // Steps 1 to full - 1 after `first`, the value of step 0 (boxes `b0`).
+  void middle_steps(int node, size_t li, const OpBoxes& boxes, int64_t chunk, int64_t full, const OpBoxes& b0, const Value& first,
+                    Value& total) {
+    const int dim = f_.nodes[static_cast<size_t>(node)].loops[li].dim;
+    // Steps whose boxes all move alike have boxes alike below them too (a cut keeps its extent
+    // as its box moves, and so do the ranges fused producers take from it), and what a tile
+    // gives follows from its extents: the first step's value stands for the others.
+    if (index_.steps_alike(node, dim, boxes, chunk, full)) return rules_.step(total, first, static_cast<double>(full - 1));
+    BoxPool::Lease b1 = step(node, dim, chunk, 1, boxes);
+    if (full == 2) return rules_.step(total, loops(node, li + 1, *b1), 1);
+    BoxPool::Lease final = step(node, dim, chunk, full - 1, boxes);
+    if (evenly_spaced(b0, *b1, *final, full - 1)) return rules_.step(total, first, static_cast<double>(full - 1));
+    // As the walk: the second step for the middle ones where they move alike, else each.
+    if (evenly_spaced(*b1, *step(node, dim, chunk, 2, boxes), *final, full - 2))
+      return rules_.step(total, loops(node, li + 1, *b1), static_cast<double>(full - 1));
+    for (int64_t i = 1; i < full; ++i) rules_.step(total, loops(node, li + 1, *step(node, dim, chunk, i, boxes)), 1);
+  }
 };
 
-// Per unit kind: its instructions' cycles. A core's units take them in program order, Para and
-// Pipe children included (Walker::children): siblings add up.
-struct Busy {
-  std::array<double, 2> unit{0, 0};
-  Busy operator+(const Busy& o) const { return {{unit[0] + o.unit[0], unit[1] + o.unit[1]}}; }
-  Busy operator*(double n) const { return {{unit[0] * n, unit[1] * n}}; }
-};
-
+// Machines whose units take whole instructions: the walk's Time algebra (model/walk_time.h) on
+// the instruction tiles' times alone, every transfer left out. Each operation the walk applies
+// to a Time grows with its transfer terms (sums, maxima, and pipeline_iterations' minimum of
+// two such), so the chain of instructions, each unit's busy time and the dispatcher's floor
+// found here are at most the walk's, and its cycles at least each of them
+// (Time::cycles_decoupled).
 class InstructionRules {
  public:
-  using Value = Busy;
-  InstructionRules(const arch::Arch& a, const Workload& w, const Dataflow& f) : times_(a, w, f), timed_below_(f.nodes.size(), 0) {
-    // Children come after their parent: bottom-up, whether a subtree holds an instruction tile.
-    for (size_t i = f.nodes.size(); i-- > 0;) {
-      timed_below_[i] = times_.times(static_cast<int>(i));
-      for (int c : f.nodes[i].children) timed_below_[i] |= timed_below_[static_cast<size_t>(c)];
-    }
+  using Value = Time;
+  InstructionRules(const arch::Arch& a, const Workload& w, const Dataflow& f) : w_(w), f_(f), times_(a, w, f) {}
+  // A leaf's compute (Walker::visit_leaf), an instruction tile's instructions (visit_node).
+  Time own(int node, const OpBoxes& boxes) const {
+    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    if (n.is_leaf) return Time::on_unit(w_.ops[static_cast<size_t>(n.op)].unit, points(n.op, boxes) * static_cast<double>(w_.ops[static_cast<size_t>(n.op)].ops_per_point));
+    return times_.times(node) ? times_.time(node, boxes) : Time{};
   }
-  // An instruction tile's ops, timed from their blocks as Walker::visit_node times them.
-  Busy own(int node, const OpBoxes& boxes) const {
-    if (!times_.times(node)) return {};
-    const Time t = times_.time(node, boxes);
-    return {{t.unit[0], t.unit[1]}};
+  // Below a tile that only instructions time, the walk keeps the instructions' time alone.
+  bool skip_below(int node) const { return f_.nodes[static_cast<size_t>(node)].is_leaf || (times_.times(node) && times_.only(node)); }
+  Time tile(int node, const Time& own, Time inner) const {
+    if (times_.times(node)) inner.beside(own);
+    return inner;
   }
-  bool empty(int node) const { return !timed_below_[static_cast<size_t>(node)]; }
-  void children(Prim, Busy& total, const Busy& child) const { total = total + child; }
+  // A core's units take Para and Pipe children in program order too (Walker::children).
+  void child(Prim, Time& total, const Time& c) const { total.then(c); }
+  void step(Time& total, const Time& one, double times) const { total.next_iteration(times == 1 ? one : one.times(times)); }
+  void steps_done(Time& total, const Time& first, int64_t trips) const { total.pipeline_iterations(first, trips); }
 
  private:
+  const Workload& w_;
+  const Dataflow& f_;
   InstructionTimes times_;
-  std::vector<char> timed_below_;  // per node: an instruction tile in its subtree
+
+  double points(int op, const OpBoxes& boxes) const {
+    double p = 1;
+    for (int d : w_.ops[static_cast<size_t>(op)].dims) {
+      const Range& r = boxes[static_cast<size_t>(op)][static_cast<size_t>(d)];
+      p *= static_cast<double>(r.second - r.first);
+    }
+    return p;
+  }
 };
 
-// A leaf's compute, by TileFlow's latency rules as the walk applies them on machines scheduled
-// by the tree: Seq and Shar children one after another, Para and Pipe children side by side.
-struct Latency {
-  double cycles = 0;
-  Latency operator+(const Latency& o) const { return {cycles + o.cycles}; }
-  Latency operator*(double n) const { return {cycles * n}; }
-};
-
+// Machines scheduled by the tree: a leaf's compute by TileFlow's latency rules as the walk
+// applies them — Seq and Shar children one after another, Para and Pipe children side by side,
+// a tile at least as long as its children.
 class ComputeRules {
  public:
-  using Value = Latency;
+  using Value = double;
   ComputeRules(const Workload& w, const Dataflow& f) : w_(w), f_(f) {}
-  Latency own(int node, const OpBoxes& boxes) const {
+  double own(int node, const OpBoxes& boxes) const {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
-    if (!n.is_leaf) return {};
+    if (!n.is_leaf) return 0;
     const Op& op = w_.ops[static_cast<size_t>(n.op)];
     double points = static_cast<double>(op.ops_per_point);
     for (int d : op.dims) {
       const Range& r = boxes[static_cast<size_t>(n.op)][static_cast<size_t>(d)];
       points *= static_cast<double>(r.second - r.first);
     }
-    return {points};
+    return points;
   }
-  bool empty(int) const { return false; }
-  void children(Prim p, Latency& total, const Latency& child) const {
-    total.cycles = p == Prim::Seq || p == Prim::Shar ? total.cycles + child.cycles : std::max(total.cycles, child.cycles);
-  }
+  bool skip_below(int node) const { return f_.nodes[static_cast<size_t>(node)].is_leaf; }
+  double tile(int, double, double inner) const { return inner; }
+  void child(Prim p, double& total, double c) const { total = p == Prim::Seq || p == Prim::Shar ? total + c : std::max(total, c); }
+  void step(double& total, double one, double times) const { total += one * times; }
+  void steps_done(double&, double, int64_t) const {}
 
  private:
   const Workload& w_;
@@ -157,14 +169,14 @@ constexpr double kBelowRounding = 1 - 1e-9;
 double instruction_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape) {
   if (!a.instruction_timed()) return 0;
   InstructionRules rules(a, w, f);
-  const Busy busy = Visits<InstructionRules>(f, shape.index, rules).visit(0, OpBoxes::whole(w));
-  return std::max(busy.unit[0], busy.unit[1]) * kBelowRounding;
+  const Time t = Visits<InstructionRules>(f, shape.index, rules).visit(0, OpBoxes::whole(w));
+  return std::max({t.compute, t.unit[0], t.unit[1], t.dispatch_floor}) * kBelowRounding;
 }
 
 double visited_compute_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape) {
   if (a.instruction_timed()) return 0;
   ComputeRules rules(w, f);
-  return Visits<ComputeRules>(f, shape.index, rules).visit(0, OpBoxes::whole(w)).cycles * kBelowRounding;
+  return Visits<ComputeRules>(f, shape.index, rules).visit(0, OpBoxes::whole(w)) * kBelowRounding;
 }
 
 }  // namespace dfx::model

@@ -77,13 +77,14 @@ INSTANTIATE_TEST_SUITE_P(Candidates, CyclesFloor,
                                            test::ArchWorkload{"cloud", "conv_chain_c1"}, test::ArchWorkload{"cloud", "attention_g3"}),
                          test::arch_workload_name);
 
-// On machines whose units take whole instructions: the busiest unit's instructions, as the walk
-// times them. Random candidates there are mostly invalid (spatial loops a unit cannot take):
+// On machines whose units take whole instructions: the walk's chain of instructions, never below
+// the busiest unit's share of them (a unit's instructions are all in the chain), and never above
+// the cycles. Random candidates there are mostly invalid (spatial loops a unit cannot take):
 // twice as many are drawn.
 class InstructionFloor : public test::OnArchWorkload {};
 
 TEST_P(InstructionFloor, NeverAboveTheAnalysedCyclesOnRandomCandidates) {
-  int compared = 0, equal = 0;
+  int compared = 0, above = 0;
   std::vector<double> ratios;  // floor / cycles
   test::for_random_candidates(mapper::Space(a, w), 12, 300, [&](const Dataflow& f) {
     const Report r = analyze(a, w, f);
@@ -94,16 +95,15 @@ TEST_P(InstructionFloor, NeverAboveTheAnalysedCyclesOnRandomCandidates) {
     double busy[2] = {0, 0};
     for (size_t o = 0; o < r.ops.size(); ++o) busy[static_cast<int>(w.ops[o].unit)] += r.ops[o].compute_cycles;
     const double walked = std::max(busy[0], busy[1]);
-    ASSERT_LE(floor, walked) << to_yaml(f, a, w);
-    equal += floor >= walked * (1 - 1e-6);
+    ASSERT_GE(floor, walked * (1 - 1e-6)) << to_yaml(f, a, w);  // a unit's instructions are part of the chain
+    above += floor > walked * 1.01;
     ratios.push_back(floor / r.cycles);
   });
   EXPECT_GE(compared, 40);  // bert_layer_tail / tpu_like: 46 of its 300 (over 2,000 in all)
-  EXPECT_EQ(equal, compared) << "the floor is the walk's own instruction count";
   std::sort(ratios.begin(), ratios.end());
   std::cout << GetParam().workload << " on " << GetParam().arch << ": instruction floor / cycles over " << compared
-            << " valid random candidates: median " << ratios[ratios.size() / 2] << ", best " << ratios.back() << "; equal to "
-            << "the walk's instructions on " << equal << "\n";
+            << " valid random candidates: median " << ratios[ratios.size() / 2] << ", best " << ratios.back() << "; over 1% above "
+            << "the busiest unit's instructions on " << above << "\n";
 }
 
 // The random trees of tests/property/ are all on archs scheduled by the tree: the floor is
