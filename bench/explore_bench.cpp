@@ -1,9 +1,10 @@
-// Evaluations per second of dfx explore on attention G1 / edge, with one and two threads; and
-// how long two threads take to come within 1% of the best dataflow known.
+// Evaluations per second of dfx explore on attention G1 / edge, with one and two threads, and on
+// three other pairs; and how long two threads take to come within 1% of the best dataflow known.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -62,6 +63,31 @@ BENCHMARK(BM_ExploreAttentionG1Edge)
     ->Args({2, 3000, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// Other machines and workloads, where other floors rule candidates out (docs/mapper.md, "Floors
+// from the walk's visits"): range(0) picks the pair — 0 ViT attention / ascend_like, 1 attention
+// G2 / tpu_like, 2 conv C1 / cloud, 3 conv C1 / cloud with --polish; range(1): 0 to analyse
+// every candidate. The default budget on one thread.
+void BM_ExploreOtherPairs(benchmark::State& state) {
+  static const char* const kPairs[][2] = {{"ascend_like", "vit_attention"}, {"tpu_like", "attention_g2"}, {"cloud", "conv_chain_c1"}, {"cloud", "conv_chain_c1"}};
+  const std::string root = DFX_CONFIG_DIR;
+  const auto* pair = kPairs[state.range(0)];
+  const dfx::arch::Arch a = dfx::arch::load_arch(root + "/arch/" + pair[0] + ".yaml");
+  const dfx::model::Workload w = dfx::model::load_workload(root + "/workloads/" + pair[1] + ".yaml");
+  dfx::mapper::SearchOptions o;
+  o.rule_out = state.range(1) != 0;
+  o.polish = o.polish_baselines = state.range(0) == 3;
+  int64_t evaluations = 0, analyses = 0, ruled_out = 0;
+  for (auto _ : state) {
+    const dfx::mapper::Outcome out = dfx::mapper::explore(a, w, o);
+    evaluations += out.evaluations, analyses += out.analyses, ruled_out += out.ruled_out;
+  }
+  state.SetLabel(std::string(pair[1]) + " / " + pair[0] + (o.polish ? " --polish" : ""));
+  state.counters["evaluations_per_s"] = benchmark::Counter(static_cast<double>(evaluations), benchmark::Counter::kIsRate);
+  state.counters["analyses_per_s"] = benchmark::Counter(static_cast<double>(analyses), benchmark::Counter::kIsRate);
+  state.counters["ruled_out_pct"] = 100.0 * static_cast<double>(ruled_out) / static_cast<double>(evaluations);
+}
+BENCHMARK(BM_ExploreOtherPairs)->ArgsProduct({{0, 1, 2, 3}, {1, 0}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // What this machine gives a second thread, to read --jobs 2 against: two one-thread searches
 // (range(0) of them, 1 or 2) side by side, each with its own state; they share only the arch,
