@@ -21,6 +21,22 @@ auto fields(const Choice& c) {
 bool Choice::operator==(const Choice& o) const { return fields(*this) == fields(o); }
 bool Choice::operator<(const Choice& o) const { return fields(*this) < fields(o); }
 
+uint64_t Choice::hash() const {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ull; };
+  // Each list preceded by its length, so that no two choices flatten alike.
+  auto list = [&](const auto& xs) {
+    mix(static_cast<int64_t>(xs.size()));
+    for (const auto& x : xs) mix(static_cast<int64_t>(x));
+  };
+  auto lists = [&](const auto& xss) {
+    mix(static_cast<int64_t>(xss.size()));
+    for (const auto& xs : xss) list(xs);
+  };
+  list(group_of), list(prim), lists(outer), list(core_dim), lists(spatial), list(order), lists(own_trips), list(home), lists(may_tile), list(may_spread);
+  return h;
+}
+
 Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::Prim> prims, bool divisors_only)
     : a_(a), w_(w), prims_(std::move(prims)), divisors_only_(divisors_only) {
   static std::atomic<uint64_t> spaces{0};

@@ -48,6 +48,7 @@ struct Choice {
   std::vector<char> may_spread;
   bool operator==(const Choice& o) const;
   bool operator<(const Choice& o) const;  // any strict order, for sets of choices
+  uint64_t hash() const;                  // equal choices, equal hashes
 };
 
 // A named dataflow family: fixed groups, primitives and tiling restrictions; its tiling is searched.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "mapper/search.h"
 #include "mapper/space.h"
@@ -30,6 +31,31 @@ TEST_F(SearchRounds, DrawnTilingOptionsAreListedOnes) {
           const Choice drawn = space.draw_tiling_option(c, step, rng);
           EXPECT_NE(std::find(options.begin(), options.end(), drawn), options.end()) << "step " << step;
         }
+        c = space.draw_tiling_option(c, step, rng);
+      }
+    }
+  }
+}
+
+// A step's options are distinct: pinned options that coincide (every spatial choice of qk, with
+// --fix qk:sp=m:4) are listed once, found by Choice::hash with equality checked. Equal choices
+// hash alike; choices that differ in one decision hash apart here.
+TEST_F(SearchRounds, TilingOptionsAreDistinct) {
+  for (bool pinned : {false, true}) {
+    Space space(a, w);
+    if (pinned) space.pin({"qk:sp=m:4"});
+    dfx::mapper::Rng rng(5);
+    for (const Baseline& b : space.baselines()) {
+      Choice c = space.tiling_start(b.structure);
+      for (size_t step = 0; step < space.tiling_steps(b.structure); ++step) {
+        const std::vector<Choice> options = space.tiling_options(c, step);
+        std::set<uint64_t> hashes;
+        for (const Choice& o : options) {
+          EXPECT_EQ(std::count(options.begin(), options.end(), o), 1) << b.name << ", step " << step;
+          EXPECT_EQ(o.hash(), Choice(o).hash());
+          hashes.insert(o.hash());
+        }
+        EXPECT_EQ(hashes.size(), options.size()) << b.name << ", step " << step;
         c = space.draw_tiling_option(c, step, rng);
       }
     }
