@@ -23,8 +23,8 @@ namespace dfx::model {
 double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f);
 
 // The next two follow the walk's visits (its steps and the boxes it gives them) without its
-// buffers, so they cost 5-10% of an analysis; a search asks for them once a tree is built and
-// the cheaper bounds have not ruled it out. tests/unit/cycles_floor_test.cpp and
+// buffers, so they cost 5-10% of an analysis; a search asks for them once a tree is built, where
+// the cheaper bound is weak (mapper::TreeScorer::visited_floor). tests/unit/cycles_floor_test.cpp and
 // tests/property/oracle_test.cpp check them against the analysis.
 // Contract (both): `shape` is `f`'s TreeShape. On a tree check_dataflow rejects, the value
 // bounds nothing (such a tree's result is not valid: a search uses it no more than one ruled out).
@@ -41,8 +41,8 @@ double instruction_floor(const arch::Arch& a, const Workload& w, const Dataflow&
 // On machines scheduled by the tree, the latency of `f`'s compute alone as cycles_floor() counts
 // it, but with each leaf's points as the walk finds them in each step it visits: a fused
 // producer's share with its windows' overlaps included, partial steps as they are. Never below
-// cycles_floor() where that one is exact; far above it where fused producers have windows (it
-// counts their work as 0). 0 on machines timed by instructions.
+// cycles_floor() (the tests check it); far above it where fused producers have windows, whose
+// work that one counts as 0. 0 on machines timed by instructions.
 double visited_compute_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape);
 
 // Whether op `o` certainly computes every point, its spatial instances alike: each consumer reads
