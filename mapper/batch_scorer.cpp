@@ -49,7 +49,7 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
         hits[i] = cache_.find(keys[i]);
         // On machines timed by instructions the compute floor is 0; the tree's instructions
         // alone spare 16-75% of a search's analyses there (default budget: attention G2 /
-        // tpu_like 8,467 -> 7,126, ViT attention / ascend_like 8,409 -> 4,475, conv C4 /
+        // tpu_like 8,467 -> 7,051, ViT attention / ascend_like 8,409 -> 4,475, conv C4 /
         // ascend_like 7,620 -> 1,910); on convolution chains the compute as the walk visits it
         // spares more (conv C1 / cloud with --polish 23,137 -> 2,507). Not cached: a later
         // position may have a higher bar.

@@ -6,8 +6,10 @@
 // (TreeScorer::visited_floor) rules it out — is done on the threads, and in the same pass its
 // analysis, unless a position before it holds the same tree (a tree chosen twice in the batch is
 // counted as analysed once, for its first position, and analysed once unless the second thread
-// got to it before the first had its key). The cache and the thread count change how many
-// analyses run, never a result or the count reported.
+// got to it before the first had its key). The thread count changes how many analyses run, never
+// a result or a count reported; the cache changes neither the results nor `analyses`, but a tree
+// it answers is not checked against the visited floor, so it counts as valid where, not yet in
+// the cache, it could have counted as ruled out.
 #include <cstdint>
 #include <functional>
 #include <vector>

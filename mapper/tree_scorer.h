@@ -31,7 +31,7 @@ class TreeScorer {
   // A pure function of the tree.
   Scored score(const model::Dataflow& f) const;
 
-  // The result of a candidate ruled out by its cycles floor: not analysed, since whatever its
+  // The result of a candidate ruled out by a floor on its cycles: not analysed, since whatever its
   // cost the search would do the same with it.
   Scored ruled_out() const;
 

