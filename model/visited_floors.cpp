@@ -47,19 +47,9 @@ class Visits {
   Value children(int node, const OpBoxes& boxes) {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     Value total{};
-    const bool phases = in_phases(node);
+    const bool phases = runs_in_phases(a_, f_, shape_.placement, shape_.fused, node);
     for (int c : n.children) rules_.child(n.prim, total, phases ? rules_.phase(visit(c, boxes)) : visit(c, boxes));
     return total;
-  }
-
-  // As Walker::children: the children of a Seq that hand an intermediate over through a level no
-  // program addresses (DRAM) run as phases, each drained before the next.
-  bool in_phases(int node) const {
-    const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
-    if (n.prim != Prim::Seq || n.children.size() < 2) return false;
-    for (int t : shape_.fused[static_cast<size_t>(node)])
-      if (!a_.addressable(shape_.placement.tensors[static_cast<size_t>(t)].home)) return true;
-    return false;
   }
 
   Value loops(int node, size_t li, const OpBoxes& boxes) {
@@ -116,7 +106,10 @@ class InstructionRules {
   // A leaf's compute (Walker::visit_leaf), an instruction tile's instructions (visit_node).
   Time own(int node, const OpBoxes& boxes) const {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
-    if (n.is_leaf) return Time::on_unit(w_.ops[static_cast<size_t>(n.op)].unit, points(n.op, boxes) * static_cast<double>(w_.ops[static_cast<size_t>(n.op)].ops_per_point));
+    if (n.is_leaf) {
+      const Op& op = w_.ops[static_cast<size_t>(n.op)];
+      return Time::on_unit(op.unit, static_cast<double>(box_points(w_, n.op, boxes) * op.ops_per_point));
+    }
     return times_.times(node) ? times_.time(node, boxes) : Time{};
   }
   // Below a tile that only instructions time, the walk keeps the instructions' time alone.
@@ -137,15 +130,6 @@ class InstructionRules {
   const Workload& w_;
   const Dataflow& f_;
   InstructionTimes times_;
-
-  double points(int op, const OpBoxes& boxes) const {
-    double p = 1;
-    for (int d : w_.ops[static_cast<size_t>(op)].dims) {
-      const Range& r = boxes[static_cast<size_t>(op)][static_cast<size_t>(d)];
-      p *= static_cast<double>(r.second - r.first);
-    }
-    return p;
-  }
 };
 
 // Machines scheduled by the tree: a leaf's compute by TileFlow's latency rules as the walk
@@ -158,13 +142,7 @@ class ComputeRules {
   double own(int node, const OpBoxes& boxes) const {
     const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
     if (!n.is_leaf) return 0;
-    const Op& op = w_.ops[static_cast<size_t>(n.op)];
-    double points = static_cast<double>(op.ops_per_point);
-    for (int d : op.dims) {
-      const Range& r = boxes[static_cast<size_t>(n.op)][static_cast<size_t>(d)];
-      points *= static_cast<double>(r.second - r.first);
-    }
-    return points;
+    return static_cast<double>(box_points(w_, n.op, boxes) * w_.ops[static_cast<size_t>(n.op)].ops_per_point);
   }
   bool skip_below(int node) const { return f_.nodes[static_cast<size_t>(node)].is_leaf; }
   double tile(int, double, double inner) const { return inner; }

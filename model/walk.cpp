@@ -41,11 +41,7 @@ template <class Held>
 Time Walker<Held>::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
   const TreeNode& n = f_.nodes[static_cast<size_t>(node)];
   const Op& op = w_.ops[static_cast<size_t>(n.op)];
-  int64_t points = 1;
-  for (int d : op.dims) {
-    const Range& r = boxes[static_cast<size_t>(n.op)][static_cast<size_t>(d)];
-    points *= r.second - r.first;
-  }
+  const int64_t points = box_points(w_, n.op, boxes);
   add_leaf(node, points, weight);
   return Time::on_unit(op.unit, static_cast<double>(points * op.ops_per_point));
 }
@@ -185,9 +181,7 @@ Time Walker<Held>::children(int node, const OpBoxes& boxes, int64_t weight) {
   const bool drop = n.prim == Prim::Seq && n.children.size() > 1;
   // Children in turn that hand an intermediate over through DRAM (or any level no program
   // addresses): each drains before the next starts.
-  bool phases = false;
-  if (drop)
-    for (const int t : fused_[static_cast<size_t>(node)]) phases |= !a_.addressable(p_.tensors[static_cast<size_t>(t)].home);
+  const bool phases = runs_in_phases(a_, f_, p_, fused_, node);
   Time total;
   for (size_t i = 0; i < n.children.size(); ++i) {
     if (drop) drop_for_sibling(node, n.children[i]);

@@ -231,6 +231,23 @@ MultiSlice BufferAccesses::slice(int node, int tensor, const OpBoxes& boxes) con
 // True if boxes step by the same offset from `first` to `second` and on to `last`, `steps`
 // steps after `first`. Box ends are convex (starts) or concave (ends) in the step, so three
 // points on one line mean every step in between is on it too.
+int64_t box_points(const Workload& w, int o, const OpBoxes& boxes) {
+  int64_t points = 1;
+  for (int d : w.ops[static_cast<size_t>(o)].dims) {
+    const Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(d)];
+    points *= r.second - r.first;
+  }
+  return points;
+}
+
+bool runs_in_phases(const arch::Arch& a, const Dataflow& f, const Placement& p, const std::vector<std::vector<int>>& fused, int node) {
+  const TreeNode& n = f.nodes[static_cast<size_t>(node)];
+  if (n.prim != Prim::Seq || n.children.size() < 2) return false;
+  for (int t : fused[static_cast<size_t>(node)])
+    if (!a.addressable(p.tensors[static_cast<size_t>(t)].home)) return true;
+  return false;
+}
+
 bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps) {
   if (first.empty()) return true;
   const Range *a = first[0], *b = second[0], *z = last[0];  // boxes are flat: one pass over them all

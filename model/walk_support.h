@@ -183,4 +183,12 @@ class BufferAccesses {
 // steps after `first` (then every step in between is on that line too).
 bool evenly_spaced(const OpBoxes& first, const OpBoxes& second, const OpBoxes& last, int64_t steps);
 
+// The points of op `o` in its box: what its leaf computes in one visit.
+int64_t box_points(const Workload& w, int o, const OpBoxes& boxes);
+
+// Whether the children of `node` run as phases, each drained before the next starts: a Seq of
+// several whose children hand an intermediate fused there over through a level no program
+// addresses (DRAM). `fused`: TreeShape::fused.
+bool runs_in_phases(const arch::Arch& a, const Dataflow& f, const Placement& p, const std::vector<std::vector<int>>& fused, int node);
+
 }  // namespace dfx::model

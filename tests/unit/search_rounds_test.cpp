@@ -15,7 +15,9 @@ namespace {
 using SearchRounds = test::OnAttentionG1Edge;
 
 // A roll-out's draw (Space::draw_tiling_option) takes one of the options the step lists
-// (Space::tiling_options), at every step of every baseline's structure, --fix applied or not.
+// (Space::tiling_options), at every step of every baseline's structure, --fix applied or not;
+// and the options are distinct (pinned ones that coincide, every spatial choice of qk with
+// --fix qk:sp=m:4, listed once: found by Choice::hash with equality checked).
 TEST_F(SearchRounds, DrawnTilingOptionsAreListedOnes) {
   for (bool pinned : {false, true}) {
     Space space(a, w);
@@ -26,28 +28,11 @@ TEST_F(SearchRounds, DrawnTilingOptionsAreListedOnes) {
       Choice c = space.tiling_start(b.structure);
       for (size_t step = 0; step < space.tiling_steps(b.structure); ++step) {
         const std::vector<Choice> options = space.tiling_options(c, step);
+        for (const Choice& o : options) EXPECT_EQ(std::count(options.begin(), options.end(), o), 1) << "step " << step;
         for (int k = 0; k < 8; ++k) {
           const Choice drawn = space.draw_tiling_option(c, step, rng);
           EXPECT_NE(std::find(options.begin(), options.end(), drawn), options.end()) << "step " << step;
         }
-        c = space.draw_tiling_option(c, step, rng);
-      }
-    }
-  }
-}
-
-// A step's options are distinct: pinned options that coincide (every spatial choice of qk, with
-// --fix qk:sp=m:4) are listed once, found by Choice::hash with equality checked.
-TEST_F(SearchRounds, TilingOptionsAreDistinct) {
-  for (bool pinned : {false, true}) {
-    Space space(a, w);
-    if (pinned) space.pin({"qk:sp=m:4"});
-    dfx::mapper::Rng rng(5);
-    for (const Baseline& b : space.baselines()) {
-      Choice c = space.tiling_start(b.structure);
-      for (size_t step = 0; step < space.tiling_steps(b.structure); ++step) {
-        const std::vector<Choice> options = space.tiling_options(c, step);
-        for (const Choice& o : options) EXPECT_EQ(std::count(options.begin(), options.end(), o), 1) << b.name << ", step " << step;
         c = space.draw_tiling_option(c, step, rng);
       }
     }
