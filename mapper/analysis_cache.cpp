@@ -15,7 +15,7 @@ const Scored* AnalysisCache::find(const TreeKey& key) const {
 
 void AnalysisCache::insert(TreeKey key, Scored s) {
   if (entries_.size() >= kMaxEntries) entries_.clear();
-  entries_.emplace(std::move(key), std::move(s));
+  entries_.insert_or_assign(std::move(key), std::move(s));
 }
 
 }  // namespace dfx::mapper

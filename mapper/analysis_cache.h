@@ -29,6 +29,7 @@ struct Scored {
   double cost = 0;
   bool analysed = false;  // false when rejected before the analysis (it cannot fit, or cannot win)
   bool ruled_out = false;  // its cycles floor was no better than what it would be compared with
+  double at_least = 0;     // ruled out during its analysis: its cycles are at least this (else 0)
 };
 
 class AnalysisCache {

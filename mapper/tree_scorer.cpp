@@ -24,11 +24,12 @@ TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective 
   for (size_t o = 0; o < w.ops.size(); ++o) windows_ = windows_ || !model::computed_in_full(w, o);
   auto r = std::make_shared<model::Report>();
   r->valid = false;
-  r->reason = "a floor on its cycles (its compute or its instructions alone) is above what it would be compared with";
+  r->reason = "a floor on its cycles (its compute or its instructions alone, or its compute and its pipeline's fill) is above "
+              "what it would be compared with";
   ruled_out_report_ = std::move(r);
 }
 
-Scored TreeScorer::score(const model::Dataflow& f) const {
+Scored TreeScorer::score(const model::Dataflow& f, model::CyclesBar give_up) const {
   Scored s;
   try {
     model::check_dataflow(f, a_, w_);
@@ -36,8 +37,14 @@ Scored TreeScorer::score(const model::Dataflow& f) const {
       s.report = std::move(over);
       return s;
     }
+    model::BarredReport barred = model::analyze_below(a_, w_, f, give_up, &phases_, replay_, held_, &shapes_);
+    if (!barred.report) {
+      s = ruled_out();
+      s.at_least = barred.at_least;
+      return s;
+    }
     s.analysed = true;
-    s.report = std::make_shared<const model::Report>(model::analyze(a_, w_, f, &phases_, replay_, held_, &shapes_));
+    s.report = std::make_shared<const model::Report>(std::move(*barred.report));
     s.valid = s.report->valid && within_limits(*s.report);
   } catch (const InputError&) {
     s.report = std::make_shared<const model::Report>();  // the template drew a tree the loader rejects

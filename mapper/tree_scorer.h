@@ -28,8 +28,10 @@ class TreeScorer {
              const std::vector<std::pair<std::string, double>>& max_footprint,
              model::StepReplay replay = model::StepReplay::Worthwhile, model::HeldAs held = model::HeldAs::Boxes);
 
-  // A pure function of the tree.
-  Scored score(const model::Dataflow& f) const;
+  // A pure function of the tree. With a bar, the analysis may give up once the tree's cycles are
+  // certainly above it (model::analyze_below): the result is then ruled_out(), with its
+  // `at_least`.
+  Scored score(const model::Dataflow& f, model::CyclesBar give_up = {}) const;
 
   // The result of a candidate ruled out by a floor on its cycles: not analysed, since whatever its
   // cost the search would do the same with it.
@@ -41,6 +43,9 @@ class TreeScorer {
   // producers have windows; else 0 (and for a tree whose shape does not place). Its shape comes
   // from the cache analyses use.
   double visited_floor(const model::Dataflow& f) const;
+  // Whether visited_floor() bounds the tree's compute (not its instructions): a floor the
+  // analysis's fill check may add the fill to (model::CyclesBar).
+  bool visited_floor_is_compute() const { return !a_.instruction_timed(); }
 
   // The report keeps every --max-footprint limit.
   bool within_limits(const model::Report& r) const;

@@ -196,12 +196,18 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f) { retu
 
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases, StepReplay replay,
                HeldAs held, ShapeCache* shapes) {
+  return *analyze_below(a, w, f, CyclesBar{}, phases, replay, held, shapes).report;
+}
+
+BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflow& f, CyclesBar give_up,
+                           PhaseCache* phases, StepReplay replay, HeldAs held, ShapeCache* shapes) {
   Report r;
   try {
     const std::shared_ptr<const TreeShape> shape = shapes ? shapes->shape(a, w, f) : std::make_shared<const TreeShape>(a, w, f);
     const Placement& p = shape->placement;
     check_units(a, w, f, r);
-    WalkResult walk = walk_tree(a, w, f, *shape, phases, replay, held);
+    WalkResult walk = walk_tree(a, w, f, *shape, phases, replay, held, give_up);
+    if (walk.gave_up) return BarredReport{std::nullopt, walk.at_least};
     for (auto& pr : walk.problems) r.problems.push_back(pr);
     summarise(a, w, f, p, walk, shapes ? shapes->compulsory(a, w) : compulsory_bytes(a, w), r);
     summarise_ops(a, w, f, walk, r);
@@ -212,7 +218,7 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseC
   }
   r.valid = r.problems.empty();
   if (!r.valid) r.reason = r.problems.front().message;
-  return r;
+  return BarredReport{std::move(r), 0};
 }
 
 }  // namespace dfx::model

@@ -1,4 +1,6 @@
 #pragma once
+#include <optional>
+
 #include "arch/arch.h"
 #include "model/dataflow.h"
 #include "model/phase_cache.h"
@@ -21,5 +23,18 @@ Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f);
 // out and kept (model/tree_shape.h: one cache per arch and workload, trees built in code).
 Report analyze(const arch::Arch& a, const Workload& w, const Dataflow& f, PhaseCache* phases,
                StepReplay replay = StepReplay::Worthwhile, HeldAs held = HeldAs::Boxes, ShapeCache* shapes = nullptr);
+
+// The same, for a caller with no use for the report of a tree whose cycles are above
+// `give_up.bar`: on machines scheduled by the tree the walk stops at its first leaf when
+// `give_up.floor` (a floor on the tree's compute latency: cycles_floor(), or
+// visited_compute_floor()) plus the pipeline's fill is above the bar (CyclesBar, model/walk.h).
+// Then there is no report, and `at_least` is that sum. Otherwise the report is analyze()'s.
+struct BarredReport {
+  std::optional<Report> report;
+  double at_least = 0;  // without a report: the tree's cycles are at least this, above the bar
+};
+BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflow& f, CyclesBar give_up,
+                           PhaseCache* phases, StepReplay replay = StepReplay::Worthwhile, HeldAs held = HeldAs::Boxes,
+                           ShapeCache* shapes = nullptr);
 
 }  // namespace dfx::model

@@ -12,13 +12,17 @@ namespace dfx::model {
 template <class Held>
 WalkResult Walker<Held>::run() {
   streams_.clear(), recordings_.clear();  // this thread's, kept from its last walk
-  contexts_.reset(), spatial_splits_.start(f_);
+  contexts_.reset(), spatial_splits_.start(f_), spatial_stack_.clear();
   if (class_streams_.size() < buffer_classes_) class_streams_.resize(buffer_classes_);
   for (size_t k = 0; k < buffer_classes_; ++k) class_streams_[k].clear();
   touched_.clear(), cover_log_.clear(), homes_.clear();
   OpBoxes boxes = OpBoxes::whole(w_);
   if (!phase_cache_) scan_classes(0, boxes);  // else each phase walked is scanned first
   const Time t = visit(0, boxes, 1);
+  if (gave_up_) {
+    r_.gave_up = true, r_.at_least = at_least_;
+    return std::move(r_);
+  }
   finish_write_streams();
   r_.cycles = cycles_of(t);
   return std::move(r_);  // a walker runs once
@@ -48,6 +52,7 @@ Time Walker<Held>::visit_leaf(int node, const OpBoxes& boxes, int64_t weight) {
 
 template <class Held>
 Time Walker<Held>::visit(int node, const OpBoxes& boxes, int64_t weight) {
+  if (gave_up_) return Time();
   const Time t = visit_node(node, boxes, weight);
   time_own_op(node, t);
   return t;
@@ -193,6 +198,7 @@ Time Walker<Held>::children(int node, const OpBoxes& boxes, int64_t weight) {
                    : phases                           ? phase(n.children[i], boxes, weight)
                                                       : visit(n.children[i], boxes, weight);
     part_ctx_ = saved_part;
+    if (gave_up_) break;
     // Units that take whole instructions from in-order queues run the children of a Para or
     // Pipe in program order too (no stage of one is interleaved with another's).
     if (n.prim == Prim::Seq || n.prim == Prim::Shar || instructions_.decoupled()) total.then(t);
@@ -206,10 +212,14 @@ Time Walker<Held>::children(int node, const OpBoxes& boxes, int64_t weight) {
 
 template <class Held>
 Time Walker<Held>::phase(int child, const OpBoxes& boxes, int64_t weight) {
-  const bool computed = computed_;
+  const bool computed = computed_, fill_in_cycles = fill_in_cycles_;
   const double first_loads = first_loads_;
   computed_ = false, first_loads_ = 0, last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;
+  // The root's phases run one after another, each with its own fill: any one of them adds its
+  // fill to the tree's cycles. A phase deeper down may run beside other work that hides it.
+  fill_in_cycles_ = fill_in_cycles && f_.nodes[static_cast<size_t>(child)].parent == 0;
   const double t = cycles_of(visit(child, boxes, weight));
+  fill_in_cycles_ = fill_in_cycles;
   computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0, last_store_port_ = 0, after_last_load_ = 0;
   ++stores_, ++load_resets_;
   return Time::exclusive(t);
@@ -248,6 +258,7 @@ Time Walker<Held>::loops(int node, size_t li, const OpBoxes& boxes, int64_t weig
     BoxPool::Lease b0 = at(0);
     one = loops(node, li + 1, *b0, weight);
     latency.next_iteration(one);
+    if (gave_up_) return latency;
   }
   if (full >= 2) {
     const int64_t middle = full - 1;
@@ -418,7 +429,7 @@ Time Walker<Held>::spatial(int node, size_t li, int64_t weight, int64_t trips, b
   const bool computed = computed_;
   const double first_loads = first_loads_, last_store = last_store_, last_store_port = last_store_port_,
                after_last_load = after_last_load_;
-  for (int pass = 1; pass < static_cast<int>(runs.size); ++pass) {
+  for (int pass = 1; pass < static_cast<int>(runs.size) && !gave_up_; ++pass) {
     if (stepping) stepping_runs_[mine].run = pass;
     ++untimed_;
     run(pass);
@@ -456,9 +467,10 @@ namespace {
 
 template <class Held>
 WalkResult walk_holding(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& p, PhaseCache* phases,
-                        StepReplay replay) {
-  Walker<Held> walker(a, w, f, p, phases, nullptr, replay);
+                        StepReplay replay, CyclesBar give_up) {
+  Walker<Held> walker(a, w, f, p, phases, nullptr, replay, give_up);
   WalkResult r = walker.run();
+  if (r.gave_up) return r;
   if (walker.needs_classes()) {
     const InstanceCounts classes = walker.instance_counts();
     Walker<Held> again(a, w, f, p, phases, &classes, replay);
@@ -479,14 +491,14 @@ WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, 
 }
 
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& p, PhaseCache* phases,
-                     StepReplay replay, HeldAs held) {
+                     StepReplay replay, HeldAs held, CyclesBar give_up) {
   if (held == HeldAs::Boxes && accesses_are_boxes(w)) {
     try {
-      return walk_holding<Boxes>(a, w, f, p, phases, replay);
+      return walk_holding<Boxes>(a, w, f, p, phases, replay, give_up);
     } catch (const TooManyBoxes&) {  // a tensor five ops touch in one tile: as sets
     }
   }
-  return walk_holding<MultiSlice>(a, w, f, p, phases, replay);
+  return walk_holding<MultiSlice>(a, w, f, p, phases, replay, give_up);
 }
 
 }  // namespace dfx::model

@@ -2,6 +2,7 @@
 // The fast tree walk behind analyze(): it visits each loop's first iteration, one representative
 // of the identical middle ones (weighted, with buffer contents translated), and a partial last
 // one, so its cost follows the tree's shape, not the trip counts. Internal to model/.
+#include <cmath>
 #include <vector>
 
 #include "arch/arch.h"
@@ -37,6 +38,10 @@ struct WalkResult {
   // The instance scan (model/walk_scan.h) missed a count a spatial loop ran: the tree was walked
   // again with the counts the first walk met (the same result, at twice the cost).
   bool classes_missed = false;
+  // The walk gave up at its first leaf (CyclesBar): the tree's cycles are at least `at_least`,
+  // above the bar, and nothing else here means anything.
+  bool gave_up = false;
+  double at_least = 0;
 };
 
 // What one phase adds to a walk (model/phase_cache.h): its traffic, its peaks (on chip it
@@ -58,6 +63,16 @@ enum class StepReplay { Off, Worthwhile, All };
 // workload is an interval, else as general sets (Boxes: the same result to the bit, faster); or
 // as general sets always (Sets: tests compare the two).
 enum class HeldAs { Boxes, Sets };
+// A search has no use for a tree's result once its cycles are certainly above what it would be
+// compared with. On machines scheduled by the tree a tree's cycles are its latency plus its
+// pipeline's fill and drain (the loads before the first leaf runs, the last store), and its
+// latency is at least its compute (`floor`: model::cycles_floor, or a sharper floor of the same
+// compute). The fill is known once the walk reaches its first leaf, a small part of the walk: if
+// `floor` plus the fill is above `bar`, walk_tree() gives up there (WalkResult::gave_up).
+struct CyclesBar {
+  double floor = 0;
+  double bar = INFINITY;  // INFINITY: never give up
+};
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,
                      PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile,
                      HeldAs held = HeldAs::Boxes);
@@ -65,7 +80,7 @@ WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, 
 struct TreeShape;
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape,
                      PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile,
-                     HeldAs held = HeldAs::Boxes);
+                     HeldAs held = HeldAs::Boxes, CyclesBar give_up = {});
 
 // Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
 // start, then shrinks fused producers to what their consumers below `node` read. Shared by the

@@ -272,12 +272,24 @@ bool Walker<Held>::splits_would_hold(int node, const Calls& calls, size_t count)
 
 // A leaf's work and its operands' accesses for `points` points at `weight` (visit_leaf's, and a
 // counted tile's later steps').
+// The fill is final here: loads count in it only until a leaf has run (activate), and spatial
+// runs after the first put it back as the first left it (spatial()). Not where the walk may be
+// thrown away: a walk whose phase cache met a buffer an earlier phase left (entangled_) or whose
+// instance scan missed a count (needs_classes_) is walked again, and its fill may differ.
+template <class Held>
+void Walker<Held>::check_fill() {
+  if (give_up_.bar == INFINITY || !fill_in_cycles_ || instructions_.decoupled() || entangled_ || needs_classes_) return;
+  const double at_least = give_up_.floor + first_loads_;
+  if (at_least > give_up_.bar) gave_up_ = true, at_least_ = at_least;
+}
+
 template <class Held>
 void Walker<Held>::add_leaf(int leaf, int64_t points, int64_t weight) {
   const Op& op = w_.ops[static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op)];
   const int64_t work = points * op.ops_per_point * weight;
   (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
   r_.op_work[static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op)] += work;
+  if (!computed_) check_fill();
   computed_ = true;
   auto at = [&](int tensor) -> Traffic& {
     const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
@@ -306,6 +318,7 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
     for (size_t i = 0; i < plan.temporal; ++i)
       if (plan.steps[i].cuts) index_.restrict(node, plan.steps[i].dim, 0, plan.steps[i].chunk, *first);
     const Time first_time = loops(node, plan.temporal, *first, weight);
+    if (gave_up_) return out = Time(), true;
     NestOperand first_run[kMaxNestOperands];
     const size_t count = count_later_steps(node, reg, leaf, plan, weight, first_run);
     if (plan.padded >= 0) {  // the walk's split bookkeeping for the partial step (checked in plan_spatial)

@@ -77,6 +77,7 @@ Time Walker<Held>::cached_phase(int child, const OpBoxes& boxes, int64_t weight)
   entangled_ = false, computed_ = false;
   scan_classes(child, boxes);
   const Time t = phase(child, boxes, weight);
+  if (gave_up_) return t;
   finish_write_streams(recording_from_);
   recording_from_ = kNotRecording;
   PhaseResult mine{std::exchange(r_, std::move(outside)), computed_};

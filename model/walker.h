@@ -86,12 +86,14 @@ class Walker {
   // walked and kept (see cached_phase).
   // `replay`: whether representative steps under an enclosing loop's later steps are replayed
   // from their first walk (model/walk_replay.h); the result is the same.
+  // `give_up`: see CyclesBar (model/walk.h); the walk throws AboveBar where it gives up.
   Walker(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, PhaseCache* phases = nullptr,
-         const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile)
+         const InstanceCounts* classes = nullptr, StepReplay replay = StepReplay::Worthwhile, CyclesBar give_up = {})
       : a_(a), w_(w), f_(f), p_(shape.placement), index_(shape.index), accesses_(shape.accesses),
         scan_(w, f, index_, shape.buffers_below, shape.scan_basis), subtree_end_(shape.subtree_end), own_op_(shape.own_op), owned_(shape.owned), fused_(shape.fused), buffer_class_(shape.buffer_class), buffer_classes_(shape.buffer_classes), instructions_(a, w, f),
         replay_(replay != StepReplay::Off) {
     classes_ = classes, given_classes_ = classes != nullptr;
+    give_up_ = give_up;
     r_ = empty_result();
     if (phases && root_phases_separable()) phase_cache_ = phases;
     mc_prefix_ = source_prefixes(f_, shape.source_anchors);
@@ -142,12 +144,14 @@ class Walker {
       return levels_[depth_++];
     }
     void pop() { --depth_; }
+    void clear() { depth_ = 0; }
 
    private:
     std::vector<SpatialLevel> levels_;
     size_t depth_ = 0;
   };
-  SpatialStack& spatial_stack_ = walk_kept<SpatialStack>();  // empty between walks (pushes and pops pair)
+  // Pushes and pops pair, but a walk that gives up (AboveBar) leaves its levels: run() clears it.
+  SpatialStack& spatial_stack_ = walk_kept<SpatialStack>();
   // A spatial loop whose instances are not all alike is walked in passes, each over a run of
   // alike instances: a last instance with less to do (73 rows over 8 instances: seven of 10,
   // one of 3), or instances that a partial tile above leaves idle (16 instances of one row, and
@@ -251,6 +255,17 @@ class Walker {
   InstructionTimes instructions_;
   bool computed_ = false;                 // a leaf has run: loads from now on overlap compute
   double first_loads_ = 0, last_store_ = 0;
+  // Whether the fill being counted (first_loads_) is part of the tree's cycles as a whole: at the
+  // root and in the root's phases, not in phases deeper down (see phase()).
+  bool fill_in_cycles_ = true;
+  CyclesBar give_up_;
+  // Called as the first leaf of the tree or of a root phase runs: gives up (gave_up_) if the
+  // tree's cycles are now certainly above give_up_.bar (CyclesBar). Then every visit returns at
+  // once and the walks around them return as soon as their current part does (an exception
+  // unwinding the deep walk cost more than the walk it saved).
+  void check_fill();
+  bool gave_up_ = false;
+  double at_least_ = 0;
   double last_store_port_ = 0;            // the last store's time on the DRAM port (in Time::port too)
   double after_last_load_ = 0;            // instruction cycles since the last program load
   // Phases looked up or kept (null: every phase walked). While a phase is being recorded, the

@@ -6,6 +6,9 @@
 #include <random>
 
 #include "mapper/analysis_cache.h"
+#include "mapper/batch_scorer.h"
+#include "mapper/tree_scorer.h"
+#include "model/analyze.h"
 #include "mapper/search.h"
 #include "mapper/space.h"
 #include "tests/unit/test_util.h"
@@ -34,6 +37,38 @@ TEST_F(AnalysisCacheTest, KeysEquateExactlyTheEqualTrees) {
   std::map<std::string, int> yamls;
   for (const auto& [key, yaml] : seen) EXPECT_EQ(++yamls[yaml], 1) << "two keys for one tree:\n" << yaml;
   EXPECT_GT(repeats, 0);  // otherwise the first check checked nothing
+}
+
+// A batch holding one tree three times: the first position's analysis gives up at its fill under
+// a bar at the tree's compute floor; the second, whose bar is the tree's cycles, must not take
+// that (it is analysed, once), and the third, with the first's bar, is ruled out as the first.
+TEST_F(AnalysisCacheTest, ARepeatWithAHigherBarIsNotRuledOutByAnAnalysisThatGaveUp) {
+  Space space(a, w);
+  dfx::mapper::Rng rng(3);
+  Choice c;
+  double cycles = 0;  // its analysed cycles
+  for (int tries = 0; tries < 200 && cycles == 0; ++tries) {
+    c = space.random(rng);
+    const model::Dataflow f = space.build(c, "t");
+    const double floor = space.cycles_floor(c);
+    // Scored by a scorer of its own: the batch's must not find the tree's phases in its cache.
+    const Scored full = TreeScorer(a, w, Objective::Cycles, {}).score(f);
+    if (full.valid && !model::analyze_below(a, w, f, model::CyclesBar{floor, floor}, nullptr).report) cycles = full.report->cycles;
+  }
+  ASSERT_GT(cycles, 0) << "no valid random tree gives up at its fill";
+  const double floor = space.cycles_floor(c);
+  for (int jobs : {1, 2}) {
+    const TreeScorer scorer(a, w, Objective::Cycles, {});
+    BatchScorer batch(space, scorer, jobs);
+    const std::vector<double> bars = {floor, cycles, floor};
+    const ScoredBatch out = batch.score(3, [&](size_t) { return c; }, [&](size_t i, const Choice&) { return bars[i]; });
+    EXPECT_TRUE(out.scored[0].ruled_out);
+    EXPECT_GT(out.scored[0].at_least, floor);
+    ASSERT_FALSE(out.scored[1].ruled_out);
+    EXPECT_EQ(out.scored[1].report->cycles, cycles);
+    EXPECT_TRUE(out.scored[2].ruled_out);
+    EXPECT_EQ(out.analyses, 1);
+  }
 }
 
 TEST_F(AnalysisCacheTest, RepeatsAreNotAnalysedAgainAndThreadsDoNotChangeTheCount) {

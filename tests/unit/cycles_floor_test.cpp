@@ -46,6 +46,40 @@ TEST_P(CyclesFloor, NeverAboveTheAnalysedCyclesOnRandomCandidates) {
             << "; from the walk's visits: median " << visited_ratios[visited_ratios.size() / 2] << ", best " << visited_ratios.back() << "\n";
 }
 
+// The analysis's fill check (model::analyze_below): with a bar the tree's cycles do not exceed it
+// never gives up and reports what analyze() does; with the compute floor itself as the bar it
+// gives up on most trees (those with a fill), and the cycles it then vouches for lie between the
+// bar and the cycles. Each both without a phase cache and with one the candidates share, as in a
+// search (where a root phase found there is not walked: the fill checked is a later phase's).
+TEST_P(CyclesFloor, GivingUpAtTheFillIsSound) {
+  int compared = 0, gave_up = 0, gave_up_with_cache = 0;
+  PhaseCache phases;
+  test::for_random_candidates(mapper::Space(a, w), 12, 150, [&](const Dataflow& f) {
+    const Report full = analyze(a, w, f);
+    if (!full.valid) return;
+    ++compared;
+    const double floor = cycles_floor(a, w, f);
+    for (PhaseCache* cache : {static_cast<PhaseCache*>(nullptr), &phases}) {
+      const BarredReport at_floor = analyze_below(a, w, f, CyclesBar{floor, floor}, cache);
+      if (at_floor.report) {
+        EXPECT_EQ(at_floor.report->cycles, full.cycles);
+      } else {
+        ++(cache ? gave_up_with_cache : gave_up);
+        ASSERT_GT(at_floor.at_least, floor);
+        ASSERT_LE(at_floor.at_least, full.cycles) << to_yaml(f, a, w);
+      }
+      const BarredReport at_cycles = analyze_below(a, w, f, CyclesBar{floor, full.cycles}, cache);
+      ASSERT_TRUE(at_cycles.report) << "gave up at " << at_cycles.at_least << " above " << full.cycles << "\n" << to_yaml(f, a, w);
+      EXPECT_EQ(at_cycles.report->cycles, full.cycles);
+      EXPECT_EQ(at_cycles.report->energy_pj, full.energy_pj);
+    }
+  });
+  EXPECT_GE(compared, 100);
+  EXPECT_GT(gave_up, compared / 2) << "the check gives up on few trees: it checks little";
+  std::cout << GetParam().workload << " on " << GetParam().arch << ": with the compute floor as the bar, " << gave_up << " of "
+            << compared << " valid random candidates give up at their fill, " << gave_up_with_cache << " with a phase cache\n";
+}
+
 // Same outcome, fewer analyses: the floor only skips candidates whose result the search would
 // not have used. Everything but the counts of analyses and valid candidates must match.
 // The second seed on two threads with --polish: its sweeps rule out most of what they try.
