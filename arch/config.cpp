@@ -92,21 +92,31 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 struct ConfigNode::Impl {
   YAML::Node node;
   bool present = true;
+  // A node changed from the command line has no position in the file: its location names the
+  // options that changed the document instead (" (--dim)"; empty when none did: then a node
+  // without a position is the empty document's).
+  std::string changed_by;
 };
 
-// A node changed from the command line has no position in the file: its location says so.
-static const std::string kFromCommandLine = " (--set)";
-
-static SourceLoc loc_of(const YAML::Node& n, const std::string& file, const std::string& path) {
+static SourceLoc loc_of(const YAML::Node& n, const std::string& file, const std::string& path, const std::string& changed_by) {
   SourceLoc loc{file, 0, 0, path};
   if (n.IsDefined()) {
     YAML::Mark m = n.Mark();
-    const bool marked_already = file.size() >= kFromCommandLine.size() &&
-                                file.compare(file.size() - kFromCommandLine.size(), kFromCommandLine.size(), kFromCommandLine) == 0;
+    const bool marked_already = file.size() >= changed_by.size() &&
+                                file.compare(file.size() - changed_by.size(), changed_by.size(), changed_by) == 0;
     if (m.line >= 0) loc.line = m.line + 1, loc.col = m.column + 1;
-    else if (!marked_already) loc.file += kFromCommandLine;
+    else if (!marked_already) loc.file += changed_by;
   }
   return loc;
+}
+
+static std::string changed_by(const std::vector<Override>& changes) {
+  std::vector<std::string> origins;
+  for (const Override& c : changes)
+    if (std::find(origins.begin(), origins.end(), c.origin) == origins.end()) origins.push_back(c.origin);
+  std::string s;
+  for (const auto& o : origins) s += (s.empty() ? "" : " or ") + o;
+  return s.empty() ? s : " (" + s + ")";
 }
 
 ConfigNode::ConfigNode(std::shared_ptr<const Impl> impl, SourceLoc loc)
@@ -127,7 +137,8 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
   }
   // In place, on a document nobody else holds: the nodes not changed keep their positions.
   for (const Override& c : changes) apply(impl->node, c);
-  return ConfigNode(impl, loc_of(impl->node, name, ""));
+  impl->changed_by = changed_by(changes);
+  return ConfigNode(impl, loc_of(impl->node, name, "", impl->changed_by));
 }
 
 ConfigNode ConfigNode::load_file(const std::string& path, const std::vector<Override>& changes) {
@@ -165,12 +176,13 @@ static std::string child_path(const std::string& base, const std::string& key) {
 
 ConfigNode ConfigNode::operator[](const std::string& key) const {
   auto impl = std::make_shared<Impl>();
+  if (impl_) impl->changed_by = impl_->changed_by;
   if (is_map()) {
     for (const auto& kv : impl_->node) {
       if (kv.first.IsScalar() && kv.first.Scalar() == key) {
         impl->node = kv.second;
-        SourceLoc loc = loc_of(kv.second, loc_.file, child_path(loc_.path, key));
-        if (kv.second.IsNull()) loc = loc_of(kv.first, loc_.file, loc.path);
+        SourceLoc loc = loc_of(kv.second, loc_.file, child_path(loc_.path, key), impl->changed_by);
+        if (kv.second.IsNull()) loc = loc_of(kv.first, loc_.file, loc.path, impl->changed_by);
         return ConfigNode(impl, loc);
       }
     }
@@ -188,7 +200,8 @@ std::vector<ConfigNode> ConfigNode::items() const {
   for (const auto& item : impl_->node) {
     auto impl = std::make_shared<Impl>();
     impl->node = static_cast<const YAML::Node&>(item);
-    out.push_back(ConfigNode(impl, loc_of(impl->node, loc_.file, loc_.path + "[" + std::to_string(i++) + "]")));
+    impl->changed_by = impl_->changed_by;
+    out.push_back(ConfigNode(impl, loc_of(impl->node, loc_.file, loc_.path + "[" + std::to_string(i++) + "]", impl->changed_by)));
   }
   return out;
 }
@@ -200,8 +213,8 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
     std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string("<complex key>");
     auto impl = std::make_shared<Impl>();
     impl->node = kv.second;
-    SourceLoc loc = loc_of(kv.second.IsNull() ? kv.first : kv.second, loc_.file,
-                           child_path(loc_.path, key));
+    impl->changed_by = impl_->changed_by;
+    SourceLoc loc = loc_of(kv.second.IsNull() ? kv.first : kv.second, loc_.file, child_path(loc_.path, key), impl->changed_by);
     out.push_back({key, ConfigNode(impl, loc)});
   }
   return out;

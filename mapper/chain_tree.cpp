@@ -5,6 +5,7 @@
 
 #include "mapper/chain_internal.h"
 #include "mapper/factors.h"
+#include "model/dataflow.h"
 
 namespace dfx::mapper {
 namespace {
@@ -14,7 +15,7 @@ class ChainTreeWriter {
   ChainTreeWriter(const arch::Arch& a, const model::Workload& w, const Chain& c, const ChainSolution& s, int registers,
                   const CoreUnits& units)
       : a_(a), w_(w), c_(c), s_(s), registers_(registers), units_(units),
-        buffer_(a.levels[static_cast<size_t>(s.buffer_level)].name), dram_(a.levels[0].name) {}
+        buffer_(model::yaml_scalar(a.levels[static_cast<size_t>(s.buffer_level)].name)), dram_(model::yaml_scalar(a.levels[0].name)) {}
 
   std::string two_gemms() {
     const ChainStage& first = c_.stages[0];
@@ -96,7 +97,7 @@ class ChainTreeWriter {
   }
 
   void root(const std::vector<std::string>& loops, const std::vector<std::string>& kept) {
-    os_ << "name: chain_solver\nworkload: " << w_.name << "\ntree:\n  tile: " << dram_ << "\n  loops: [" << list(loops) << "]\n";
+    os_ << "name: chain_solver\nworkload: " << model::yaml_scalar(w_.name) << "\ntree:\n  tile: " << dram_ << "\n  loops: [" << list(loops) << "]\n";
     if (!kept.empty()) os_ << "  keep: {" << list(kept) << "}\n";
     os_ << "  children:\n";
   }

@@ -38,6 +38,7 @@ std::string to_json(const Outcome& out, const std::string& arch, const std::stri
   j["ruled_out"] = out.ruled_out;
   j["polished"] = out.polished;
   j["baselines_polished"] = out.baselines_polished;
+  j["interrupted"] = out.interrupted;
   j["seconds"] = out.seconds;
   j["baselines"] = nlohmann::json::array();
   for (const auto& b : out.baselines) j["baselines"].push_back(summary(b));

@@ -16,6 +16,19 @@ double cost_of(const model::Report& r, Objective o) {
   return r.cycles;
 }
 
+namespace {
+
+// A flow.yaml's text after its first line, the name (to_yaml and the chain solver write it first).
+std::string tree_text(const std::string& yaml) {
+  return yaml.rfind("name:", 0) == 0 ? yaml.substr(std::min(yaml.size(), yaml.find('\n') + 1)) : yaml;
+}
+
+std::string renamed(const std::string& yaml, const std::string& name) {
+  return yaml.rfind("name:", 0) == 0 ? "name: " + model::yaml_scalar(name) + "\n" + tree_text(yaml) : yaml;
+}
+
+}  // namespace
+
 Searcher::Searcher(const arch::Arch& a, const model::Workload& w, const SearchOptions& o)
     : a_(a), w_(w), o_(o), space_(a, w, o.prims, o.lowering.has_value()), scorer_(a, w, o.objective, o.max_footprint, o.replay_steps ? model::StepReplay::Worthwhile : model::StepReplay::Off, o.boxes ? model::HeldAs::Boxes : model::HeldAs::Sets), rng_(o.seed),
       start_(std::chrono::steady_clock::now()) {
@@ -72,32 +85,50 @@ Outcome Searcher::run() {
   for (size_t b = 0; b < named_.size(); ++b)
     if (named_best_[b].valid) out_.baselines.push_back(candidate(named_best_[b], named_[b].name));
   out_.baselines.insert(out_.baselines.end(), solved.begin(), solved.end());
-  std::sort(population_.begin(), population_.end(), [](const Entry& x, const Entry& y) { return x.cost < y.cost; });
-  std::vector<const Choice*> taken;
+  // Equal costs are ordered by the other measure (cycles, or energy for the cycles objective):
+  // a best that another point matches on cost and beats on the other is not a best.
+  const auto better = [&](const model::Report& x, double x_cost, const model::Report& y, double y_cost) {
+    if (x_cost != y_cost) return x_cost < y_cost;
+    return o_.objective == Objective::Cycles ? x.energy_pj < y.energy_pj : x.cycles < y.cycles;
+  };
+  std::stable_sort(population_.begin(), population_.end(), [&](const Entry& x, const Entry& y) {
+    if (!x.valid || !y.valid) return x.valid && !y.valid;
+    return better(*x.report, x.cost, *y.report, y.cost);
+  });
+  // Different choices can make one tree (genes the tree ignores): --top lists distinct trees.
+  std::vector<std::string> taken;  // their flow.yaml without the name line
+  auto distinct = [&](const Candidate& c) {
+    const std::string tree = tree_text(c.flow_yaml);
+    if (std::find(taken.begin(), taken.end(), tree) != taken.end()) return false;
+    taken.push_back(tree);
+    return true;
+  };
   for (const Entry& e : population_) {
-    if (!e.valid || static_cast<int>(taken.size()) >= o_.top) break;
-    bool dup = false;
-    for (const Choice* t : taken) dup |= *t == e.choice;
-    if (dup) continue;
-    taken.push_back(&e.choice);
-    out_.best.push_back(candidate(e, "best" + std::to_string(taken.size())));
+    if (!e.valid || static_cast<int>(out_.best.size()) >= o_.top) break;
+    Candidate c = candidate(e, "best" + std::to_string(out_.best.size() + 1));
+    if (distinct(c)) out_.best.push_back(std::move(c));
   }
-  if (extra_ && (out_.best.size() < static_cast<size_t>(o_.top) || extra_->cost < out_.best.back().cost)) {
+  if (extra_ && (out_.best.size() < static_cast<size_t>(o_.top) ||
+                 better(extra_->report, extra_->cost, out_.best.back().report, out_.best.back().cost)) &&
+      distinct(*extra_)) {
     Candidate c = *extra_;
-    auto at = std::find_if(out_.best.begin(), out_.best.end(), [&](const Candidate& b) { return c.cost < b.cost; });
+    auto at = std::find_if(out_.best.begin(), out_.best.end(),
+                           [&](const Candidate& b) { return better(c.report, c.cost, b.report, b.cost); });
     out_.best.insert(at, c);
     if (out_.best.size() > static_cast<size_t>(o_.top)) out_.best.pop_back();
-    for (size_t i = 0; i < out_.best.size(); ++i) out_.best[i].name = "best" + std::to_string(i + 1);
   }
+  for (size_t i = 0; i < out_.best.size(); ++i) out_.best[i].flow_yaml = renamed(out_.best[i].flow_yaml, out_.best[i].name = "best" + std::to_string(i + 1));
   if (out_.best.empty() && out_.not_lowered > 0)
     throw InputError(SourceLoc{}, "no dataflow found in " + std::to_string(out_.evaluations) + " evaluations that the lowering (--emit) can express; it refused " +
                                       std::to_string(out_.not_lowered) + " valid ones:" + lowering_.refusals());
   if (out_.best.empty())
     throw InputError(SourceLoc{}, "no valid dataflow found in " + std::to_string(out_.evaluations) +
-                                      " evaluations: raise --evals, or check capacities and PE counts");
+                                      " evaluations: raise --evals, " + (o_.max_footprint.empty() ? "" : "relax --max-footprint, ") +
+                                      "or check capacities and PE counts");
   std::sort(front_.begin(), front_.end(), [](const Entry& x, const Entry& y) { return x.report->cycles < y.report->cycles; });
   for (size_t i = 0; i < front_.size(); ++i) out_.pareto.push_back(candidate(front_[i], "pareto" + std::to_string(i + 1)));
   out_.seconds = elapsed();
+  out_.interrupted = o_.stop && o_.stop->load();
   return out_;
 }
 

@@ -105,6 +105,7 @@ struct Outcome {
   bool polished = false;
   // With SearchOptions::polish_baselines: every named baseline's point is polished likewise.
   bool baselines_polished = false;
+  bool interrupted = false;  // SearchOptions::stop ended it: the best found so far
 };
 
 double cost_of(const model::Report& r, Objective o);

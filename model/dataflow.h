@@ -106,5 +106,8 @@ void check_dataflow(const Dataflow& f, const arch::Arch& a, const Workload& w);
 std::string explain(const Dataflow& f, const arch::Arch& a, const Workload& w);
 // The tree back to flow.yaml text (round-trips through load_dataflow).
 std::string to_yaml(const Dataflow& f, const arch::Arch& a, const Workload& w);
+// A name as a YAML scalar: plain where it reads back as itself, else double-quoted (a workload
+// named "a: b # c" would otherwise load as a map with a comment).
+std::string yaml_scalar(const std::string& s);
 
 }  // namespace dfx::model

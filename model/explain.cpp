@@ -1,4 +1,5 @@
 // The tile tree as text: the paper's notation (explain) and flow.yaml (to_yaml).
+#include <cctype>
 #include <sstream>
 
 #include "model/dataflow.h"
@@ -52,15 +53,42 @@ void explain_node(const Dataflow& f, const arch::Arch& a, const Workload& w, con
   os << pad << ")\n";
 }
 
+}  // namespace
+
+std::string yaml_scalar(const std::string& s) {
+  bool plain = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
+  for (char c : s) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.');
+  static const char* const reserved[] = {"true", "false", "yes", "no", "on", "off", "null", "True", "False", "Yes", "No",
+                                         "On", "Off", "Null", "TRUE", "FALSE", "YES", "NO", "ON", "OFF", "NULL", "y", "n", "Y", "N"};
+  for (const char* r : reserved) plain = plain && s != r;
+  if (plain) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\', q += c;
+    else if (c == '\n') q += "\\n";
+    else if (c == '\t') q += "\\t";
+    else q += c;
+  }
+  return q + '"';
+}
+
+namespace {
+
+std::string yaml_levels(const TreeNode& n, const arch::Arch& a) {
+  std::string s;
+  for (int l : n.levels) s += (s.empty() ? "" : ",") + yaml_scalar(a.levels[static_cast<size_t>(l)].name);
+  return n.levels.size() == 1 ? s : "[" + s + "]";
+}
+
 void yaml_node(const Dataflow& f, const arch::Arch& a, const Workload& w, int id, int depth,
                std::ostringstream& os) {
   const TreeNode& n = f.nodes[static_cast<size_t>(id)];
   std::string pad(static_cast<size_t>(depth) * 2, ' ');
   if (n.is_leaf) {
-    os << pad << "op: " << w.ops[static_cast<size_t>(n.op)].name << '\n';
+    os << pad << "op: " << yaml_scalar(w.ops[static_cast<size_t>(n.op)].name) << '\n';
     return;
   }
-  os << pad << "tile: " << (n.levels.size() == 1 ? levels_text(n, a) : "[" + levels_text(n, a) + "]") << '\n';
+  os << pad << "tile: " << yaml_levels(n, a) << '\n';
   os << pad << "loops: [";
   for (size_t i = 0; i < n.loops.size(); ++i)
     os << (i ? ", " : "") << '"' << w.dims[static_cast<size_t>(n.loops[i].dim)].name << ':'
@@ -69,8 +97,8 @@ void yaml_node(const Dataflow& f, const arch::Arch& a, const Workload& w, int id
   if (!n.keep.empty()) {
     os << pad << "keep: {";
     for (size_t i = 0; i < n.keep.size(); ++i)
-      os << (i ? ", " : "") << w.tensors[static_cast<size_t>(n.keep[i].first)].name << ": "
-         << a.levels[static_cast<size_t>(n.keep[i].second)].name;
+      os << (i ? ", " : "") << yaml_scalar(w.tensors[static_cast<size_t>(n.keep[i].first)].name) << ": "
+         << yaml_scalar(a.levels[static_cast<size_t>(n.keep[i].second)].name);
     os << "}\n";
   }
   os << pad << "children:\n";
@@ -97,7 +125,7 @@ std::string explain(const Dataflow& f, const arch::Arch& a, const Workload& w) {
 
 std::string to_yaml(const Dataflow& f, const arch::Arch& a, const Workload& w) {
   std::ostringstream os;
-  os << "name: " << f.name << "\nworkload: " << w.name << "\ntree:\n";
+  os << "name: " << yaml_scalar(f.name) << "\nworkload: " << yaml_scalar(w.name) << "\ntree:\n";
   yaml_node(f, a, w, 0, 1, os);
   return os.str();
 }

@@ -1,4 +1,5 @@
 #include "tools/commands.h"
+#include "tools/output_files.h"
 
 #include <fstream>
 #include <iostream>
@@ -58,12 +59,7 @@ int run_eval(const EvalOptions& o) {
     if (o.json == "-") {
       std::cout << text;
     } else {
-      std::ofstream out(o.json);
-      if (!out) {
-        std::cerr << o.json << ": cannot write\n";
-        return 2;
-      }
-      out << text;
+      write_bytes(o.json, text);
     }
   }
   if (!r.valid) {

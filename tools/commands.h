@@ -48,6 +48,7 @@ struct ExploreOptions {
   std::string out, json, html, objective = "cycles";
   uint64_t seed = 1;
   int64_t evals = 10000;
+  bool evals_given = false;  // else with --time the time alone bounds the search
   double seconds = 0;
   int top = 1;
   int jobs = 1;

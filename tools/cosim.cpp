@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/commands.h"
+#include "tools/output_files.h"
 #include "verify/cosim.h"
 
 namespace dfx::cli {
@@ -42,9 +43,7 @@ int run_cosim(const CosimOptions& o) {
   } else {
     std::cout << verify::cosim_table(c);
     if (!o.json.empty()) {
-      std::ofstream f(o.json);
-      if (!f) throw InputError(SourceLoc{o.json, 0, 0, ""}, "cannot write");
-      f << cosim_json(c).dump(2) << '\n';
+      write_bytes(o.json, cosim_json(c).dump(2) + '\n');
     }
   }
   return c.first_difference.empty() ? 0 : 1;

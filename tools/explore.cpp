@@ -12,6 +12,7 @@
 #include "model/report_io.h"
 #include "tools/commands.h"
 #include "tools/html_report.h"
+#include "tools/output_files.h"
 
 namespace dfx::cli {
 namespace {
@@ -43,19 +44,20 @@ void print_table(const mapper::Outcome& out) {
 }
 
 // The options that decide what the search finds, as they were typed: a comment in --out's file,
-// so that the command can be run again.
+// so that the command can be run again (a search that --time or Ctrl-C ended says so apart:
+// the same command may stop elsewhere).
 std::string search_words(const ExploreOptions& o) {
-  std::string s = " --seed " + std::to_string(o.seed) + " --evals " + std::to_string(o.evals);
+  std::string s = " --seed " + std::to_string(o.seed);
+  if (o.evals_given || o.seconds <= 0) s += " --evals " + std::to_string(o.evals);
+  if (o.seconds > 0) s += " --time " + model::human(o.seconds);
   if (o.objective != "cycles") s += " --objective " + o.objective;
-  auto list = [&](const char* flag, const std::vector<std::string>& v, const char* sep) {
-    if (v.empty()) return;
-    s += std::string(" ") + flag;
-    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? " " : sep) + v[i];
+  auto list = [&](const char* flag, const std::vector<std::string>& v) {
+    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? std::string(" ") + flag + " " : ",") + v[i];
   };
-  list("--prims", o.prims, ",");
-  list("--groups", o.groups, ",");
-  list("--max-footprint", o.max_footprint, ",");
-  list("--fix", o.fix, " ");
+  list("--prims", o.prims);
+  list("--groups", o.groups);
+  list("--max-footprint", o.max_footprint);
+  for (const auto& f : o.fix) s += " --fix " + f;
   if (o.polish) s += " --polish";
   if (!o.baselines) s += " --no-baselines";
   return s;
@@ -124,20 +126,41 @@ void attach_progress(const ExploreOptions& o, mapper::SearchOptions& s, bool tty
 }
 
 // Writes `text` to `path` ('-': standard output, as the other commands' --json); false (with a
-// message) if it cannot.
+// message) if it cannot: the other outputs are still written.
 bool write_file(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::fflush(stdout);
     std::cout << text << std::flush;
     return true;
   }
-  std::ofstream f(path);
-  if (!f) {
-    std::cerr << path << ": cannot write\n";
+  try {
+    write_bytes(path, text);
+    return true;
+  } catch (const WriteError& e) {
+    std::cerr << e.what() << '\n';
     return false;
   }
-  f << text;
-  return true;
+}
+
+// The K-th best's file beside --out's: flow.yaml → flow.2.yaml (FILE.2.yaml without an extension).
+std::string kth_path(const std::string& out, size_t k) {
+  const size_t slash = out.find_last_of('/'), dot = out.find_last_of('.');
+  const bool ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+  return (ext ? out.substr(0, dot) : out) + "." + std::to_string(k) + (ext ? out.substr(dot) : ".yaml");
+}
+
+// Before the search: every file it will write can be written, and none of them is an input.
+void check_outputs(const ExploreOptions& o) {
+  const std::pair<const char*, const std::string*> outputs[] = {{"--out", &o.out}, {"--json", &o.json}, {"--html", &o.html}, {"--emit", &o.emit}};
+  for (const auto& [option, path] : outputs) {
+    if (path->empty()) continue;
+    if (*path == o.in.arch || *path == o.in.workload)
+      throw InputError(SourceLoc{option, 0, 0, ""}, "'" + *path + "' is an input of this command; writing there would overwrite it");
+    for (const auto& [other, other_path] : outputs)
+      if (other != option && *other_path == *path && *path != "-" && std::string(option) < other)
+        throw InputError(SourceLoc{option, 0, 0, ""}, "'" + *path + "' is also given to " + other + "; one would overwrite the other");
+    check_writable(*path, option);
+  }
 }
 
 // Lowers the best dataflow the lowering can express: the first of the --top K that lowers (its
@@ -152,6 +175,9 @@ bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outc
       for (const auto& p : paths) std::printf(" %s", p.c_str());
       std::printf("\n");
       return true;
+    } catch (const WriteError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return false;
     } catch (const InputError& e) {
       std::fprintf(stderr, "%s dataflow cannot be lowered: %s\n", which.c_str(), e.what());
     }
@@ -166,6 +192,7 @@ int run_explore(const ExploreOptions& o) {
   arch::Arch a = load_arch(o.in);
   model::Workload w = load_workload(o.in);
   mapper::SearchOptions s = search_options(o);
+  check_outputs(o);
   if (!o.emit.empty()) s.lowering = parse_dtype(o.dtype, w);  // the best must become a program
   s.stop = &g_stop;
   std::signal(SIGINT, on_interrupt);
@@ -179,10 +206,12 @@ int run_explore(const ExploreOptions& o) {
               w.name.c_str(), a.name.c_str(), change_words(o.in).c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid),
               static_cast<long long>(out.analyses), static_cast<long long>(out.ruled_out), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
+  const char* ended = out.interrupted ? "Ctrl-C stopped it" : "its budget ended first";
+  if (out.interrupted) std::printf("(stopped by Ctrl-C: the best found so far)\n\n");
   if (s.polish && !out.polished)
-    std::printf("(--polish: its budget ended first; some single change of the best's tiling may still improve it)\n\n");
+    std::printf("(--polish: %s; some single change of the best's tiling may still improve it)\n\n", ended);
   if (s.polish_baselines && !out.baselines_polished)
-    std::printf("(--polish: a baseline's budget ended first; some single change of its tiling may still improve it)\n\n");
+    std::printf("(--polish: %s for a baseline; some single change of its tiling may still improve it)\n\n", ended);
   if (out.not_lowered > 0)
     std::printf("(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
                 static_cast<long long>(out.not_lowered));
@@ -191,9 +220,11 @@ int run_explore(const ExploreOptions& o) {
   std::printf("\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
   bool ok = true;
   if (!o.out.empty()) {
-    ok &= write_file(o.out, "# found by: dfx explore " + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
-                               best.flow_yaml);
-    for (size_t i = 1; i < out.best.size(); ++i) ok &= write_file(o.out + "." + std::to_string(i + 1) + ".yaml", out.best[i].flow_yaml);
+    const std::string found_by = "# found by: dfx explore " + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
+                                 (out.interrupted ? "# (stopped by Ctrl-C after " + std::to_string(out.evaluations) + " evaluations)\n" : "");
+    ok &= write_file(o.out, found_by + best.flow_yaml);
+    for (size_t i = 1; i < out.best.size(); ++i)
+      ok &= write_file(kth_path(o.out, i + 1), found_by + "# number " + std::to_string(i + 1) + " of --top " + std::to_string(o.top) + "\n" + out.best[i].flow_yaml);
   }
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o);
   if (!o.json.empty()) ok &= write_file(o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}));

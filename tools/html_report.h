@@ -12,4 +12,8 @@ namespace dfx::cli {
 // `changes`: what was changed in the inputs, as typed (" --set levels.L1.capacity=2MB"), or empty.
 std::string html_report(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const std::string& changes = "");
 
+// The roofline chart's roof, in ops per cycle at `ops_per_dram_byte`: the units' peak, or DRAM's
+// read and write bandwidth together (its points count reads and writes).
+double roof(const arch::Arch& a, double ops_per_dram_byte);
+
 }  // namespace dfx::cli

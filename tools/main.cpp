@@ -1,4 +1,8 @@
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <iostream>
 
 #include "arch/errors.h"
@@ -25,6 +29,39 @@ void add_inputs(CLI::App* c, dfx::cli::Inputs& in, bool flow) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
+
+// Options that may be given more than once, or with a comma-separated list: one value per
+// occurrence, so that they never take the positionals after them for values.
+CLI::Option* add_list(CLI::App* c, const std::string& name, std::vector<std::string>& to, const std::string& help, bool commas) {
+  CLI::Option* o = c->add_option(name, to, help);
+  if (commas) o->delimiter(',');
+  return o->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// Whole numbers in [least, most] (CLI11's own checks would wrap "-1" into an unsigned seed, and
+// call "abc" out of range).
+CLI::Validator whole_number(uint64_t least, uint64_t most) {
+  return CLI::Validator(
+      [least, most](std::string& s) -> std::string {
+        errno = 0;
+        const unsigned long long v = std::strtoull(s.c_str(), nullptr, 10);
+        const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || errno == ERANGE || v > most || v < least)
+          return "'" + s + "' is not a whole number from " + std::to_string(least) + " to " + std::to_string(most);
+        return "";
+      },
+      "INT in [" + std::to_string(least) + ", " + std::to_string(most) + "]");
+}
+
+// A number of seconds, finite and not negative.
+const CLI::Validator kSeconds(
+    [](std::string& s) -> std::string {
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      if (s.empty() || *end != '\0' || !std::isfinite(v) || v < 0) return "'" + s + "' is not a number of seconds (0 or more)";
+      return "";
+    },
+    "SECONDS");
 
 void add_dtype(CLI::App* c, std::string& dtype, const std::string& what) {
   c->add_option("--dtype", dtype, what + " (auto: fp16 if the workload has exp or a division, else int16)")
@@ -79,13 +116,20 @@ int main(int argc, char** argv) {
   dfx::cli::ExploreOptions ex;
   auto* x = app.add_subcommand("explore", "Search order × resource × tiling for the best dataflows; compare with baselines");
   add_inputs(x, ex.in, false);
-  x->add_option("--objective", ex.objective, "What to minimise")->check(CLI::IsMember({"cycles", "energy", "edp"}));
-  x->add_option("--seed", ex.seed, "Random seed; the same seed gives the same result");
-  x->add_option("--evals", ex.evals, "Budget of analyses, baselines included (default 10000)")->check(CLI::Range(int64_t{10}, int64_t{100000000}));
-  x->add_option("--time", ex.seconds, "Wall-clock budget in seconds (0 = none)")->check(CLI::NonNegativeNumber);
-  x->add_option("--top", ex.top, "Keep the K best distinct dataflows")->check(CLI::Range(1, 100));
-  x->add_option("--jobs", ex.jobs, "Threads analysing candidates (the result does not depend on it)")->check(CLI::Range(1, 256));
-  x->add_option("--out", ex.out, "Write the best dataflow as flow.yaml (the K-th best to FILE.K.yaml)");
+  x->add_option("--objective", ex.objective, "What to minimise: cycles, energy or edp (energy × delay)")
+      ->check(CLI::IsMember({"cycles", "energy", "edp"}))
+      ->capture_default_str();
+  x->add_option("--seed", ex.seed, "Random seed; the same seed gives the same result")
+      ->transform(whole_number(0, UINT64_MAX))
+      ->capture_default_str();
+  auto* evals = x->add_option("--evals", ex.evals, "Budget of candidates evaluated, baselines included (default 10000; with --time alone, none)")
+                    ->transform(whole_number(10, 100000000));
+  x->add_option("--time", ex.seconds, "Wall-clock budget in seconds (0 = none)")->transform(kSeconds);
+  x->add_option("--top", ex.top, "Keep the K best distinct dataflows")->transform(whole_number(1, 100))->capture_default_str();
+  x->add_option("--jobs", ex.jobs, "Threads analysing candidates (the result does not depend on it)")
+      ->transform(whole_number(1, 256))
+      ->capture_default_str();
+  x->add_option("--out", ex.out, "Write the best dataflow as flow.yaml (the K-th best of --top beside it: flow.K.yaml)");
   x->add_option("--json", ex.json, "Write baselines, best dataflows and convergence as JSON (dfx.explore/1; '-' for stdout)");
   x->add_option("--html", ex.html, "Write a self-contained HTML report (tree, traffic, roofline, convergence)");
   x->add_flag("--quiet", ex.quiet, "No progress line on stderr");
@@ -98,16 +142,15 @@ int main(int argc, char** argv) {
               "Build and tune the named baselines (Layerwise, FLAT, Chimera...) and the chain solver's closed form, on a third "
               "of --evals, and compare (the default); --no-baselines gives the whole budget to the open search");
   x->add_flag("--mcts", ex.mcts, "Tile the baselines by Monte-Carlo tree search instead of random search and hill-climbing");
-  x->add_option("--prims", ex.prims, "Primitives fused groups may use (default: Seq Shar Pipe)")->delimiter(',');
-  x->add_option("--groups", ex.groups, "Fix the fusion: groups of ops joined by '+', e.g. qk+max+sub+exp+sum+div,av")
-      ->delimiter(',');
-  x->add_option("--fix", ex.fix,
-                "Fix part of the tree, TARGET:KEY=VALUE: GROUP:prim=Pipe, GROUP:loops=m:16, GROUP:cores=b:8,m:4 "
-                "(GROUP: a group of --groups), OP:sp=m:16,l:16 (the op's spatial loops; none for none), OP:order=n,m,b "
-                "(every one of its output dims once, outermost first, in any order) or OP:home=L2 (where its output "
-                "waits for later groups: DRAM or a shared on-chip level)");
-  x->add_option("--max-footprint", ex.max_footprint, "LEVEL=SIZE: the most a level may hold per instance, e.g. L1=2MiB")
-      ->delimiter(',');
+  add_list(x, "--prims", ex.prims, "Primitives fused groups may use, e.g. Seq,Pipe (default: Seq Shar Pipe)", true);
+  add_list(x, "--groups", ex.groups, "Fix the fusion: groups of ops joined by '+', e.g. qk+max+sub+exp+sum+div,av", true);
+  add_list(x, "--fix", ex.fix,
+           "Fix part of the tree, TARGET:KEY=VALUE, once per part: GROUP:prim=Pipe, GROUP:loops=m:16, GROUP:cores=b:8,m:4 "
+           "(GROUP: a group of --groups), OP:sp=m:16,l:16 (the op's spatial loops; none for none), OP:order=n,m,b "
+           "(every one of its output dims once, outermost first, in any order) or OP:home=L2 (where its output "
+           "waits for later groups: DRAM or a shared on-chip level)",
+           false);
+  add_list(x, "--max-footprint", ex.max_footprint, "LEVEL=SIZE: the most a level may hold per instance, e.g. L1=2MiB", true);
   x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");
   x->add_option("--emit", ex.emit, "Lower the best dataflow to programs (PATH, PATH.core1…; binary if it ends in .bin)");
   add_dtype(x, ex.dtype, "Element type of --emit");
@@ -151,7 +194,11 @@ int main(int argc, char** argv) {
     if (e->parsed()) return dfx::cli::run_eval(eval);
     if (v->parsed()) return dfx::cli::run_validate(files);
     if (l->parsed()) return dfx::cli::run_list();
-    if (x->parsed()) return dfx::cli::run_explore(ex);
+    if (x->parsed()) {
+      ex.evals_given = evals->count() > 0;
+      if (!ex.evals_given && ex.seconds > 0) ex.evals = 100000000;  // the time alone bounds it
+      return dfx::cli::run_explore(ex);
+    }
     if (as->parsed()) return dfx::cli::run_asm(prog_arch, prog_in, prog_out);
     if (ds->parsed()) return dfx::cli::run_disasm(prog_arch, prog_in);
     if (sm->parsed()) return dfx::cli::run_simulate(sim);

@@ -10,6 +10,7 @@
 #include "model/workload.h"
 #include "verify/compare.h"
 #include "tools/commands.h"
+#include "tools/output_files.h"
 
 namespace dfx::cli {
 namespace {
@@ -24,13 +25,11 @@ std::string read_text(const std::string& path) {
 
 void write_program(const arch::Program& p, const arch::Arch& a, const std::string& path, const std::string& header) {
   const bool binary = path.size() > 4 && path.compare(path.size() - 4, 4, ".bin") == 0;
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw InputError(SourceLoc{path, 0, 0, ""}, "cannot write");
   if (binary) {
     const std::vector<uint8_t> bytes = arch::encode_program(p);
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    write_bytes(path, std::string(bytes.begin(), bytes.end()));
   } else {
-    f << header << arch::print_program(p, a);
+    write_bytes(path, header + arch::print_program(p, a));
   }
 }
 
@@ -94,9 +93,7 @@ int run_asm(const std::string& arch_path, const std::string& in, const std::stri
   arch::Program p = arch::parse_program(read_text(in), in, a);
   arch::check_program(p, a, in);
   const std::vector<uint8_t> bytes = arch::encode_program(p);
-  std::ofstream f(out, std::ios::binary);
-  if (!f) throw InputError(SourceLoc{out, 0, 0, ""}, "cannot write");
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  write_bytes(out, std::string(bytes.begin(), bytes.end()));
   std::cout << in << ": " << p.code.size() << " instructions, " << bytes.size() << " bytes → " << out << '\n';
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "sim/simulator.h"
 #include "sim/tensor_files.h"
 #include "tools/commands.h"
+#include "tools/output_files.h"
 
 namespace dfx::cli {
 
@@ -118,9 +119,7 @@ int run_simulate(const SimulateOptions& o) {
       std::cout << stats_json(a, r).dump(2) << '\n';
       return 0;
     }
-    std::ofstream f(o.json);
-    if (!f) throw InputError(SourceLoc{o.json, 0, 0, ""}, "cannot write");
-    f << stats_json(a, r).dump(2) << '\n';
+    write_bytes(o.json, stats_json(a, r).dump(2) + '\n');
   }
   print_summary(a, r, std::cout);
   return 0;

@@ -110,6 +110,68 @@ TEST_F(Explore, HtmlReportIsSelfContainedAndComplete) {
   EXPECT_NE(html.find("work longest"), std::string::npos);
 }
 
+// No dataflow runs above the roofline's roof: the chart draws it from the bandwidths its points
+// use (DRAM reads and writes together; with the read bandwidth alone, edge's Layerwise attention
+// sat 50% above it).
+TEST(ExploreReport, EveryPointIsUnderTheRoof) {
+  for (const char* pair : {"edge/attention_g1", "cloud/conv_chain_c1", "tpu_like/gemm_chain_g1"}) {
+    const std::string name(pair);
+    arch::Arch a = arch::load_arch(test::config("arch/" + name.substr(0, name.find('/')) + ".yaml"));
+    model::Workload w = model::load_workload(test::config("workloads/" + name.substr(name.find('/') + 1) + ".yaml"));
+    SearchOptions o;
+    o.evaluations = 600;
+    o.top = 3;
+    const Outcome out = explore(a, w, o);
+    for (const auto* list : {&out.best, &out.baselines})
+      for (const Candidate& c : *list) {
+        const double ops = static_cast<double>(c.report.macs + c.report.vector_ops);
+        EXPECT_LE(ops / c.report.cycles, cli::roof(a, ops / static_cast<double>(c.report.dram_bytes)) * (1 + 1e-9))
+            << pair << " " << c.name;
+      }
+  }
+}
+
+// --top lists distinct trees (two choices can make one tree), each named as it is listed, and
+// equal costs in order of the other measure (here energy): on a 4×4×4 GEMM most of the space
+// ties on cycles.
+TEST(ExploreTop, DistinctTreesTiesInOrderOfEnergy) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  model::Workload w = model::load_workload_from_string(
+      "name: tiny\ndims: {m: 4, k: 4, n: 4}\nops:\n  - {name: g, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n", "tiny.yaml");
+  SearchOptions o;
+  o.evaluations = 200;
+  o.top = 100;
+  const Outcome out = explore(a, w, o);
+  ASSERT_GT(out.best.size(), 5u);
+  std::vector<std::string> trees;
+  for (size_t i = 0; i < out.best.size(); ++i) {
+    const std::string& y = out.best[i].flow_yaml;
+    EXPECT_EQ(y.substr(0, y.find('\n')), "name: best" + std::to_string(i + 1));
+    trees.push_back(y.substr(y.find('\n')));
+    if (i > 0 && out.best[i - 1].cost == out.best[i].cost) {
+      EXPECT_LE(out.best[i - 1].report.energy_pj, out.best[i].report.energy_pj) << i;
+    }
+  }
+  std::sort(trees.begin(), trees.end());
+  EXPECT_EQ(std::adjacent_find(trees.begin(), trees.end()), trees.end()) << "a tree listed twice";
+}
+
+// Names YAML would read as something else (a map, a comment, a boolean) are quoted in flow.yaml,
+// so that the best dataflow of such a workload loads back.
+TEST(ExploreTop, FlowYamlOfAnOddlyNamedWorkloadLoadsBack) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  for (const char* name : {"\"my wl: v2 # test\"", "\"yes\"", "'a \"quoted\" one'"}) {
+    model::Workload w = model::load_workload_from_string(
+        std::string("name: ") + name + "\ndims: {m: 4, k: 4, n: 4}\nops:\n  - {name: g, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n", "odd.yaml");
+    SearchOptions o;
+    o.evaluations = 100;
+    const Outcome out = explore(a, w, o);
+    ASSERT_FALSE(out.best.empty());
+    const model::Dataflow f = model::load_dataflow_from_string(out.best.front().flow_yaml, "best.yaml", a, w);
+    EXPECT_EQ(model::analyze(a, w, f).cycles, out.best.front().report.cycles) << name;
+  }
+}
+
 TEST_F(Explore, ParetoFrontHasNoDominatedPoint) {
   SearchOptions o = options(4);
   o.pareto = true;
