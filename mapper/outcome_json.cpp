@@ -40,6 +40,7 @@ std::string to_json(const Outcome& out, const std::string& arch, const std::stri
   j["baselines_polished"] = out.baselines_polished;
   j["interrupted"] = out.interrupted;
   j["seconds"] = out.seconds;
+  j["baselines_not_found"] = out.baselines_not_found;
   j["baselines"] = nlohmann::json::array();
   for (const auto& b : out.baselines) j["baselines"].push_back(summary(b));
   j["best"] = nlohmann::json::array();

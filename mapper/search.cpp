@@ -82,8 +82,10 @@ Outcome Searcher::run() {
   // open search often tiles a baseline's structure better than its own share did).
   std::vector<Candidate> solved = std::move(out_.baselines);
   out_.baselines.clear();
-  for (size_t b = 0; b < named_.size(); ++b)
+  for (size_t b = 0; b < named_.size(); ++b) {
     if (named_best_[b].valid) out_.baselines.push_back(candidate(named_best_[b], named_[b].name));
+    else out_.baselines_not_found.push_back(named_[b].name);
+  }
   out_.baselines.insert(out_.baselines.end(), solved.begin(), solved.end());
   // Equal costs are ordered by the other measure (cycles, or energy for the cycles objective):
   // a best that another point matches on cost and beats on the other is not a best.
@@ -129,6 +131,7 @@ Outcome Searcher::run() {
   for (size_t i = 0; i < front_.size(); ++i) out_.pareto.push_back(candidate(front_[i], "pareto" + std::to_string(i + 1)));
   out_.seconds = elapsed();
   out_.interrupted = o_.stop && o_.stop->load();
+  out_.objective = o_.objective;
   return out_;
 }
 

@@ -89,6 +89,7 @@ struct Outcome {
   int64_t not_lowered = 0;           // with SearchOptions::lowering: better candidates refused
   std::vector<Candidate> best;       // up to `top`, best first
   std::vector<Candidate> baselines;  // the named baselines that apply (Space::baselines), best tiling found
+  std::vector<std::string> baselines_not_found;  // named baselines that apply but got no valid tiling
   std::vector<Candidate> pareto;     // with SearchOptions::pareto: no other is both faster and cheaper; by cycles
   int64_t evaluations = 0;  // candidates scored
   int64_t analyses = 0;     // full analyses run: repeated candidates are answered from a cache, and
@@ -106,6 +107,7 @@ struct Outcome {
   // With SearchOptions::polish_baselines: every named baseline's point is polished likewise.
   bool baselines_polished = false;
   bool interrupted = false;  // SearchOptions::stop ended it: the best found so far
+  Objective objective = Objective::Cycles;  // what `cost` measures (SearchOptions::objective)
 };
 
 double cost_of(const model::Report& r, Objective o);

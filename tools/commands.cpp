@@ -52,8 +52,10 @@ int run_eval(const EvalOptions& o) {
   model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
   if (o.explain) std::cout << model::explain(f, a, w) << '\n';
   model::Report r = model::analyze(a, w, f);
-  std::cout << "dfx eval: " << f.name << " of " << w.name << " on " << a.name << change_words(o.in) << "\n\n";
-  std::cout << model::to_table(r);
+  // With --json -, standard output carries the JSON alone (for a pipe into jq): the table to stderr.
+  std::ostream& table = o.json == "-" ? std::cerr : std::cout;
+  table << "dfx eval: " << f.name << " of " << w.name << " on " << a.name << change_words(o.in) << "\n\n";
+  table << model::to_table(r);
   if (!o.json.empty()) {
     std::string text = model::to_json(r, o.in.arch, o.in.workload, o.in.flow, {o.in.sets, o.in.dims});
     if (o.json == "-") {

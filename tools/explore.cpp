@@ -22,11 +22,11 @@ void on_interrupt(int) { g_stop = true; }
 
 using model::human;
 
-void print_table(const mapper::Outcome& out) {
+void print_table(const mapper::Outcome& out, std::FILE* text) {
   double layerwise = 0;
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") layerwise = b.report.cycles;
-  std::printf("%-22s %10s %9s %10s %10s %7s %10s\n", "dataflow", "cycles", "speed-up", "DRAM B", "energy pJ", "util",
+  std::fprintf(text, "%-22s %10s %9s %10s %10s %7s %10s\n", "dataflow", "cycles", "speed-up", "DRAM B", "energy pJ", "util",
               "buffer peak");
   auto row = [&](const mapper::Candidate& c) {
     int64_t peak = 0;
@@ -34,11 +34,13 @@ void print_table(const mapper::Outcome& out) {
     // Without a Layerwise row (--groups or --prims left it out) there is no speed-up to show.
     char speedup[16] = "        -";
     if (layerwise > 0) std::snprintf(speedup, sizeof speedup, "%8.2fx", layerwise / c.report.cycles);
-    std::printf("%-22s %10s %9s %10s %10s %6.1f%% %10s\n", c.name.c_str(), human(c.report.cycles).c_str(),
+    std::fprintf(text, "%-22s %10s %9s %10s %10s %6.1f%% %10s\n", c.name.c_str(), human(c.report.cycles).c_str(),
                 speedup, human(static_cast<double>(c.report.dram_bytes)).c_str(),
                 human(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
   };
   for (const auto& b : out.baselines) row(b);
+  for (const auto& name : out.baselines_not_found)
+    std::fprintf(text, "%-22s %10s   (no valid tiling found in its share of the evaluations)\n", name.c_str(), "-");
   for (const auto& b : out.best) row(b);
   for (const auto& b : out.pareto) row(b);
 }
@@ -165,15 +167,15 @@ void check_outputs(const ExploreOptions& o) {
 
 // Lowers the best dataflow the lowering can express: the first of the --top K that lowers (its
 // buffers may need more room than the model's peak; docs/lowering.md lists the limits).
-bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o) {
+bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o, std::FILE* text) {
   for (size_t k = 0; k < out.best.size(); ++k) {
     const std::string which = k == 0 ? "the best" : "number " + std::to_string(k + 1);
     try {
       const model::Dataflow f = model::load_dataflow_from_string(out.best[k].flow_yaml, which + " dataflow", a, w);
       const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.emit, which + " found by dfx explore");
-      std::printf("programs (%s dataflow):", which.c_str());
-      for (const auto& p : paths) std::printf(" %s", p.c_str());
-      std::printf("\n");
+      std::fprintf(text, "programs (%s dataflow):", which.c_str());
+      for (const auto& p : paths) std::fprintf(text, " %s", p.c_str());
+      std::fprintf(text, "\n");
       return true;
     } catch (const WriteError& e) {
       std::fprintf(stderr, "%s\n", e.what());
@@ -200,24 +202,26 @@ int run_explore(const ExploreOptions& o) {
   attach_progress(o, s, tty);
   mapper::Outcome out = mapper::explore(a, w, s);
   if (tty) std::fprintf(stderr, "\n");
+  // With --json -, standard output carries the JSON alone (for a pipe into jq): the rest to stderr.
+  std::FILE* text = o.json == "-" ? stderr : stdout;
   // `valid` counts candidates (repeats answered from the cache included), not analyses.
-  std::printf("dfx explore: %s on %s%s — %lld evaluations, %lld of them valid (%lld analysed, %lld ruled out by a floor "
+  std::fprintf(text, "dfx explore: %s on %s%s — %lld evaluations, %lld of them valid (%lld analysed, %lld ruled out by a floor "
               "on their cycles, the rest repeats) in %.1f s, %.0f per second\n\n",
               w.name.c_str(), a.name.c_str(), change_words(o.in).c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid),
               static_cast<long long>(out.analyses), static_cast<long long>(out.ruled_out), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
   const char* ended = out.interrupted ? "Ctrl-C stopped it" : "its budget ended first";
-  if (out.interrupted) std::printf("(stopped by Ctrl-C: the best found so far)\n\n");
+  if (out.interrupted) std::fprintf(text, "(stopped by Ctrl-C: the best found so far)\n\n");
   if (s.polish && !out.polished)
-    std::printf("(--polish: %s; some single change of the best's tiling may still improve it)\n\n", ended);
+    std::fprintf(text, "(--polish: %s; some single change of the best's tiling may still improve it)\n\n", ended);
   if (s.polish_baselines && !out.baselines_polished)
-    std::printf("(--polish: %s for a baseline; some single change of its tiling may still improve it)\n\n", ended);
+    std::fprintf(text, "(--polish: %s for a baseline; some single change of its tiling may still improve it)\n\n", ended);
   if (out.not_lowered > 0)
-    std::printf("(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
+    std::fprintf(text, "(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
                 static_cast<long long>(out.not_lowered));
-  print_table(out);
+  print_table(out, text);
   const mapper::Candidate& best = out.best.front();
-  std::printf("\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
+  std::fprintf(text, "\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
   bool ok = true;
   if (!o.out.empty()) {
     const std::string found_by = "# found by: dfx explore " + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
@@ -226,7 +230,7 @@ int run_explore(const ExploreOptions& o) {
     for (size_t i = 1; i < out.best.size(); ++i)
       ok &= write_file(kth_path(o.out, i + 1), found_by + "# number " + std::to_string(i + 1) + " of --top " + std::to_string(o.top) + "\n" + out.best[i].flow_yaml);
   }
-  if (!o.emit.empty()) ok &= emit_best(a, w, out, o);
+  if (!o.emit.empty()) ok &= emit_best(a, w, out, o, text);
   if (!o.json.empty()) ok &= write_file(o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}));
   if (!o.html.empty()) ok &= write_file(o.html, html_report(a, w, out, change_words(o.in)));
   return ok ? 0 : 2;

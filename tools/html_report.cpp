@@ -82,7 +82,7 @@ std::string traffic_svg(const std::vector<const mapper::Candidate*>& cands) {
   std::ostringstream os;
   const size_t levels = cands.front()->report.levels.size();
   const int row = 14, group = static_cast<int>(cands.size()) * 3 * row + 18;
-  os << "<svg width='760' height='" << static_cast<int>(levels) * group + 30 << "' font-size='11'>";
+  os << "<svg width='960' height='" << static_cast<int>(levels) * group + 30 << "' font-size='11'>";
   for (int k = 0; k < 3; ++k)
     os << "<rect x='" << 160 + k * 90 << "' y='2' width='10' height='10' fill='" << colors[k] << "'/><text x='"
        << 174 + k * 90 << "' y='11'>" << kinds[k] << "</text>";
@@ -172,7 +172,28 @@ std::string convergence_svg(const mapper::Outcome& out) {
   }
   os << fmt("%.1f", x(n)) << ',' << fmt("%.1f", y(last)) << "'/>"
      << "<text x='756' y='24' text-anchor='end'>best cost " << num(first) << " → " << num(last) << " (log scale)</text>"
-     << "<text x='380' y='246'>evaluations (" << num(n) << ")</text></svg>";
+     << "<text x='60' y='246'>0</text><text x='760' y='246' text-anchor='end'>" << num(n)
+     << "</text><text x='380' y='246'>evaluations</text></svg>";
+  return os.str();
+}
+
+// Rows of cycles, speed-up over Layerwise, DRAM bytes, energy (and EDP), utilisation, the largest
+// on-chip peak and the bottleneck; `best` in bold.
+std::string candidate_table(const std::vector<const mapper::Candidate*>& rows, const mapper::Candidate* best, double layerwise, bool edp) {
+  std::ostringstream os;
+  os << "<table><tr><th>dataflow</th><th>cycles</th><th>speed-up</th><th>DRAM bytes</th><th>energy pJ</th>"
+     << (edp ? "<th>EDP pJ·cycles</th>" : "") << "<th>utilisation</th><th>buffer peak B</th><th>bottleneck</th></tr>";
+  for (const auto* c : rows) {
+    int64_t peak = 0;
+    for (size_t l = 1; l < c->report.levels.size(); ++l) peak = std::max(peak, c->report.levels[l].peak_bytes);
+    os << "<tr" << (c == best ? " class='best'" : "") << "><td>" << esc(c->name) << "</td><td>" << num(c->report.cycles)
+       << "</td><td>" << (layerwise > 0 ? fmt("%.2fx", layerwise / c->report.cycles) : "-") << "</td><td>"
+       << num(static_cast<double>(c->report.dram_bytes)) << "</td><td>" << num(c->report.energy_pj) << "</td>"
+       << (edp ? "<td>" + num(c->report.cycles * c->report.energy_pj) + "</td>" : "") << "<td>"
+       << fmt("%.1f%%", 100 * c->report.utilization) << "</td><td>" << num(static_cast<double>(peak)) << "</td><td>"
+       << esc(c->report.bottleneck) << " (" << busy_share(c->report) << ")</td></tr>";
+  }
+  os << "</table>";
   return os.str();
 }
 
@@ -199,24 +220,34 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
         "</style></head><body>";
   os << "<h1>dfx explore: " << esc(w.name) << " on " << esc(a.name) << "</h1>";
   if (!changes.empty()) os << "<p class='note'>with<code>" << esc(changes) << "</code></p>";
-  os << "<p>" << out.evaluations
-     << " evaluations (" << out.valid << " valid) in " << fmt("%.1f", out.seconds) << " s. Best: <b>" << num(best.report.cycles)
-     << " cycles</b>, " << num(best.report.energy_pj) << " pJ, utilisation " << fmt("%.1f", 100 * best.report.utilization)
-     << "%, bottleneck " << esc(best.report.bottleneck) << " (busy " << busy_share(best.report) << " of the cycles).</p>";
+  const char* objective = out.objective == mapper::Objective::Cycles   ? "cycles"
+                          : out.objective == mapper::Objective::Energy ? "energy"
+                                                                        : "energy × delay (EDP)";
+  os << "<p>" << out.evaluations << " evaluations (" << out.valid << " valid) in " << fmt("%.1f", out.seconds)
+     << " s, minimising " << objective << (out.interrupted ? "; <b>stopped by Ctrl-C</b>: the best found so far" : "")
+     << ". Best: <b>" << num(best.report.cycles) << " cycles</b>, " << num(best.report.energy_pj) << " pJ"
+     << (out.objective == mapper::Objective::Edp ? ", EDP " + num(best.cost) + " pJ·cycles" : "") << ", utilisation "
+     << fmt("%.1f", 100 * best.report.utilization) << "%, bottleneck " << esc(best.report.bottleneck) << " (busy "
+     << busy_share(best.report) << " of the cycles).</p>";
   double layerwise = 0;
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") layerwise = b.report.cycles;
-  os << "<h2>Baselines and best</h2><table><tr><th>dataflow</th><th>cycles</th><th>speed-up</th><th>DRAM bytes</th>"
-        "<th>energy pJ</th><th>utilisation</th><th>bottleneck</th></tr>";
   std::vector<const mapper::Candidate*> all;
   for (const auto& b : out.baselines) all.push_back(&b);
   for (const auto& b : out.best) all.push_back(&b);
-  for (const auto* c : all)
-    os << "<tr" << (c == &best ? " class='best'" : "") << "><td>" << esc(c->name) << "</td><td>" << num(c->report.cycles)
-       << "</td><td>" << (layerwise > 0 ? fmt("%.2fx", layerwise / c->report.cycles) : "") << "</td><td>"
-       << num(static_cast<double>(c->report.dram_bytes)) << "</td><td>" << num(c->report.energy_pj) << "</td><td>"
-       << fmt("%.1f%%", 100 * c->report.utilization) << "</td><td>" << esc(c->report.bottleneck) << " (" << busy_share(c->report) << ")</td></tr>";
-  os << "</table>";
+  os << "<h2>Baselines and best</h2>" << candidate_table(all, &best, layerwise, out.objective == mapper::Objective::Edp);
+  if (!out.baselines_not_found.empty()) {
+    os << "<p class='note'>No valid tiling found in its share of the evaluations:";
+    for (const auto& name : out.baselines_not_found) os << ' ' << esc(name);
+    os << ".</p>";
+  }
+  if (!out.pareto.empty()) {
+    std::vector<const mapper::Candidate*> front;
+    for (const auto& p : out.pareto) front.push_back(&p);
+    os << "<h2>Cycles / energy Pareto front</h2><p class='note'>Nothing analysed is both faster and cheaper than any of "
+          "these; by cycles.</p>"
+       << candidate_table(front, nullptr, layerwise, false);
+  }
   os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
         "primitive between children, intermediates kept at a level of their own (lilac). Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "
         "it spreads over (cores included), its compute alone, every one busy (on units that take whole instructions: "

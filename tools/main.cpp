@@ -136,7 +136,8 @@ int main(int argc, char** argv) {
   x->add_flag("--exhaustive", ex.exhaustive, "Analyse every point of the space (small spaces; --evals bounds it)");
   x->add_flag("--polish", ex.polish,
               "Then change the best's tiling, and each baseline's, one decision at a time until no single change improves it "
-              "(up to a tenth of --evals more each)");
+              "(each sweep on a tenth of --evals more, at least 1,000 or two rounds of its options: on a small --evals, "
+              "several times the search itself)");
   x->add_flag("--pareto", ex.pareto, "Also report the cycles/energy Pareto front of everything analysed");
   x->add_flag("--baselines,!--no-baselines", ex.baselines,
               "Build and tune the named baselines (Layerwise, FLAT, Chimera...) and the chain solver's closed form, on a third "

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""What `dfx explore` gives a user at the command line, beyond its numbers (tested in C++):
+
+- options may come before the arch and workload files, list options included;
+- `--json -` puts the JSON alone on standard output (the table goes to stderr);
+- `--out F.yaml --top 3` writes F.yaml, F.2.yaml and F.3.yaml, distinct trees, each with the
+  command that found it, and `dfx eval` gives each one's numbers back;
+- Ctrl-C (SIGINT) ends a long search at once, writes every output and says it was stopped;
+- `--time` alone bounds the search by time, not by the default 10,000 evaluations.
+
+  explore_cli_test.py DFX PROJECT_DIR
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, **kw)
+
+
+def main():
+    dfx, root = sys.argv[1], sys.argv[2]
+    edge, g1 = f"{root}/configs/arch/edge.yaml", f"{root}/configs/workloads/attention_g1.yaml"
+    chain = f"{root}/configs/workloads/gemm_chain_g1.yaml"
+    with tempfile.TemporaryDirectory() as tmp:
+        # Options first; the list options take one value and leave the files to the positionals.
+        r = run([dfx, "explore", "--prims", "Seq,Pipe", "--max-footprint", "L1=4MiB", "--evals", "300", "--quiet",
+                 "--json", "-", edge, chain])
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)  # the JSON alone
+        assert out["schema"] == "dfx.explore/1" and out["evaluations"] == 300, out["evaluations"]
+        assert "best1" in r.stderr, r.stderr  # the table, on stderr
+
+        # --top 3 beside --out, each with its command, each reproduced by dfx eval.
+        flow = f"{tmp}/flow.yaml"
+        r = run([dfx, "explore", edge, g1, "--evals", "2000", "--top", "3", "--quiet", "--out", flow,
+                 "--json", f"{tmp}/out.json"])
+        assert r.returncode == 0, r.stderr
+        files = [flow, f"{tmp}/flow.2.yaml", f"{tmp}/flow.3.yaml"]
+        with open(f"{tmp}/out.json") as f:
+            best = json.load(f)["best"]
+        trees = set()
+        for k, path in enumerate(files):
+            with open(path) as f:
+                text = f.read()
+            assert text.startswith(f"# found by: dfx explore {edge} {g1} --seed 1 --evals 2000"), text[:200]
+            trees.add(text[text.index("workload:"):])
+            e = run([dfx, "eval", edge, g1, path, "--json", "-"])
+            assert e.returncode == 0, e.stderr
+            assert json.loads(e.stdout)["cycles"] == best[k]["cycles"], (path, best[k]["cycles"])
+        assert len(trees) == 3, "--top 3 wrote a tree twice"
+
+        # Ctrl-C: stops at once, writes what it has, says so.
+        p = subprocess.Popen([dfx, "explore", edge, g1, "--evals", "100000000", "--quiet", "--out", f"{tmp}/int.yaml",
+                              "--json", f"{tmp}/int.json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=30)
+        assert p.returncode == 0, stderr
+        assert "stopped by Ctrl-C" in stdout, stdout[:400]
+        with open(f"{tmp}/int.json") as f:
+            assert json.load(f)["interrupted"] is True
+        with open(f"{tmp}/int.yaml") as f:
+            assert "# (stopped by Ctrl-C after" in f.read()
+
+        # --time alone: the time bounds it (10,000 evaluations take ~0.3 s here).
+        r = run([dfx, "explore", edge, chain, "--time", "1.5", "--quiet", "--json", "-"])
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert out["seconds"] >= 1.2, out["seconds"]
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
