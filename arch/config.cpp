@@ -126,6 +126,28 @@ namespace {
 void apply(YAML::Node root, const Override& change);
 }
 
+// yaml-cpp keeps both entries of a key written twice in one map, and a look-up takes the first:
+// the second would be ignored without a word. Every such key is an error, located.
+static void find_repeated_keys(const YAML::Node& n, const std::string& file, const std::string& path, std::vector<Problem>& out) {
+  if (n.IsSequence()) {
+    size_t i = 0;
+    for (const auto& item : n) find_repeated_keys(item, file, path + "[" + std::to_string(i++) + "]", out);
+    return;
+  }
+  if (!n.IsMap()) return;
+  std::vector<std::string> seen;
+  for (const auto& kv : n) {
+    const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    const std::string at = path.empty() ? key : path + "." + key;
+    if (!key.empty() && std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      const YAML::Mark m = kv.first.Mark();
+      out.push_back({SourceLoc{file, m.line + 1, m.column + 1, at}, "key '" + key + "' given twice in one map"});
+    }
+    seen.push_back(key);
+    find_repeated_keys(kv.second, file, at, out);
+  }
+}
+
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name, const std::vector<Override>& changes) {
   auto impl = std::make_shared<Impl>();
   try {
@@ -135,6 +157,9 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
                   e.mark.column >= 0 ? e.mark.column + 1 : 0, ""};
     throw InputError(loc, "YAML syntax error: " + e.msg);
   }
+  std::vector<Problem> repeated;
+  find_repeated_keys(impl->node, name, "", repeated);
+  if (!repeated.empty()) throw InputError(std::move(repeated));
   // In place, on a document nobody else holds: the nodes not changed keep their positions.
   for (const Override& c : changes) apply(impl->node, c);
   impl->changed_by = changed_by(changes);

@@ -67,6 +67,10 @@ std::string search_words(const ExploreOptions& o) {
 
 // The CLI's words (--objective, --prims, --max-footprint...) as the mapper's options.
 mapper::SearchOptions search_options(const ExploreOptions& o) {
+  if (o.exhaustive && o.polish)
+    throw InputError(SourceLoc{"--polish", 0, 0, ""}, "does not go with --exhaustive, whose best is the optimum of the space already");
+  if (o.emit.empty() && o.dtype != "auto")
+    throw InputError(SourceLoc{"--dtype", 0, 0, ""}, "is the element type of --emit's programs; give --emit too");
   mapper::SearchOptions s;
   if (o.objective == "cycles") s.objective = mapper::Objective::Cycles;
   else if (o.objective == "energy") s.objective = mapper::Objective::Energy;
@@ -77,7 +81,7 @@ mapper::SearchOptions search_options(const ExploreOptions& o) {
   s.top = o.top;
   s.jobs = o.jobs;
   s.exhaustive = o.exhaustive;
-  s.polish = s.polish_baselines = o.polish && !o.exhaustive;
+  s.polish = s.polish_baselines = o.polish;
   s.pareto = o.pareto;
   s.mcts = o.mcts;
   s.baselines = o.baselines;
@@ -121,9 +125,13 @@ void attach_progress(const ExploreOptions& o, mapper::SearchOptions& s, bool tty
                    static_cast<long long>(p.evaluations), static_cast<long long>(p.analyses), std::isfinite(p.best_cost) ? p.best_cost : -1.0, p.seconds);
     };
   else if (tty)
-    s.on_progress = [](const mapper::Progress& p) {
-      std::fprintf(stderr, "\r  %lld evaluations, best %s, %.1f s   ", static_cast<long long>(p.evaluations),
-                   human(p.best_cost).c_str(), p.seconds);
+    s.on_progress = [evals = o.evals, seconds = o.seconds](const mapper::Progress& p) {
+      // How far along: of the time where --time bounds it, else of --evals (--polish may go on
+      // past 100%: its sweeps come on top).
+      const double done = seconds > 0 ? p.seconds / seconds : static_cast<double>(p.evaluations) / static_cast<double>(evals);
+      const int filled = static_cast<int>(std::min(1.0, done) * 20);
+      std::fprintf(stderr, "\r  [%-20s] %3d%%  %lld evaluations, best %s, %.1f s   ", std::string(static_cast<size_t>(filled), '#').c_str(),
+                   static_cast<int>(100 * done), static_cast<long long>(p.evaluations), human(p.best_cost).c_str(), p.seconds);
     };
 }
 
