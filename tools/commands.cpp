@@ -50,10 +50,10 @@ int run_eval(const EvalOptions& o) {
   arch::Arch a = load_arch(o.in);
   model::Workload w = load_workload(o.in);
   model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
-  if (o.explain) std::cout << model::explain(f, a, w) << '\n';
-  model::Report r = model::analyze(a, w, f);
-  // With --json -, standard output carries the JSON alone (for a pipe into jq): the table to stderr.
+  // With --json -, standard output carries the JSON alone (for a pipe into jq): the rest to stderr.
   std::ostream& table = o.json == "-" ? std::cerr : std::cout;
+  if (o.explain) table << model::explain(f, a, w) << '\n';
+  model::Report r = model::analyze(a, w, f);
   table << "dfx eval: " << f.name << " of " << w.name << " on " << a.name << change_words(o.in) << "\n\n";
   table << model::to_table(r);
   if (!o.json.empty()) {

@@ -30,6 +30,11 @@ nlohmann::json cosim_json(const verify::Cosim& c) {
 
 int run_cosim(const CosimOptions& o) {
   const arch::Arch a = arch::load_arch(o.arch);
+  FilePlan files{o.programs, {}, {}};
+  files.inputs.push_back(o.arch);
+  if (!o.json.empty()) files.outputs.push_back({"--json", o.json});
+  if (!o.trace.empty()) files.outputs.push_back({"--trace", o.trace});
+  check_files(files);
   std::vector<arch::Program> programs;
   for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
   sim::SimOptions so;

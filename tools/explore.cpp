@@ -137,7 +137,7 @@ void attach_progress(const ExploreOptions& o, mapper::SearchOptions& s, bool tty
 
 // Writes `text` to `path` ('-': standard output, as the other commands' --json); false (with a
 // message) if it cannot: the other outputs are still written.
-bool write_file(const std::string& path, const std::string& text) {
+bool write_file(const std::string& option, const std::string& path, const std::string& text) {
   if (path == "-") {
     std::fflush(stdout);
     std::cout << text << std::flush;
@@ -147,7 +147,7 @@ bool write_file(const std::string& path, const std::string& text) {
     write_bytes(path, text);
     return true;
   } catch (const WriteError& e) {
-    std::cerr << e.what() << '\n';
+    std::cerr << option << ": " << e.what() << '\n';
     return false;
   }
 }
@@ -159,18 +159,20 @@ std::string kth_path(const std::string& out, size_t k) {
   return (ext ? out.substr(0, dot) : out) + "." + std::to_string(k) + (ext ? out.substr(dot) : ".yaml");
 }
 
-// Before the search: every file it will write can be written, and none of them is an input.
-void check_outputs(const ExploreOptions& o) {
-  const std::pair<const char*, const std::string*> outputs[] = {{"--out", &o.out}, {"--json", &o.json}, {"--html", &o.html}, {"--emit", &o.emit}};
-  for (const auto& [option, path] : outputs) {
-    if (path->empty()) continue;
-    if (*path == o.in.arch || *path == o.in.workload)
-      throw InputError(SourceLoc{option, 0, 0, ""}, "'" + *path + "' is an input of this command; writing there would overwrite it");
-    for (const auto& [other, other_path] : outputs)
-      if (other != option && *other_path == *path && *path != "-" && std::string(option) < other)
-        throw InputError(SourceLoc{option, 0, 0, ""}, "'" + *path + "' is also given to " + other + "; one would overwrite the other");
-    check_writable(*path, option);
+// Before the search: every file it will write (the K-th bests' and every core's program
+// included) can be written, and none is an input or another output.
+void check_outputs(const ExploreOptions& o, int64_t cores) {
+  FilePlan files{{o.in.arch, o.in.workload}, {}, {}};
+  if (!o.out.empty()) {
+    files.outputs.push_back({"--out", o.out});
+    for (int k = 2; k <= o.top; ++k) files.outputs.push_back({"--out (number " + std::to_string(k) + " of --top)", kth_path(o.out, static_cast<size_t>(k))});
   }
+  if (!o.json.empty()) files.outputs.push_back({"--json", o.json});
+  if (!o.html.empty()) files.outputs.push_back({"--html", o.html});
+  if (!o.emit.empty())
+    for (int64_t c = 0; c < cores; ++c)
+      files.outputs.push_back({c == 0 ? "--emit" : "--emit (core " + std::to_string(c) + ")", core_path(o.emit, static_cast<size_t>(c))});
+  check_files(files);
 }
 
 // Lowers the best dataflow the lowering can express: the first of the --top K that lowers (its
@@ -202,7 +204,7 @@ int run_explore(const ExploreOptions& o) {
   arch::Arch a = load_arch(o.in);
   model::Workload w = load_workload(o.in);
   mapper::SearchOptions s = search_options(o);
-  check_outputs(o);
+  check_outputs(o, a.cores);
   if (!o.emit.empty()) s.lowering = parse_dtype(o.dtype, w);  // the best must become a program
   s.stop = &g_stop;
   std::signal(SIGINT, on_interrupt);
@@ -234,13 +236,13 @@ int run_explore(const ExploreOptions& o) {
   if (!o.out.empty()) {
     const std::string found_by = "# found by: dfx explore " + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
                                  (out.interrupted ? "# (stopped by Ctrl-C after " + std::to_string(out.evaluations) + " evaluations)\n" : "");
-    ok &= write_file(o.out, found_by + best.flow_yaml);
+    ok &= write_file("--out", o.out, found_by + best.flow_yaml);
     for (size_t i = 1; i < out.best.size(); ++i)
-      ok &= write_file(kth_path(o.out, i + 1), found_by + "# number " + std::to_string(i + 1) + " of --top " + std::to_string(o.top) + "\n" + out.best[i].flow_yaml);
+      ok &= write_file("--out", kth_path(o.out, i + 1), found_by + "# number " + std::to_string(i + 1) + " of --top " + std::to_string(o.top) + "\n" + out.best[i].flow_yaml);
   }
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o, text);
-  if (!o.json.empty()) ok &= write_file(o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}));
-  if (!o.html.empty()) ok &= write_file(o.html, html_report(a, w, out, change_words(o.in)));
+  if (!o.json.empty()) ok &= write_file("--json", o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}));
+  if (!o.html.empty()) ok &= write_file("--html", o.html, html_report(a, w, out, change_words(o.in)));
   return ok ? 0 : 2;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// Files the CLI writes (--out, --json, --html, programs): checked before a long run starts, and
-// a write that fails (a full disk, a directory in the way) said with its reason.
+// Files the CLI writes (--out, --json, --html, programs, traces): checked before a long run
+// starts, and a write that fails (a full disk) said with its reason.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "arch/errors.h"
 
@@ -13,13 +15,24 @@ class WriteError : public InputError {
   using InputError::InputError;
 };
 
-// Contract: returns if `path` can be created or overwritten as a file ('-' is standard output);
-// else throws WriteError naming `option` and why (no such directory, a directory, not writable).
-// Creates nothing.
-void check_writable(const std::string& path, const std::string& option);
+// What a command reads and what it will write, checked together before it starts.
+struct FilePlan {
+  std::vector<std::string> inputs;                           // files it reads
+  std::vector<std::pair<std::string, std::string>> outputs;  // (option, path) it writes; '-': standard output
+  std::vector<std::pair<std::string, std::string>> dirs;     // (option, directory) it writes files into
+};
+
+// Contract: returns if every output can be created or overwritten as a file and every directory
+// is one or can be made, and no two of them, and none of them and an input, are the same file
+// (however the paths are spelled: ./x, a symlink, absolute or relative). Else throws InputError
+// naming the option and why. Creates nothing.
+void check_files(const FilePlan& plan);
 
 // Writes `bytes` to `path` and closes it. Contract: WriteError with the system's reason if any
 // of it fails, including on close (a full device reports only then).
 void write_bytes(const std::string& path, const std::string& bytes);
+
+// The program of core `core` beside `path`: prog.s, prog.core1.s, ... (prog.core1 without an extension).
+std::string core_path(const std::string& path, size_t core);
 
 }  // namespace dfx::cli

@@ -33,15 +33,6 @@ void write_program(const arch::Program& p, const arch::Arch& a, const std::strin
   }
 }
 
-// prog.s → prog.core1.s for the programs of the other cores.
-std::string core_path(const std::string& path, size_t core) {
-  if (core == 0) return path;
-  const size_t dot = path.find_last_of('.');
-  const size_t slash = path.find_last_of('/');
-  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  return has_ext ? path.substr(0, dot) + ".core" + std::to_string(core) + path.substr(dot) : path + ".core" + std::to_string(core);
-}
-
 }  // namespace
 
 arch::DType parse_dtype(const std::string& name, const model::Workload& w) {
@@ -66,6 +57,9 @@ std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload
 
 int run_emit(const EmitOptions& o) {
   const arch::Arch a = load_arch(o.in);
+  FilePlan files{{o.in.arch, o.in.workload, o.in.flow}, {}, {}};
+  for (int64_t c = 0; c < a.cores; ++c) files.outputs.push_back({c == 0 ? "--out" : "--out (core " + std::to_string(c) + ")", core_path(o.out, static_cast<size_t>(c))});
+  check_files(files);
   const model::Workload w = load_workload(o.in);
   const model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
   const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.out, o.in.flow + change_words(o.in));

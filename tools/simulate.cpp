@@ -1,5 +1,6 @@
 // `dfx simulate`: a program on the cycle-level SystemC model, with real data.
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -63,8 +64,6 @@ nlohmann::json stats_json(const arch::Arch& a, const sim::SimResult& r) {
 // Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing): a process per core, a thread per
 // pipe, one complete event per instruction; timestamps in microseconds at the arch's clock.
 void write_trace(const std::string& path, const arch::Arch& a, const sim::SimResult& r) {
-  std::ofstream f(path);
-  if (!f) throw InputError(SourceLoc{path, 0, 0, ""}, "cannot write");
   const double us_per_cycle = 1e-3 / a.clock_ghz;
   nlohmann::json events = nlohmann::json::array();
   for (size_t c = 0; c < r.cores.size(); ++c) {
@@ -77,7 +76,7 @@ void write_trace(const std::string& path, const arch::Arch& a, const sim::SimRes
     events.push_back({{"ph", "X"}, {"name", e.name}, {"pid", e.core}, {"tid", e.pipe},
                       {"ts", static_cast<double>(e.start) * us_per_cycle}, {"dur", static_cast<double>(e.cycles) * us_per_cycle},
                       {"args", {{"line", e.line}, {"cycle", e.start}, {"cycles", e.cycles}}}});
-  f << nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump() << '\n';
+  write_bytes(path, nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump() + '\n');
 }
 
 void print_summary(const arch::Arch& a, const sim::SimResult& r, std::ostream& os) {
@@ -103,6 +102,12 @@ void print_summary(const arch::Arch& a, const sim::SimResult& r, std::ostream& o
 
 int run_simulate(const SimulateOptions& o) {
   const arch::Arch a = load_arch(o.arch, o.sets);
+  FilePlan files{o.programs, {{"--json", o.json}, {"--trace", o.trace}}, {}};
+  files.inputs.push_back(o.arch);
+  if (o.trace == "-") throw InputError(SourceLoc{"--trace", 0, 0, ""}, "needs a file: a trace is too large for standard output");
+  files.outputs.erase(std::remove_if(files.outputs.begin(), files.outputs.end(), [](const auto& x) { return x.second.empty(); }), files.outputs.end());
+  if (!o.outputs.empty()) files.dirs.push_back({"--outputs", o.outputs});
+  check_files(files);
   std::vector<arch::Program> programs;
   for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
   sim::SimOptions so;
