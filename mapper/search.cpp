@@ -87,16 +87,11 @@ Outcome Searcher::run() {
     else out_.baselines_not_found.push_back(named_[b].name);
   }
   out_.baselines.insert(out_.baselines.end(), solved.begin(), solved.end());
-  // Equal costs are ordered by the other measure (cycles, or energy for the cycles objective):
+  // Equal costs are ordered by the other measure (energy, or cycles for the other objectives):
   // a best that another point matches on cost and beats on the other is not a best.
   const auto better = [&](const model::Report& x, double x_cost, const model::Report& y, double y_cost) {
-    if (x_cost != y_cost) return x_cost < y_cost;
-    return o_.objective == Objective::Cycles ? x.energy_pj < y.energy_pj : x.cycles < y.cycles;
+    return before(x, x_cost, y, y_cost);
   };
-  std::stable_sort(population_.begin(), population_.end(), [&](const Entry& x, const Entry& y) {
-    if (!x.valid || !y.valid) return x.valid && !y.valid;
-    return better(*x.report, x.cost, *y.report, y.cost);
-  });
   // Different choices can make one tree (genes the tree ignores): --top lists distinct trees.
   std::vector<std::string> taken;  // their flow.yaml without the name line
   auto distinct = [&](const Candidate& c) {
@@ -105,8 +100,8 @@ Outcome Searcher::run() {
     taken.push_back(tree);
     return true;
   };
-  for (const Entry& e : population_) {
-    if (!e.valid || static_cast<int>(out_.best.size()) >= o_.top) break;
+  for (const Entry& e : kept_) {
+    if (static_cast<int>(out_.best.size()) >= o_.top) break;
     Candidate c = candidate(e, "best" + std::to_string(out_.best.size() + 1));
     if (distinct(c)) out_.best.push_back(std::move(c));
   }

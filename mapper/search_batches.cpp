@@ -39,6 +39,7 @@ std::vector<Searcher::Entry> Searcher::analyse(size_t n, const std::vector<Choic
 
 double Searcher::bar_for(uint64_t follows, double bar) const {
   if (!o_.rule_out || o_.objective != Objective::Cycles || o_.pareto) return INFINITY;
+  if (o_.top > 1) bar = std::max(bar, kth_cost());
   for (size_t b = 0; b < named_.size() && bar < INFINITY; ++b)
     if (named_best_[b].cost > bar && (follows >> b & 1)) bar = named_best_[b].cost;
   return bar;
@@ -56,6 +57,7 @@ std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
     if (!e.valid) continue;
     ++out_.valid;
     if (o_.pareto) add_to_front(e);
+    keep(e);
     for (size_t b = 0; b < named_.size(); ++b)
       if (e.cost < named_best_[b].cost && (e.follows >> b & 1)) named_best_[b] = e;
     if (e.cost < best_) {
@@ -65,6 +67,26 @@ std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
   }
   if (o_.on_progress) o_.on_progress({out_.evaluations, out_.analyses, best_, elapsed()});
   return done;
+}
+
+bool Searcher::before(const model::Report& x, double x_cost, const model::Report& y, double y_cost) const {
+  if (x_cost != y_cost) return x_cost < y_cost;
+  return o_.objective == Objective::Cycles ? x.energy_pj < y.energy_pj : x.cycles < y.cycles;
+}
+
+void Searcher::keep(const Entry& e) {
+  const size_t most = 4 * static_cast<size_t>(o_.top);
+  if (kept_.size() >= most && !before(*e.report, e.cost, *kept_.back().report, kept_.back().cost)) return;
+  for (const Entry& k : kept_)
+    if (k.fixed_yaml == e.fixed_yaml && k.choice == e.choice) return;
+  auto at = std::find_if(kept_.begin(), kept_.end(), [&](const Entry& k) { return before(*e.report, e.cost, *k.report, k.cost); });
+  kept_.insert(at, e);
+  if (kept_.size() > most) kept_.pop_back();
+}
+
+double Searcher::kth_cost() const {
+  const auto k = static_cast<size_t>(o_.top);
+  return kept_.size() < k ? INFINITY : kept_[k - 1].cost;
 }
 
 void Searcher::add_to_front(const Entry& e) {

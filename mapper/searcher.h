@@ -189,6 +189,15 @@ class Searcher {
   std::vector<Baseline> named_;      // the named baselines that apply
   std::vector<Entry> named_best_;    // per named baseline: the best point of its structure seen
   std::optional<Candidate> extra_;  // a baseline from outside the template (the chain solver)
+  // The best valid points counted, whatever phase found them (--top lists them; the population
+  // keeps only what the search climbs from): distinct choices, by cost then the other measure
+  // (Searcher::before), up to four times --top (two choices can make one tree).
+  std::vector<Entry> kept_;
+  void keep(const Entry& e);
+  bool before(const model::Report& x, double x_cost, const model::Report& y, double y_cost) const;
+  // With --top K above 1, the cost under which a point would join the K kept (INFINITY while
+  // fewer are kept): a floor above it rules a candidate out, not the best's.
+  double kth_cost() const;
   BatchScorer batches_{space_, scorer_, o_.jobs};
   double best_ = INFINITY;
   int64_t budget_ = o_.evaluations;  // the evaluations the current phase may reach (--polish adds some)

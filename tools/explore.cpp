@@ -230,6 +230,8 @@ int run_explore(const ExploreOptions& o) {
     std::fprintf(text, "(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
                 static_cast<long long>(out.not_lowered));
   print_table(out, text);
+  if (out.best.size() < static_cast<size_t>(o.top))
+    std::fprintf(text, "(--top %d: %zu distinct valid dataflows found)\n", o.top, out.best.size());
   const mapper::Candidate& best = out.best.front();
   std::fprintf(text, "\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
   bool ok = true;
