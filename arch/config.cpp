@@ -252,7 +252,9 @@ std::string ConfigNode::scalar() const { return is_scalar() ? impl_->node.Scalar
 Override parse_override(const std::string& text, const std::string& option) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || text.front() == '.' || text[eq - 1] == '.')
-    throw InputError(SourceLoc{option, 0, 0, ""}, "expected KEY.PATH=VALUE such as levels.L1.capacity=2MB, found '" + text + "'");
+    throw InputError(SourceLoc{option, 0, 0, ""}, (option == "--dim" ? "expected NAME=SIZE such as l=1024, found '"
+                                                                      : "expected KEY.PATH=VALUE such as levels.L1.capacity=2MB, found '") +
+                                                      text + "'");
   return Override{text.substr(0, eq), text.substr(eq + 1), option};
 }
 

@@ -57,7 +57,7 @@ void explain_node(const Dataflow& f, const arch::Arch& a, const Workload& w, con
 
 std::string yaml_scalar(const std::string& s) {
   bool plain = !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_');
-  for (char c : s) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.');
+  for (char c : s) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.');  // ASCII only
   static const char* const reserved[] = {"true", "false", "yes", "no", "on", "off", "null", "True", "False", "Yes", "No",
                                          "On", "Off", "Null", "TRUE", "FALSE", "YES", "NO", "ON", "OFF", "NULL", "y", "n", "Y", "N"};
   for (const char* r : reserved) plain = plain && s != r;
@@ -67,6 +67,7 @@ std::string yaml_scalar(const std::string& s) {
     if (c == '"' || c == '\\') q += '\\', q += c;
     else if (c == '\n') q += "\\n";
     else if (c == '\t') q += "\\t";
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) q += "\\x" + std::string{"0123456789abcdef"[(c >> 4) & 15], "0123456789abcdef"[c & 15]};
     else q += c;
   }
   return q + '"';

@@ -233,7 +233,8 @@ int run_explore(const ExploreOptions& o) {
   if (out.best.size() < static_cast<size_t>(o.top))
     std::fprintf(text, "(--top %d: %zu distinct valid dataflows found)\n", o.top, out.best.size());
   const mapper::Candidate& best = out.best.front();
-  std::fprintf(text, "\nbest dataflow (%s):\n%s", o.out.empty() ? "write it with --out FILE" : o.out.c_str(), o.out.empty() ? best.flow_yaml.c_str() : "");
+  if (o.out.empty()) std::fprintf(text, "\nbest dataflow (write it with --out FILE):\n%s", best.flow_yaml.c_str());
+  else std::fprintf(text, "\nbest dataflow written to %s%s\n", o.out.c_str(), out.best.size() > 1 ? " (the others beside it)" : "");
   bool ok = true;
   if (!o.out.empty()) {
     const std::string found_by = "# found by: dfx explore " + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +

@@ -70,13 +70,10 @@ void tree_html(const model::Dataflow& f, const arch::Arch& a, const model::Workl
   os << "</div></div>";
 }
 
-// Horizontal bars of fill / read / update per level for a few candidates.
+// Horizontal bars of fill / read / update per level for a few candidates, each level on a
+// linear scale of its own (levels differ by orders of magnitude; candidates at one level are
+// what the chart compares, and a log scale drew 18x as 1.2x).
 std::string traffic_svg(const std::vector<const mapper::Candidate*>& cands) {
-  double most = 1;
-  for (const auto* c : cands)
-    for (const auto& l : c->report.levels)
-      most = std::max({most, static_cast<double>(l.traffic.fill), static_cast<double>(l.traffic.read),
-                       static_cast<double>(l.traffic.update)});
   const char* colors[] = {"#4e79a7", "#f28e2b", "#59a14f"};
   const char* kinds[] = {"fill", "read", "update"};
   std::ostringstream os;
@@ -88,6 +85,11 @@ std::string traffic_svg(const std::vector<const mapper::Candidate*>& cands) {
        << 174 + k * 90 << "' y='11'>" << kinds[k] << "</text>";
   for (size_t l = 0; l < levels; ++l) {
     const int y0 = 24 + static_cast<int>(l) * group;
+    double most = 1;
+    for (const auto* c : cands) {
+      const model::Traffic& t = c->report.levels[l].traffic;
+      most = std::max({most, static_cast<double>(t.fill), static_cast<double>(t.read), static_cast<double>(t.update)});
+    }
     os << "<text x='0' y='" << y0 + 12 << "' font-weight='bold'>" << esc(cands.front()->report.levels[l].name) << "</text>";
     for (size_t ci = 0; ci < cands.size(); ++ci) {
       const auto& lv = cands[ci]->report.levels[l];
@@ -97,7 +99,7 @@ std::string traffic_svg(const std::vector<const mapper::Candidate*>& cands) {
       const double own[3] = {0, static_cast<double>(lv.unit_reads), static_cast<double>(lv.unit_updates)};
       for (int k = 0; k < 3; ++k) {
         const int y = y0 + 16 + (static_cast<int>(ci) * 3 + k) * row;
-        const double wpx = 440.0 * std::log10(1 + v[k]) / std::log10(1 + most);
+        const double wpx = 440.0 * v[k] / most;
         if (k == 0) os << "<text x='10' y='" << y + 10 << "'>" << esc(cands[ci]->name) << "</text>";
         os << "<rect x='160' y='" << y << "' width='" << fmt("%.1f", wpx) << "' height='" << row - 3 << "' fill='"
            << colors[k] << "'/><text x='" << fmt("%.1f", 165 + wpx) << "' y='" << y + 10 << "'>" << num(v[k])
@@ -105,7 +107,7 @@ std::string traffic_svg(const std::vector<const mapper::Candidate*>& cands) {
       }
     }
   }
-  os << "</svg><p class='note'>Elements moved, log scale; \"by the units\": the ops' own operand reads and result "
+  os << "</svg><p class='note'>Elements moved, each level on its own linear scale; \"by the units\": the ops' own operand reads and result "
         "writes at that level and the transfers to and from per-PE registers inside it, which the units do themselves "
         "(on units that take whole instructions, their times cover them).</p>";
   return os.str();
@@ -136,6 +138,8 @@ std::string roofline_svg(const arch::Arch& a, const std::vector<const mapper::Ca
   for (double i = 1e-2; i <= 1e4; i *= 1.25) os << fmt("%.1f", lx(i)) << ',' << fmt("%.1f", ly(roof(a, i))) << ' ';
   os << "'/><text x='64' y='34'>peak " << num(peak) << " ops/cycle, DRAM " << num(bw) << " B/cycle (reads and writes)</text>";
   for (double i = 1e-2; i <= 1e4; i *= 10) os << "<text x='" << fmt("%.0f", lx(i) - 8) << "' y='296'>" << fmt("%g", i) << "</text>";
+  for (double v = 1; v <= peak * 2; v *= 10)
+    if (ly(v) <= 280) os << "<text x='56' y='" << fmt("%.0f", ly(v) + 4) << "' text-anchor='end'>" << num(v) << "</text>";
   os << "<text x='360' y='314'>ops per DRAM byte</text><text x='4' y='150' transform='rotate(-90 10,150)'>ops per cycle</text>";
   const char* colors[] = {"#e15759", "#4e79a7", "#76b7b2", "#f28e2b", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"};
   for (size_t i = 0; i < cands.size(); ++i) {
