@@ -75,13 +75,21 @@ bool Searcher::before(const model::Report& x, double x_cost, const model::Report
 }
 
 void Searcher::keep(const Entry& e) {
-  const size_t most = 4 * static_cast<size_t>(o_.top);
+  const auto most = static_cast<size_t>(o_.top);
   if (kept_.size() >= most && !before(*e.report, e.cost, *kept_.back().report, kept_.back().cost)) return;
-  for (const Entry& k : kept_)
-    if (k.fixed_yaml == e.fixed_yaml && k.choice == e.choice) return;
-  auto at = std::find_if(kept_.begin(), kept_.end(), [&](const Entry& k) { return before(*e.report, e.cost, *k.report, k.cost); });
-  kept_.insert(at, e);
-  if (kept_.size() > most) kept_.pop_back();
+  TreeKey key = tree_key(e.fixed_yaml.empty() ? space_.build(e.choice, "kept")
+                                              : model::load_dataflow_from_string(e.fixed_yaml, "kept", a_, w_));
+  const auto same = std::find(kept_trees_.begin(), kept_trees_.end(), key);
+  if (same != kept_trees_.end()) {  // the tree is kept already: as the better of the two
+    const auto i = static_cast<size_t>(same - kept_trees_.begin());
+    if (!before(*e.report, e.cost, *kept_[i].report, kept_[i].cost)) return;
+    kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i)), kept_trees_.erase(same);
+  }
+  const auto at = static_cast<size_t>(
+      std::find_if(kept_.begin(), kept_.end(), [&](const Entry& k) { return before(*e.report, e.cost, *k.report, k.cost); }) - kept_.begin());
+  kept_.insert(kept_.begin() + static_cast<std::ptrdiff_t>(at), e);
+  kept_trees_.insert(kept_trees_.begin() + static_cast<std::ptrdiff_t>(at), std::move(key));
+  if (kept_.size() > most) kept_.pop_back(), kept_trees_.pop_back();
 }
 
 double Searcher::kth_cost() const {

@@ -190,9 +190,10 @@ class Searcher {
   std::vector<Entry> named_best_;    // per named baseline: the best point of its structure seen
   std::optional<Candidate> extra_;  // a baseline from outside the template (the chain solver)
   // The best valid points counted, whatever phase found them (--top lists them; the population
-  // keeps only what the search climbs from): distinct choices, by cost then the other measure
-  // (Searcher::before), up to four times --top (two choices can make one tree).
+  // keeps only what the search climbs from): up to --top, distinct trees (two choices can make
+  // one, and --polish sweeps many such), by cost then the other measure (Searcher::before).
   std::vector<Entry> kept_;
+  std::vector<TreeKey> kept_trees_;  // their trees' keys
   void keep(const Entry& e);
   bool before(const model::Report& x, double x_cost, const model::Report& y, double y_cost) const;
   // With --top K above 1, the cost under which a point would join the K kept (INFINITY while

@@ -9,6 +9,7 @@
 #include "sim/simulator.h"
 #include "model/dataflow.h"
 #include "model/workload.h"
+#include "tools/output_files.h"
 
 namespace dfx::cli {
 
@@ -82,6 +83,10 @@ struct SimulateOptions {
 int run_simulate(const SimulateOptions& o);
 // The program's inputs found as DIR/NAME.npy (none if dir is empty).
 sim::TensorValues read_inputs(const arch::Program& p, const std::string& dir);
+// Adds the tensor files of a run to `files`: those it reads from `inputs` (DIR/NAME.npy) and
+// writes to `outputs` (every tensor the programs declare; none where a directory is empty).
+void add_tensor_files(const std::vector<arch::Program>& programs, const std::string& inputs, const std::string& outputs,
+                      FilePlan& files);
 
 struct CosimOptions {
   std::string arch, inputs, json, trace;

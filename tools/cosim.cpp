@@ -30,13 +30,15 @@ nlohmann::json cosim_json(const verify::Cosim& c) {
 
 int run_cosim(const CosimOptions& o) {
   const arch::Arch a = arch::load_arch(o.arch);
+  std::vector<arch::Program> programs;
+  for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
   FilePlan files{o.programs, {}, {}};
   files.inputs.push_back(o.arch);
   if (!o.json.empty()) files.outputs.push_back({"--json", o.json});
+  if (o.trace == "-") throw InputError(SourceLoc{"--trace", 0, 0, ""}, "needs a file: a VCD is too large for standard output");
   if (!o.trace.empty()) files.outputs.push_back({"--trace", o.trace});
+  add_tensor_files(programs, o.inputs, "", files);
   check_files(files);
-  std::vector<arch::Program> programs;
-  for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
   sim::SimOptions so;
   so.seed = o.seed;
   so.program_names = o.programs;

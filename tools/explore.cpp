@@ -61,6 +61,8 @@ std::string search_words(const ExploreOptions& o) {
   list("--max-footprint", o.max_footprint);
   for (const auto& f : o.fix) s += " --fix " + f;
   if (o.polish) s += " --polish";
+  if (o.exhaustive) s += " --exhaustive";
+  if (o.mcts) s += " --mcts";
   if (!o.baselines) s += " --no-baselines";
   return s;
 }
@@ -162,6 +164,9 @@ std::string kth_path(const std::string& out, size_t k) {
 // Before the search: every file it will write (the K-th bests' and every core's program
 // included) can be written, and none is an input or another output.
 void check_outputs(const ExploreOptions& o, int64_t cores) {
+  if (o.emit == "-") throw InputError(SourceLoc{"--emit", 0, 0, ""}, "needs a file path: it writes one program per core beside it");
+  if (o.out == "-" && o.top > 1)
+    throw InputError(SourceLoc{"--out", 0, 0, ""}, "'-' takes one dataflow; --top " + std::to_string(o.top) + " writes the others beside a file");
   FilePlan files{{o.in.arch, o.in.workload}, {}, {}};
   if (!o.out.empty()) {
     files.outputs.push_back({"--out", o.out});
@@ -234,7 +239,6 @@ int run_explore(const ExploreOptions& o) {
     std::fprintf(text, "(--top %d: %zu distinct valid dataflows found)\n", o.top, out.best.size());
   const mapper::Candidate& best = out.best.front();
   if (o.out.empty()) std::fprintf(text, "\nbest dataflow (write it with --out FILE):\n%s", best.flow_yaml.c_str());
-  else std::fprintf(text, "\nbest dataflow written to %s%s\n", o.out.c_str(), out.best.size() > 1 ? " (the others beside it)" : "");
   bool ok = true;
   if (!o.out.empty()) {
     const std::string found_by = "# found by: dfx explore " + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
@@ -242,6 +246,7 @@ int run_explore(const ExploreOptions& o) {
     ok &= write_file("--out", o.out, found_by + best.flow_yaml);
     for (size_t i = 1; i < out.best.size(); ++i)
       ok &= write_file("--out", kth_path(o.out, i + 1), found_by + "# number " + std::to_string(i + 1) + " of --top " + std::to_string(o.top) + "\n" + out.best[i].flow_yaml);
+    if (ok) std::fprintf(text, "\nbest dataflow written to %s%s\n", o.out.c_str(), out.best.size() > 1 ? " (the others beside it)" : "");
   }
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o, text);
   if (!o.json.empty()) ok &= write_file("--json", o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}));

@@ -132,24 +132,29 @@ std::string roofline_svg(const arch::Arch& a, const std::vector<const mapper::Ca
   const double top = std::log10(peak * 2);
   auto ly = [&](double v) { return 20 + 260 * (top - std::log10(std::max(v, 1e-3))) / (top + 1); };
   std::ostringstream os;
-  os << "<svg width='960' height='320' font-size='11'><rect x='60' y='20' width='720' height='260' fill='none' stroke='#999'/>";
+  os << "<svg width='960' height='320' font-size='11'><rect x='60' y='20' width='720' height='260' fill='none' stroke='#999'/>"
+     << "<text x='60' y='13'>roof: peak " << num(peak) << " ops/cycle, DRAM " << num(bw) << " B/cycle (reads and writes)</text>";
   // The roof: min(peak, intensity × bandwidth).
   os << "<polyline fill='none' stroke='#333' stroke-width='2' points='";
   for (double i = 1e-2; i <= 1e4; i *= 1.25) os << fmt("%.1f", lx(i)) << ',' << fmt("%.1f", ly(roof(a, i))) << ' ';
-  os << "'/><text x='64' y='34'>peak " << num(peak) << " ops/cycle, DRAM " << num(bw) << " B/cycle (reads and writes)</text>";
+  os << "'/>";
   for (double i = 1e-2; i <= 1e4; i *= 10) os << "<text x='" << fmt("%.0f", lx(i) - 8) << "' y='296'>" << fmt("%g", i) << "</text>";
   for (double v = 1; v <= peak * 2; v *= 10)
-    if (ly(v) <= 280) os << "<text x='56' y='" << fmt("%.0f", ly(v) + 4) << "' text-anchor='end'>" << num(v) << "</text>";
+    if (ly(v) <= 280) os << "<text x='56' y='" << fmt("%.0f", ly(v) + 4) << "' text-anchor='end'>" << fmt("%g", v) << "</text>";
   os << "<text x='360' y='314'>ops per DRAM byte</text><text x='4' y='150' transform='rotate(-90 10,150)'>ops per cycle</text>";
-  const char* colors[] = {"#e15759", "#4e79a7", "#76b7b2", "#f28e2b", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"};
-  for (size_t i = 0; i < cands.size(); ++i) {
+  const char* colors[] = {"#e15759", "#4e79a7", "#76b7b2", "#f28e2b", "#59a14f", "#edc948",
+                          "#b07aa1", "#ff9da7", "#9c755f", "#17becf", "#393b79", "#8c6d31"};
+  const size_t n = cands.size();
+  for (size_t i = 0; i < n; ++i) {
     const auto& r = cands[i]->report;
     const double ops = static_cast<double>(r.macs + r.vector_ops);
     const double x = lx(ops / std::max<double>(1, static_cast<double>(r.dram_bytes))), y = ly(ops / r.cycles);
     // Names go in a legend beside the chart: dataflows often sit on one spot of the roof.
     const double row = 34 + 16 * static_cast<double>(i);
-    os << "<circle cx='" << fmt("%.1f", x) << "' cy='" << fmt("%.1f", y) << "' r='5' fill='" << colors[i % 9]
-       << "' fill-opacity='0.8'/><circle cx='800' cy='" << fmt("%.1f", row - 4) << "' r='5' fill='" << colors[i % 9]
+    // Each point a size smaller than the one before, drawn over it: points on one spot nest as rings.
+    const double radius = 3 + 1.5 * static_cast<double>(n - 1 - i);
+    os << "<circle cx='" << fmt("%.1f", x) << "' cy='" << fmt("%.1f", y) << "' r='" << fmt("%.1f", radius) << "' fill='"
+       << colors[i % 12] << "' stroke='#fff'/><circle cx='800' cy='" << fmt("%.1f", row - 4) << "' r='5' fill='" << colors[i % 12]
        << "'/><text x='810' y='" << fmt("%.1f", row) << "'>" << esc(cands[i]->name) << "</text>";
   }
   os << "</svg>";

@@ -19,12 +19,22 @@ std::string parent_of(const std::string& path) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// The file a path names, however spelled: its directories' symlinks and dots resolved (the file
-// itself need not exist).
+// The file a path names, however spelled: an existing one by device and inode (hard links,
+// symlinks, ./x and ../x alike; '-' is standard output's), one still to be made by its path
+// with its directories' symlinks and dots resolved.
 std::string identity(const std::string& path) {
+  struct stat st {};
+  if (path == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(path.c_str(), &st) == 0)
+    return "inode " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
   std::error_code ec;
   const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
   return ec ? path : p.string();
+}
+
+// A device that takes any number of writers (/dev/null, a terminal) is no one's to claim.
+bool shared_sink(const std::string& path) {
+  struct stat st {};
+  return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
 }
 
 void check_writable(const std::string& path, const std::string& named) {
@@ -49,7 +59,15 @@ void check_directory(const std::string& path, const std::string& named) {
     if (::access(path.c_str(), W_OK) != 0) fail(named, std::strerror(errno));
     return;
   }
-  check_writable(path, named);  // made at the end: its parent must take it
+  // Made at the end, with any missing parents: the nearest existing one must take them.
+  std::string up = path;
+  while (::stat(up.c_str(), &st) != 0) {
+    const std::string parent = parent_of(up);
+    if (parent == up) break;
+    up = parent;
+  }
+  if (!S_ISDIR(st.st_mode)) fail(named, up + " is not a directory");
+  if (::access(up.c_str(), W_OK) != 0) fail(named, up + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -64,9 +82,8 @@ void check_files(const FilePlan& plan) {
     taken.push_back({id, "also written by " + option});
   };
   for (const auto& [option, path] : plan.outputs) {
-    if (path == "-") continue;
-    check_writable(path, option + " " + path);
-    claim(option, path);
+    if (path != "-") check_writable(path, option + " " + path);
+    if (!shared_sink(path)) claim(option, path);
   }
   for (const auto& [option, dir] : plan.dirs) {
     check_directory(dir, option + " " + dir);

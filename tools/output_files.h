@@ -24,8 +24,9 @@ struct FilePlan {
 
 // Contract: returns if every output can be created or overwritten as a file and every directory
 // is one or can be made, and no two of them, and none of them and an input, are the same file
-// (however the paths are spelled: ./x, a symlink, absolute or relative). Else throws InputError
-// naming the option and why. Creates nothing.
+// (however the paths are spelled: ./x, a symlink, a hard link, absolute or relative; '-' is
+// standard output, which one output may take; devices such as /dev/null any). Else throws
+// InputError naming the option and why. Creates nothing.
 void check_files(const FilePlan& plan);
 
 // Writes `bytes` to `path` and closes it. Contract: WriteError with the system's reason if any

@@ -57,6 +57,7 @@ std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload
 
 int run_emit(const EmitOptions& o) {
   const arch::Arch a = load_arch(o.in);
+  if (o.out == "-") throw InputError(SourceLoc{"--out", 0, 0, ""}, "needs a file path: it writes one program per core beside it");
   FilePlan files{{o.in.arch, o.in.workload, o.in.flow}, {}, {}};
   for (int64_t c = 0; c < a.cores; ++c) files.outputs.push_back({c == 0 ? "--out" : "--out (core " + std::to_string(c) + ")", core_path(o.out, static_cast<size_t>(c))});
   check_files(files);

@@ -26,6 +26,22 @@ sim::TensorValues read_inputs(const arch::Program& p, const std::string& dir) {
 
 namespace {
 
+}  // namespace
+
+void add_tensor_files(const std::vector<arch::Program>& programs, const std::string& inputs, const std::string& outputs,
+                      FilePlan& files) {
+  std::vector<std::string> names;
+  for (const arch::Program& p : programs)
+    for (const arch::TensorDecl& t : p.tensors)
+      if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
+  for (const auto& name : names) {
+    if (!inputs.empty() && std::filesystem::exists(inputs + "/" + name + ".npy")) files.inputs.push_back(inputs + "/" + name + ".npy");
+    if (!outputs.empty() && std::filesystem::is_directory(outputs)) files.outputs.push_back({"--outputs", outputs + "/" + name + ".npy"});
+  }
+}
+
+namespace {
+
 void write_tensors(const arch::Program& p, const sim::SimResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir);
   for (const arch::TensorDecl& t : p.tensors) {
@@ -102,14 +118,15 @@ void print_summary(const arch::Arch& a, const sim::SimResult& r, std::ostream& o
 
 int run_simulate(const SimulateOptions& o) {
   const arch::Arch a = load_arch(o.arch, o.sets);
+  std::vector<arch::Program> programs;
+  for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
   FilePlan files{o.programs, {{"--json", o.json}, {"--trace", o.trace}}, {}};
   files.inputs.push_back(o.arch);
   if (o.trace == "-") throw InputError(SourceLoc{"--trace", 0, 0, ""}, "needs a file: a trace is too large for standard output");
   files.outputs.erase(std::remove_if(files.outputs.begin(), files.outputs.end(), [](const auto& x) { return x.second.empty(); }), files.outputs.end());
   if (!o.outputs.empty()) files.dirs.push_back({"--outputs", o.outputs});
+  add_tensor_files(programs, o.inputs, o.outputs, files);
   check_files(files);
-  std::vector<arch::Program> programs;
-  for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
   sim::SimOptions so;
   so.trace = !o.trace.empty();
   so.seed = o.seed;

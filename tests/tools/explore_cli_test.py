@@ -6,7 +6,8 @@
 - `--out F.yaml --top 3` writes F.yaml, F.2.yaml and F.3.yaml, distinct trees, each with the
   command that found it, and `dfx eval` gives each one's numbers back;
 - Ctrl-C (SIGINT) ends a long search at once, writes every output and says it was stopped;
-- `--time` alone bounds the search by time, not by the default 10,000 evaluations.
+- `--time` alone bounds the search by time, not by the default 10,000 evaluations;
+- outputs that are inputs or one another (a hard link, stdout twice, a tensor file) are refused.
 
   explore_cli_test.py DFX PROJECT_DIR
 """
@@ -67,6 +68,22 @@ def main():
             assert json.load(f)["interrupted"] is True
         with open(f"{tmp}/int.yaml") as f:
             assert "# (stopped by Ctrl-C after" in f.read()
+
+        # Outputs that would overwrite an input or one another are refused before the run,
+        # however they are named: a hard link to the workload, stdout twice, a tensor file that
+        # simulate writes under --outputs.
+        copy, linked = f"{tmp}/chain.yaml", f"{tmp}/linked.yaml"  # a copy: were the check broken, it is what goes
+        with open(chain) as src, open(copy, "w") as dst:
+            dst.write(src.read())
+        os.link(copy, linked)
+        r = run([dfx, "explore", edge, copy, "--evals", "100", "--quiet", "--out", linked])
+        assert r.returncode == 2 and "is an input of this command" in r.stderr, r.stderr
+        r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--json", "-", "--html", "-"])
+        assert r.returncode == 2 and "is also written by --json" in r.stderr, r.stderr
+        os.mkdir(f"{tmp}/tensors")
+        r = run([dfx, "simulate", f"{root}/configs/arch/tpu_like.yaml", f"{root}/configs/programs/tpu_like_gemm.s",
+                 "--outputs", f"{tmp}/tensors", "--json", f"{tmp}/tensors/C.npy"])
+        assert r.returncode == 2 and "is also written by --json" in r.stderr, r.stderr
 
         # --time alone: the time bounds it (10,000 evaluations take ~0.3 s here).
         r = run([dfx, "explore", edge, chain, "--time", "1.5", "--quiet", "--json", "-"])
