@@ -246,6 +246,14 @@ int run_explore(const ExploreOptions& o) {
     ok &= write_file("--out", o.out, found_by + best.flow_yaml);
     for (size_t i = 1; i < out.best.size(); ++i)
       ok &= write_file("--out", kth_path(o.out, i + 1), found_by + "# number " + std::to_string(i + 1) + " of --top " + std::to_string(o.top) + "\n" + out.best[i].flow_yaml);
+    // Fewer than --top found: an earlier run's files for the places left empty would read as
+    // this run's; those this command wrote before (its header) are removed.
+    for (int k = static_cast<int>(out.best.size()) + 1; k <= o.top; ++k) {
+      const std::string stale = kth_path(o.out, static_cast<size_t>(k));
+      std::ifstream f(stale);
+      std::string first;
+      if (f && std::getline(f, first) && first.rfind("# found by: dfx explore ", 0) == 0) std::remove(stale.c_str());
+    }
     if (ok) std::fprintf(text, "\nbest dataflow written to %s%s\n", o.out.c_str(), out.best.size() > 1 ? " (the others beside it)" : "");
   }
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o, text);

@@ -5,6 +5,7 @@
 - `--json -` puts the JSON alone on standard output (the table goes to stderr);
 - `--out F.yaml --top 3` writes F.yaml, F.2.yaml and F.3.yaml, distinct trees, each with the
   command that found it, and `dfx eval` gives each one's numbers back;
+- fewer than --top found: an earlier run's FLOW.K.yaml for a place left empty is removed;
 - Ctrl-C (SIGINT) ends a long search at once, writes every output and says it was stopped;
 - `--time` alone bounds the search by time, not by the default 10,000 evaluations;
 - outputs that are inputs or one another (a hard link, stdout twice, a tensor file) are refused.
@@ -55,6 +56,19 @@ def main():
             assert e.returncode == 0, e.stderr
             assert json.loads(e.stdout)["cycles"] == best[k]["cycles"], (path, best[k]["cycles"])
         assert len(trees) == 3, "--top 3 wrote a tree twice"
+
+        # Fewer than --top found: an earlier run's file for a place left empty goes (it would read
+        # as this run's); a file of the user's own there stays.
+        tiny = f"{tmp}/tiny.yaml"
+        with open(tiny, "w") as f:
+            f.write('name: tiny\ndims: {m: 2, k: 2, n: 2}\nops:\n  - {name: g, expr: "C[m,n] += A[m,k] * B[k,n]"}\n')
+        with open(f"{tmp}/flow.99.yaml", "w") as f:
+            f.write("# found by: dfx explore an earlier run\n")
+        with open(f"{tmp}/flow.98.yaml", "w") as f:
+            f.write("my notes\n")
+        r = run([dfx, "explore", edge, tiny, "--evals", "100", "--top", "99", "--quiet", "--out", flow])
+        assert r.returncode == 0 and "(--top 99:" in r.stdout, r.stdout[-300:]
+        assert not os.path.exists(f"{tmp}/flow.99.yaml") and os.path.exists(f"{tmp}/flow.98.yaml")
 
         # Ctrl-C: stops at once, writes what it has, says so.
         p = subprocess.Popen([dfx, "explore", edge, g1, "--evals", "100000000", "--quiet", "--out", f"{tmp}/int.yaml",
