@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace dfx {
@@ -111,11 +112,9 @@ static SourceLoc loc_of(const YAML::Node& n, const std::string& file, const std:
 }
 
 static std::string changed_by(const std::vector<Override>& changes) {
-  std::vector<std::string> origins;
+  std::string s;  // the options, each once (neither of "--set" and "--dim" holds the other)
   for (const Override& c : changes)
-    if (std::find(origins.begin(), origins.end(), c.origin) == origins.end()) origins.push_back(c.origin);
-  std::string s;
-  for (const auto& o : origins) s += (s.empty() ? "" : " or ") + o;
+    if (s.find(c.origin) == std::string::npos) s += (s.empty() ? "" : " or ") + c.origin;
   return s.empty() ? s : " (" + s + ")";
 }
 
@@ -135,15 +134,12 @@ static void find_repeated_keys(const YAML::Node& n, const std::string& file, con
     return;
   }
   if (!n.IsMap()) return;
-  std::vector<std::string> seen;
+  std::set<std::string> seen;
   for (const auto& kv : n) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
     const std::string at = path.empty() ? key : path + "." + key;
-    if (!key.empty() && std::find(seen.begin(), seen.end(), key) != seen.end()) {
-      const YAML::Mark m = kv.first.Mark();
-      out.push_back({SourceLoc{file, m.line + 1, m.column + 1, at}, "key '" + key + "' given twice in one map"});
-    }
-    seen.push_back(key);
+    if (!key.empty() && !seen.insert(key).second)
+      out.push_back({SourceLoc{file, kv.first.Mark().line + 1, kv.first.Mark().column + 1, at}, "key '" + key + "' given twice in one map"});
     find_repeated_keys(kv.second, file, at, out);
   }
 }

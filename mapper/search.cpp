@@ -87,30 +87,18 @@ Outcome Searcher::run() {
     else out_.baselines_not_found.push_back(named_[b].name);
   }
   out_.baselines.insert(out_.baselines.end(), solved.begin(), solved.end());
-  // Equal costs are ordered by the other measure (energy, or cycles for the other objectives):
-  // a best that another point matches on cost and beats on the other is not a best.
-  const auto better = [&](const model::Report& x, double x_cost, const model::Report& y, double y_cost) {
-    return before(x, x_cost, y, y_cost);
+  // The kept points are distinct trees in order (Searcher::keep); the chain solver's tree, from
+  // outside the template, joins them where it ranks unless one of them is the same tree.
+  for (const Entry& e : kept_) out_.best.push_back(candidate(e, "best"));  // numbered below
+  const auto listed = [&](const Candidate& c) {
+    return std::any_of(out_.best.begin(), out_.best.end(), [&](const Candidate& b) { return tree_text(b.flow_yaml) == tree_text(c.flow_yaml); });
   };
-  // Different choices can make one tree (genes the tree ignores): --top lists distinct trees.
-  std::vector<std::string> taken;  // their flow.yaml without the name line
-  auto distinct = [&](const Candidate& c) {
-    const std::string tree = tree_text(c.flow_yaml);
-    if (std::find(taken.begin(), taken.end(), tree) != taken.end()) return false;
-    taken.push_back(tree);
-    return true;
-  };
-  for (const Entry& e : kept_) {
-    if (static_cast<int>(out_.best.size()) >= o_.top) break;
-    Candidate c = candidate(e, "best" + std::to_string(out_.best.size() + 1));
-    if (distinct(c)) out_.best.push_back(std::move(c));
-  }
   if (extra_ && (out_.best.size() < static_cast<size_t>(o_.top) ||
-                 better(extra_->report, extra_->cost, out_.best.back().report, out_.best.back().cost)) &&
-      distinct(*extra_)) {
+                 before(extra_->report, extra_->cost, out_.best.back().report, out_.best.back().cost)) &&
+      !listed(*extra_)) {
     Candidate c = *extra_;
     auto at = std::find_if(out_.best.begin(), out_.best.end(),
-                           [&](const Candidate& b) { return better(c.report, c.cost, b.report, b.cost); });
+                           [&](const Candidate& b) { return before(c.report, c.cost, b.report, b.cost); });
     out_.best.insert(at, c);
     if (out_.best.size() > static_cast<size_t>(o_.top)) out_.best.pop_back();
   }

@@ -155,10 +155,27 @@ bool write_file(const std::string& option, const std::string& path, const std::s
 }
 
 // The K-th best's file beside --out's: flow.yaml → flow.2.yaml (FILE.2.yaml without an extension).
-std::string kth_path(const std::string& out, size_t k) {
-  const size_t slash = out.find_last_of('/'), dot = out.find_last_of('.');
-  const bool ext = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
-  return (ext ? out.substr(0, dot) : out) + "." + std::to_string(k) + (ext ? out.substr(dot) : ".yaml");
+std::string kth_path(const std::string& out, size_t k) { return beside(out, std::to_string(k), ".yaml"); }
+
+constexpr const char* kFoundBy = "# found by: dfx explore ";  // how --out's files begin
+
+// --out's files: the best with the command that found it, the K-th bests beside it, and no
+// earlier run's K-th for a place this run left empty (it would read as this run's; only files
+// with explore's header are removed). False if a write failed (said on stderr).
+bool write_flows(const ExploreOptions& o, const mapper::Outcome& out, std::FILE* text) {
+  const std::string found_by = kFoundBy + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
+                               (out.interrupted ? "# (stopped by Ctrl-C after " + std::to_string(out.evaluations) + " evaluations)\n" : "");
+  bool ok = write_file("--out", o.out, found_by + out.best.front().flow_yaml);
+  for (size_t i = 1; i < out.best.size(); ++i)
+    ok &= write_file("--out", kth_path(o.out, i + 1), found_by + "# number " + std::to_string(i + 1) + " of --top " + std::to_string(o.top) + "\n" + out.best[i].flow_yaml);
+  for (int k = static_cast<int>(out.best.size()) + 1; k <= o.top; ++k) {
+    const std::string stale = kth_path(o.out, static_cast<size_t>(k));
+    std::ifstream f(stale);
+    std::string first;
+    if (f && std::getline(f, first) && first.rfind(kFoundBy, 0) == 0) std::remove(stale.c_str());
+  }
+  if (ok) std::fprintf(text, "\nbest dataflow written to %s%s\n", o.out.c_str(), out.best.size() > 1 ? " (the others beside it)" : "");
+  return ok;
 }
 
 // Before the search: every file it will write (the K-th bests' and every core's program
@@ -237,25 +254,9 @@ int run_explore(const ExploreOptions& o) {
   print_table(out, text);
   if (out.best.size() < static_cast<size_t>(o.top))
     std::fprintf(text, "(--top %d: %zu distinct valid dataflows found)\n", o.top, out.best.size());
-  const mapper::Candidate& best = out.best.front();
-  if (o.out.empty()) std::fprintf(text, "\nbest dataflow (write it with --out FILE):\n%s", best.flow_yaml.c_str());
   bool ok = true;
-  if (!o.out.empty()) {
-    const std::string found_by = "# found by: dfx explore " + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
-                                 (out.interrupted ? "# (stopped by Ctrl-C after " + std::to_string(out.evaluations) + " evaluations)\n" : "");
-    ok &= write_file("--out", o.out, found_by + best.flow_yaml);
-    for (size_t i = 1; i < out.best.size(); ++i)
-      ok &= write_file("--out", kth_path(o.out, i + 1), found_by + "# number " + std::to_string(i + 1) + " of --top " + std::to_string(o.top) + "\n" + out.best[i].flow_yaml);
-    // Fewer than --top found: an earlier run's files for the places left empty would read as
-    // this run's; those this command wrote before (its header) are removed.
-    for (int k = static_cast<int>(out.best.size()) + 1; k <= o.top; ++k) {
-      const std::string stale = kth_path(o.out, static_cast<size_t>(k));
-      std::ifstream f(stale);
-      std::string first;
-      if (f && std::getline(f, first) && first.rfind("# found by: dfx explore ", 0) == 0) std::remove(stale.c_str());
-    }
-    if (ok) std::fprintf(text, "\nbest dataflow written to %s%s\n", o.out.c_str(), out.best.size() > 1 ? " (the others beside it)" : "");
-  }
+  if (o.out.empty()) std::fprintf(text, "\nbest dataflow (write it with --out FILE):\n%s", out.best.front().flow_yaml.c_str());
+  else ok = write_flows(o, out, text);
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o, text);
   if (!o.json.empty()) ok &= write_file("--json", o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}));
   if (!o.html.empty()) ok &= write_file("--html", o.html, html_report(a, w, out, change_words(o.in)));

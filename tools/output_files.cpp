@@ -100,12 +100,10 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   if (written != bytes.size()) fail(path, std::strerror(write_errno));
 }
 
-std::string core_path(const std::string& path, size_t core) {
-  if (core == 0) return path;
-  const size_t dot = path.find_last_of('.');
-  const size_t slash = path.find_last_of('/');
-  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  return has_ext ? path.substr(0, dot) + ".core" + std::to_string(core) + path.substr(dot) : path + ".core" + std::to_string(core);
+std::string beside(const std::string& path, const std::string& tag, const std::string& ext) {
+  const size_t dot = path.find_last_of('.'), slash = path.find_last_of('/');
+  const bool has_ext = dot != std::string::npos && dot > (slash == std::string::npos ? 0 : slash + 1);  // .hidden has none
+  return has_ext ? path.substr(0, dot) + "." + tag + path.substr(dot) : path + "." + tag + ext;
 }
 
 }  // namespace dfx::cli

@@ -33,7 +33,12 @@ void check_files(const FilePlan& plan);
 // of it fails, including on close (a full device reports only then).
 void write_bytes(const std::string& path, const std::string& bytes);
 
-// The program of core `core` beside `path`: prog.s, prog.core1.s, ... (prog.core1 without an extension).
-std::string core_path(const std::string& path, size_t core);
+// A file named after `path` with `tag` before its extension: flow.yaml → flow.2.yaml, prog.s →
+// prog.core1.s; without an extension, `tag` and then `ext` at the end.
+std::string beside(const std::string& path, const std::string& tag, const std::string& ext = "");
+// The program of core `core` beside `path`: prog.s, prog.core1.s, ...
+inline std::string core_path(const std::string& path, size_t core) {
+  return core == 0 ? path : beside(path, "core" + std::to_string(core));
+}
 
 }  // namespace dfx::cli

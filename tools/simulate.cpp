@@ -120,10 +120,11 @@ int run_simulate(const SimulateOptions& o) {
   const arch::Arch a = load_arch(o.arch, o.sets);
   std::vector<arch::Program> programs;
   for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
-  FilePlan files{o.programs, {{"--json", o.json}, {"--trace", o.trace}}, {}};
+  FilePlan files{o.programs, {}, {}};
   files.inputs.push_back(o.arch);
+  if (!o.json.empty()) files.outputs.push_back({"--json", o.json});
   if (o.trace == "-") throw InputError(SourceLoc{"--trace", 0, 0, ""}, "needs a file: a trace is too large for standard output");
-  files.outputs.erase(std::remove_if(files.outputs.begin(), files.outputs.end(), [](const auto& x) { return x.second.empty(); }), files.outputs.end());
+  if (!o.trace.empty()) files.outputs.push_back({"--trace", o.trace});
   if (!o.outputs.empty()) files.dirs.push_back({"--outputs", o.outputs});
   add_tensor_files(programs, o.inputs, o.outputs, files);
   check_files(files);
