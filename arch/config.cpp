@@ -421,7 +421,15 @@ std::optional<std::string> MapReader::str(const std::string& key, bool required)
     diag_.add(n->loc(), "expected a string, found a " + n->kind_name());
     return std::nullopt;
   }
-  return n->scalar();
+  // Names are printed in tables and written in files' comment lines, where a control character
+  // (a newline, an escape sequence) would break the line or the terminal.
+  const std::string text = n->scalar();
+  for (unsigned char c : text)
+    if (key == "name" && (c < 0x20 || c == 0x7f)) {
+      diag_.add(n->loc(), "a name may not hold control characters such as a newline or a tab");
+      return std::nullopt;
+    }
+  return text;
 }
 
 std::string MapReader::str_or(const std::string& key, const std::string& fallback) {

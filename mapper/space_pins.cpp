@@ -3,6 +3,7 @@
 // spatial loops, loop order and where its output waits for later groups. Every point
 // the space proposes keeps them; the rest is searched.
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "arch/errors.h"
@@ -72,16 +73,22 @@ void Space::pin(const std::vector<std::string>& specs) {
   pins_.spatial.assign(w_.ops.size(), {});
   pins_.order.assign(w_.ops.size(), kSearched);
   pins_.home.assign(w_.ops.size(), kSearched);
+  std::map<std::pair<std::string, int>, std::string> given;  // (key, op or group) → its spec
   for (const std::string& spec : specs) {
     const size_t colon = spec.find(':'), eq = spec.find('=');
     if (colon == std::string::npos || eq == std::string::npos || eq < colon)
       throw InputError(kAt, "'" + spec + "': expected TARGET:KEY=VALUE, e.g. qk:sp=m:16,l:16 or qk+av:prim=Pipe");
     const std::string target = spec.substr(0, colon), key = spec.substr(colon + 1, eq - colon - 1), value = spec.substr(eq + 1);
-    if (key == "sp") pin_spatial_spec(spec, target, value);
+    const bool of_group = key == "prim" || key == "loops" || key == "cores";
+    const int fixed = of_group ? fixed_group_named(spec, target) : w_.op_index(target);  // the op or group it fixes a part of
+    if (of_group) pin_group_spec(spec, fixed, key, value);
+    else if (key == "sp") pin_spatial_spec(spec, target, value);
     else if (key == "order") pin_order_spec(spec, target, value);
     else if (key == "home") pin_home_spec(spec, target, value);
-    else if (key == "prim" || key == "loops" || key == "cores") pin_group_spec(spec, fixed_group_named(spec, target), key, value);
     else throw InputError(kAt, "'" + spec + "': unknown key '" + key + "' (prim, loops, cores, sp, order or home)");
+    // A part fixed twice would keep the last value without a word: refused instead.
+    const auto [earlier, fresh] = given.emplace(std::make_pair(key, fixed), spec);
+    if (!fresh) throw InputError(kAt, "'" + spec + "' fixes what '" + earlier->second + "' fixed already; give one");
   }
 }
 

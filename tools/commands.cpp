@@ -1,6 +1,7 @@
 #include "tools/commands.h"
 #include "tools/output_files.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -35,14 +36,32 @@ arch::Arch load_arch(const Inputs& in) { return load_arch(in.arch, in.sets); }
 
 model::Workload load_workload(const Inputs& in) { return model::load_workload(in.workload, changes(in.dims, "--dim", "dims")); }
 
+std::string shell_word(const std::string& t) {
+  const bool plain = !t.empty() && t.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=+,-@%") == std::string::npos;
+  if (plain) return t;
+  bool control = false;
+  for (unsigned char c : t) control = control || c < 0x20 || c == 0x7f;
+  std::string out;
+  if (!control) {  // '...', each ' closed, escaped and opened again
+    for (char c : t) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return "'" + out + "'";
+  }
+  // $'...' (bash, zsh, ksh, POSIX 2024): a newline in the word would end a comment line that shows it.
+  for (unsigned char c : t) {
+    char escaped[8];
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\\' || c == '\'') out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20 || c == 0x7f) std::snprintf(escaped, sizeof escaped, "\\x%02x", c), out += escaped;
+    else out += static_cast<char>(c);
+  }
+  return "$'" + out + "'";
+}
+
 std::string change_words(const std::vector<std::string>& sets, const std::vector<std::string>& dims) {
-  // Quoted where a shell would split or expand them ("0.6 TB/s"), so the words can be run again.
-  auto word = [](const std::string& t) {
-    return t.find_first_of(" \t'\"$*?[]{}();&|<>\\") == std::string::npos ? t : "'" + t + "'";
-  };
   std::string s;
-  for (const auto& t : sets) s += " --set " + word(t);
-  for (const auto& t : dims) s += " --dim " + word(t);
+  for (const auto& t : sets) s += " --set " + shell_word(t);
+  for (const auto& t : dims) s += " --dim " + shell_word(t);
   return s;
 }
 

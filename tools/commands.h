@@ -23,6 +23,9 @@ struct Inputs {
 arch::Arch load_arch(const std::string& path, const std::vector<std::string>& sets);
 arch::Arch load_arch(const Inputs& in);
 model::Workload load_workload(const Inputs& in);
+// `t` as one word for a shell, to be run again: as it is where no character is special, else
+// quoted ('0.6 TB/s'), with $'...' escapes where it holds control characters (a newline).
+std::string shell_word(const std::string& t);
 // The changes as words for a shell (" --set levels.L1.capacity=2MB --dim l=1024", a value with a
 // space quoted; empty without any).
 std::string change_words(const std::vector<std::string>& sets, const std::vector<std::string>& dims);

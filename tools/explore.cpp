@@ -54,12 +54,14 @@ std::string search_words(const ExploreOptions& o) {
   if (o.seconds > 0) s += " --time " + model::human(o.seconds);
   if (o.objective != "cycles") s += " --objective " + o.objective;
   auto list = [&](const char* flag, const std::vector<std::string>& v) {
-    for (size_t i = 0; i < v.size(); ++i) s += (i == 0 ? std::string(" ") + flag + " " : ",") + v[i];
+    std::string joined;
+    for (size_t i = 0; i < v.size(); ++i) joined += (i == 0 ? "" : ",") + v[i];
+    if (!v.empty()) s += std::string(" ") + flag + " " + shell_word(joined);
   };
   list("--prims", o.prims);
   list("--groups", o.groups);
   list("--max-footprint", o.max_footprint);
-  for (const auto& f : o.fix) s += " --fix " + f;
+  for (const auto& f : o.fix) s += " --fix " + shell_word(f);
   if (o.polish) s += " --polish";
   if (o.exhaustive) s += " --exhaustive";
   if (o.mcts) s += " --mcts";
@@ -163,7 +165,7 @@ constexpr const char* kFoundBy = "# found by: dfx explore ";  // how --out's fil
 // earlier run's K-th for a place this run left empty (it would read as this run's; only files
 // with explore's header are removed). False if a write failed (said on stderr).
 bool write_flows(const ExploreOptions& o, const mapper::Outcome& out, std::FILE* text) {
-  const std::string found_by = kFoundBy + o.in.arch + " " + o.in.workload + change_words(o.in) + search_words(o) + "\n" +
+  const std::string found_by = kFoundBy + shell_word(o.in.arch) + " " + shell_word(o.in.workload) + change_words(o.in) + search_words(o) + "\n" +
                                (out.interrupted ? "# (stopped by Ctrl-C after " + std::to_string(out.evaluations) + " evaluations)\n" : "");
   bool ok = write_file("--out", o.out, found_by + out.best.front().flow_yaml);
   for (size_t i = 1; i < out.best.size(); ++i)

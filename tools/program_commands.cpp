@@ -63,11 +63,11 @@ int run_emit(const EmitOptions& o) {
   check_files(files);
   const model::Workload w = load_workload(o.in);
   const model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
-  const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.out, o.in.flow + change_words(o.in));
+  const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.out, shell_word(o.in.flow) + change_words(o.in));
   std::cout << "wrote " << paths.size() << " program(s):";
   for (const auto& p : paths) std::cout << ' ' << p;
-  std::cout << "\nrun them with: dfx simulate " << o.in.arch << change_words(o.in.sets, {});
-  for (const auto& p : paths) std::cout << ' ' << p;
+  std::cout << "\nrun them with: dfx simulate " << shell_word(o.in.arch) << change_words(o.in.sets, {});
+  for (const auto& p : paths) std::cout << ' ' << shell_word(p);
   std::cout << '\n';
   return 0;
 }

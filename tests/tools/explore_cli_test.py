@@ -8,7 +8,8 @@
 - fewer than --top found: an earlier run's FLOW.K.yaml for a place left empty is removed;
 - Ctrl-C (SIGINT) ends a long search at once, writes every output and says it was stopped;
 - `--time` alone bounds the search by time, not by the default 10,000 evaluations;
-- outputs that are inputs or one another (a hard link, stdout twice, a tensor file) are refused.
+- outputs that are inputs or one another (a hard link, stdout twice, a tensor file) are refused;
+- the `# found by:` header is a command a shell runs again, whatever the paths hold.
 
   explore_cli_test.py DFX PROJECT_DIR
 """
@@ -98,6 +99,24 @@ def main():
         r = run([dfx, "simulate", f"{root}/configs/arch/tpu_like.yaml", f"{root}/configs/programs/tpu_like_gemm.s",
                  "--outputs", f"{tmp}/tensors", "--json", f"{tmp}/tensors/C.npy"])
         assert r.returncode == 2 and "is also written by --json" in r.stderr, r.stderr
+
+        # The header's command runs again as it was typed, whatever the paths hold: a quote, a
+        # space, a newline (which, written raw, would end the comment line).
+        odd_dir = f"{tmp}/it's a\nfolder"
+        os.mkdir(odd_dir)
+        odd = f"{odd_dir}/wl.yaml"
+        with open(chain) as src, open(odd, "w") as dst:
+            dst.write(src.read())
+        r = run([dfx, "explore", edge, odd, "--evals", "200", "--quiet", "--fix", "gemm1:order=m,b,l", "--out", f"{tmp}/odd.yaml"])
+        assert r.returncode == 0, r.stderr
+        with open(f"{tmp}/odd.yaml") as f:
+            header, second = f.readline(), f.readline()
+        assert header.startswith("# found by: dfx explore ") and second.startswith("name:"), (header, second)
+        words = header[len("# found by: "):].strip()
+        argv = subprocess.run(["bash", "-c", "printf '%s\\0' " + words], capture_output=True, text=True).stdout.split("\0")[:-1]
+        assert argv == ["dfx", "explore", edge, odd, "--seed", "1", "--evals", "200", "--fix", "gemm1:order=m,b,l"], argv
+        again = run([dfx] + argv[1:-2] + ["--quiet", "--json", "-"] + argv[-2:])
+        assert again.returncode == 0 and json.loads(again.stdout)["evaluations"] == 200, again.stderr
 
         # --time alone: the time bounds it (10,000 evaluations take ~0.3 s here).
         r = run([dfx, "explore", edge, chain, "--time", "1.5", "--quiet", "--json", "-"])
