@@ -106,10 +106,13 @@ Outcome Searcher::run() {
   if (out_.best.empty() && out_.not_lowered > 0)
     throw InputError(SourceLoc{}, "no dataflow found in " + std::to_string(out_.evaluations) + " evaluations that the lowering (--emit) can express; it refused " +
                                       std::to_string(out_.not_lowered) + " valid ones:" + lowering_.refusals());
-  if (out_.best.empty())
+  if (out_.best.empty()) {
+    const std::string least = scorer_.least_needed();
     throw InputError(SourceLoc{}, "no valid dataflow found in " + std::to_string(out_.evaluations) +
                                       " evaluations: raise --evals, " + (o_.max_footprint.empty() ? "" : "relax --max-footprint, ") +
-                                      "or check capacities and PE counts");
+                                      "or check capacities and PE counts" +
+                                      (least.empty() ? "" : " (the least any candidate needed under --max-footprint: " + least + ")"));
+  }
   std::sort(front_.begin(), front_.end(), [](const Entry& x, const Entry& y) { return x.report->cycles < y.report->cycles; });
   for (size_t i = 0; i < front_.size(); ++i) out_.pareto.push_back(candidate(front_[i], "pareto" + std::to_string(i + 1)));
   out_.seconds = elapsed();

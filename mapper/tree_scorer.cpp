@@ -1,6 +1,7 @@
 #include "mapper/tree_scorer.h"
 
 #include <cmath>
+#include <limits>
 
 #include "model/analyze.h"
 #include "model/cycles_floor.h"
@@ -30,6 +31,8 @@ TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective 
       if (seen == l) throw InputError(SourceLoc{"--max-footprint", 0, 0, ""}, "'" + level + "' is limited twice; give one limit per level");
     limits_.push_back({l, bytes});
   }
+  least_ = std::make_unique<std::atomic<int64_t>[]>(limits_.size());
+  for (size_t i = 0; i < limits_.size(); ++i) least_[i] = std::numeric_limits<int64_t>::max();
   for (size_t o = 0; o < w.ops.size(); ++o) windows_ = windows_ || !model::computed_in_full(w, o);
   auto r = std::make_shared<model::Report>();
   r->valid = false;
@@ -54,6 +57,11 @@ Scored TreeScorer::score(const model::Dataflow& f, model::CyclesBar give_up) con
     }
     s.analysed = true;
     s.report = std::make_shared<const model::Report>(std::move(*barred.report));
+    if (s.report->valid && !limits_.empty()) {
+      std::vector<int64_t> peaks;
+      for (const auto& level : s.report->levels) peaks.push_back(level.peak_bytes);
+      note_needs(peaks);
+    }
     s.valid = s.report->valid && within_limits(*s.report);
   } catch (const InputError&) {
     s.report = std::make_shared<const model::Report>();  // the template drew a tree the loader rejects
@@ -97,6 +105,7 @@ std::shared_ptr<const model::Report> TreeScorer::cannot_fit(const model::Dataflo
   if (limits_.empty()) return nullptr;
   const std::vector<int64_t> floor = model::footprint_floor(a_, w_, f);
   auto over = [&](size_t l, double bytes) {
+    note_needs(floor);  // what it needs is known no closer: it is not analysed
     auto r = std::make_shared<model::Report>();
     r->valid = false;
     r->reason = "level '" + a_.levels[l].name + "' needs at least " + std::to_string(floor[l]) + " B per instance, more than " +
@@ -109,6 +118,24 @@ std::shared_ptr<const model::Report> TreeScorer::cannot_fit(const model::Dataflo
   for (const auto& [level, bytes] : limits_)
     if (static_cast<double>(floor[static_cast<size_t>(level)]) > bytes) return over(static_cast<size_t>(level), bytes);
   return nullptr;
+}
+
+void TreeScorer::note_needs(const std::vector<int64_t>& bytes_per_level) const {
+  for (size_t i = 0; i < limits_.size(); ++i) {
+    const int64_t bytes = bytes_per_level[static_cast<size_t>(limits_[i].first)];
+    for (int64_t least = least_[i].load(std::memory_order_relaxed); bytes < least;)
+      if (least_[i].compare_exchange_weak(least, bytes, std::memory_order_relaxed)) break;
+  }
+}
+
+std::string TreeScorer::least_needed() const {
+  std::string out;
+  for (size_t i = 0; i < limits_.size(); ++i) {
+    const int64_t least = least_[i].load();
+    if (least == std::numeric_limits<int64_t>::max()) continue;
+    out += (out.empty() ? "" : ", ") + a_.levels[static_cast<size_t>(limits_[i].first)].name + ": " + std::to_string(least) + " B";
+  }
+  return out;
 }
 
 }  // namespace dfx::mapper

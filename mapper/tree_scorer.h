@@ -4,6 +4,8 @@
 // floor rules candidates out before their trees are built, visited_floor() once they are:
 // mapper/batch_scorer.h.) Thread-safe (const after construction): the search's worker threads
 // share one.
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -49,6 +51,10 @@ class TreeScorer {
 
   // The report keeps every --max-footprint limit.
   bool within_limits(const model::Report& r) const;
+  // For a search that found nothing valid: per limited level, the least that any candidate
+  // checked against the limits needed there (its footprint floor, or its peak once analysed),
+  // as "L1: 34 B, ..." ("" without limits or before any check).
+  std::string least_needed() const;
 
  private:
   const arch::Arch& a_;
@@ -65,7 +71,11 @@ class TreeScorer {
   mutable model::ShapeCache shapes_;
   bool windows_ = false;  // some op is not certainly computed in full (model::computed_in_full)
 
+  // least_needed()'s figures, one per limit, lowered by each candidate checked (any thread).
+  std::unique_ptr<std::atomic<int64_t>[]> least_;
+
   std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const;
+  void note_needs(const std::vector<int64_t>& bytes_per_level) const;
 };
 
 }  // namespace dfx::mapper

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "mapper/search.h"
+#include "mapper/tree_scorer.h"
+#include "model/footprint_floor.h"
 #include "tools/html_report.h"
 #include "mapper/space.h"
 #include "model/analyze.h"
@@ -224,6 +227,43 @@ TEST_F(Explore, ConstraintsAreRespected) {
       EXPECT_EQ(c.flow_yaml.find("Pipe"), std::string::npos) << c.name;
       EXPECT_EQ(c.flow_yaml.find("Shar"), std::string::npos) << c.name;
     }
+}
+
+// Nothing fits: the error names the least any candidate needed under the limit, and that figure
+// is no more than any tree's true peak there (a floor where the floor rejected it) and is met by
+// one of them. Checked on random trees against scorers without limits.
+TEST_F(Explore, TheLeastNeededUnderALimitIsTheLeastOfTheTreesChecked) {
+  Space space(a, w);
+  Rng rng(11);
+  std::vector<model::Dataflow> trees;
+  for (int i = 0; i < 40; ++i) trees.push_back(space.build(space.random(rng), "t"));
+  const TreeScorer free(a, w, Objective::Cycles, {});
+  for (double limit : {1.0, 1e15}) {  // every tree over it (its floor is) / every valid tree within it
+    const TreeScorer limited(a, w, Objective::Cycles, {{"L1", limit}});
+    int64_t least = std::numeric_limits<int64_t>::max(), least_peak = least;
+    for (const auto& f : trees) {
+      limited.score(f);
+      const Scored s = free.score(f);
+      if (s.valid) least_peak = std::min(least_peak, s.report->levels[1].peak_bytes);
+      const int64_t floor = model::footprint_floor(a, w, f)[1];
+      EXPECT_LE(floor, s.valid ? s.report->levels[1].peak_bytes : floor);
+      least = std::min(least, limit < floor ? floor : s.valid ? s.report->levels[1].peak_bytes : least);
+    }
+    ASSERT_LT(least, std::numeric_limits<int64_t>::max());
+    EXPECT_EQ(limited.least_needed(), "L1: " + std::to_string(least) + " B") << limit;
+    EXPECT_LE(least, least_peak);
+    if (limit > 1) {
+      EXPECT_EQ(least, least_peak);
+    }
+  }
+  SearchOptions o = options(3);
+  o.max_footprint = {{"L1", 1}};
+  try {
+    explore(a, w, o);
+    ADD_FAILURE() << "a search under L1=1B found a tree";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("the least any candidate needed under --max-footprint: L1: "), std::string::npos) << e.what();
+  }
 }
 
 // The ops under each child of the root: the fused groups of a template tree, in order.
