@@ -11,14 +11,16 @@ TransferTime transfer_time(const arch::Arch& a, int source, int level, bool writ
   if (fresh == 0 && shared == 0) return t;
   const auto& src = a.levels[static_cast<size_t>(source)];
   const auto& dst = a.levels[static_cast<size_t>(level)];
-  const double wb = dst.word_bytes;
+  // Each end moves its elements at its own word size: a level may hold a tensor in wider or
+  // narrower words than the one it is filled from (the report's bytes count them so too).
+  const double src_wb = src.word_bytes, dst_wb = dst.word_bytes;
   const double src_bw = write ? src.write_bw : src.read_bw, dst_bw = write ? dst.read_bw : dst.write_bw;
-  const auto words = [&](double bw) { return std::max<int64_t>(1, static_cast<int64_t>(bw / wb + 1e-9)); };
-  const int64_t rate = std::min(words(src_bw), words(dst_bw));
+  const auto words = [](double bw, double wb) { return std::max<int64_t>(1, static_cast<int64_t>(bw / wb + 1e-9)); };
+  const int64_t rate = std::min(words(src_bw, src_wb), words(dst_bw, dst_wb));
   row = std::max<int64_t>(1, row);
   const auto pieces = [&](int64_t n) { return static_cast<double>((n + row - 1) / row * ((row + rate - 1) / rate)); };
-  const double at_src = src.row_port ? pieces(shared) : static_cast<double>(shared) * wb / src_bw;
-  const double at_dst = dst.row_port ? pieces(fresh) : static_cast<double>(fresh) * wb / dst_bw;
+  const double at_src = src.row_port ? pieces(shared) : static_cast<double>(shared) * src_wb / src_bw;
+  const double at_dst = dst.row_port ? pieces(fresh) : static_cast<double>(fresh) * dst_wb / dst_bw;
   t.cycles = std::max(at_src, at_dst);
   if (src.parent < 0) t.port = at_src;
   if (fresh > 0 && a.addressable(level)) {

@@ -288,6 +288,25 @@ TEST_P(Roofline, NothingTheSearchFindsRunsBelowIt) {
             << " dataflows runs at " << closest << "x its roofline\n";
 }
 
+// Each end of a transfer moves its elements at its own word size. Layerwise attention on edge is
+// DRAM-bound: with DRAM's words twice as wide its transfers take twice as long, and the run never
+// takes less than DRAM's busy time. (The words of L1, the filled end, timed both ends before:
+// DRAM at 16-byte words was busy 644% of the cycles.)
+TEST(Analyze, EachEndOfATransferMovesItsOwnWords) {
+  const Workload w = load_workload(test::config("workloads/attention_g1.yaml"));
+  double cycles_at_2 = 0;
+  for (int bytes : {1, 2, 4, 16}) {
+    const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"), {parse_override("levels.DRAM.word_bytes=" + std::to_string(bytes), "--set")});
+    const Report r = analyze(a, w, load_dataflow(test::config("dataflows/attention_g1_edge_layerwise.yaml"), a, w));
+    ASSERT_TRUE(r.valid) << r.reason;
+    EXPECT_GE(r.cycles, r.levels[0].busy_cycles) << bytes << "-byte words";
+    if (bytes == 2) cycles_at_2 = r.cycles;
+    if (bytes == 4) {
+      EXPECT_GT(r.cycles, 1.9 * cycles_at_2);
+    }
+  }
+}
+
 // Layer by layer and DRAM-bound on an arch whose loads and stores overlap: 3.89 K cycles, below a
 // roofline that counted all of I (its stride-4 windows skip a quarter of the rows and columns)
 // and the reads and writes on one channel (4.46 K).
