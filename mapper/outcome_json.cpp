@@ -41,6 +41,7 @@ std::string to_json(const Outcome& out, const std::string& arch, const std::stri
   j["interrupted"] = out.interrupted;
   j["seconds"] = out.seconds;
   j["baselines_not_found"] = out.baselines_not_found;
+  if (!out.closed_form_invalid.empty()) j["closed_form_invalid"] = out.closed_form_invalid;
   j["baselines"] = nlohmann::json::array();
   for (const auto& b : out.baselines) j["baselines"].push_back(summary(b));
   j["best"] = nlohmann::json::array();

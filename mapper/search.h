@@ -90,6 +90,7 @@ struct Outcome {
   std::vector<Candidate> best;       // up to `top`, best first
   std::vector<Candidate> baselines;  // the named baselines that apply (Space::baselines), best tiling found
   std::vector<std::string> baselines_not_found;  // named baselines that apply but got no valid tiling
+  std::string closed_form_invalid;  // why the chain solver's tree is not valid here ("": valid, or no such tree)
   std::vector<Candidate> pareto;     // with SearchOptions::pareto: no other is both faster and cheaper; by cycles
   int64_t evaluations = 0;  // candidates scored
   int64_t analyses = 0;     // full analyses run: repeated candidates are answered from a cache, and

@@ -30,7 +30,10 @@ void Searcher::chain_solver() {
     model::Dataflow f = model::load_dataflow_from_string(solved->flow_yaml, "chain_solver", a_, w_);
     model::Report r = model::analyze(a_, w_, f, nullptr, o_.replay_steps ? model::StepReplay::Worthwhile : model::StepReplay::Off,
                                      o_.boxes ? model::HeldAs::Boxes : model::HeldAs::Sets);
-    if (!r.valid || !scorer_.within_limits(r)) return;
+    if (!r.valid || !scorer_.within_limits(r)) {
+      out_.closed_form_invalid = r.valid ? "over --max-footprint" : r.reason;
+      return;
+    }
     ++out_.valid;
     out_.baselines.push_back(Candidate{"Chimera (closed form)", solved->flow_yaml, r, cost_of(r, o_.objective), {}});
     // Outside the template: it competes for `best` at the end, if it lowers when asked to.

@@ -41,6 +41,8 @@ void print_table(const mapper::Outcome& out, std::FILE* text) {
   for (const auto& b : out.baselines) row(b);
   for (const auto& name : out.baselines_not_found)
     std::fprintf(text, "%-22s %10s   (no valid tiling found in its share of the evaluations)\n", name.c_str(), "-");
+  if (!out.closed_form_invalid.empty())
+    std::fprintf(text, "%-22s %10s   (its tree is not valid here: %s)\n", "Chimera (closed form)", "-", out.closed_form_invalid.c_str());
   for (const auto& b : out.best) row(b);
   for (const auto& b : out.pareto) row(b);
 }
@@ -66,6 +68,9 @@ std::string search_words(const ExploreOptions& o) {
   if (o.exhaustive) s += " --exhaustive";
   if (o.mcts) s += " --mcts";
   if (!o.baselines) s += " --no-baselines";
+  // --emit searches only what the lowering expresses (dividing factors): it changes the best.
+  if (!o.emit.empty()) s += " --emit " + shell_word(o.emit);
+  if (o.dtype != "auto") s += " --dtype " + o.dtype;
   return s;
 }
 

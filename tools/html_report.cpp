@@ -250,6 +250,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
     for (const auto& name : out.baselines_not_found) os << ' ' << esc(name);
     os << ".</p>";
   }
+  if (!out.closed_form_invalid.empty()) os << "<p class='note'>Chimera (closed form): its tree is not valid here: " << esc(out.closed_form_invalid) << ".</p>";
   if (!out.pareto.empty()) {
     std::vector<const mapper::Candidate*> front;
     for (const auto& p : out.pareto) front.push_back(&p);

@@ -118,6 +118,14 @@ def main():
         again = run([dfx] + argv[1:-2] + ["--quiet", "--json", "-"] + argv[-2:])
         assert again.returncode == 0 and json.loads(again.stdout)["evaluations"] == 200, again.stderr
 
+        # --emit narrows the search to what the lowering expresses: the header says so.
+        r = run([dfx, "explore", f"{root}/configs/arch/tpu_like.yaml", chain, "--evals", "300", "--quiet",
+                 "--emit", f"{tmp}/prog.s", "--dtype", "int16", "--out", f"{tmp}/emitted.yaml"])
+        assert r.returncode == 0, r.stderr
+        with open(f"{tmp}/emitted.yaml") as f:
+            header = f.readline()
+        assert header.rstrip().endswith(f"--emit {tmp}/prog.s --dtype int16"), header
+
         # --time alone: the time bounds it (10,000 evaluations take ~0.3 s here).
         r = run([dfx, "explore", edge, chain, "--time", "1.5", "--quiet", "--json", "-"])
         assert r.returncode == 0, r.stderr

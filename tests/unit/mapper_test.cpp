@@ -266,6 +266,22 @@ TEST_F(Explore, TheLeastNeededUnderALimitIsTheLeastOfTheTreesChecked) {
   }
 }
 
+// The chain solver's closed-form tree is a row of the comparison; where it does not fit, the
+// outcome says why instead of leaving the row out without a word.
+TEST_F(Explore, AClosedFormTreeThatDoesNotFitIsSaidSo) {
+  auto closed_form_rows = [](const Outcome& out) {
+    return std::count_if(out.baselines.begin(), out.baselines.end(), [](const Candidate& c) { return c.name == "Chimera (closed form)"; });
+  };
+  const Outcome fits = explore(a, w, options(2));
+  EXPECT_EQ(closed_form_rows(fits), 1);
+  EXPECT_EQ(fits.closed_form_invalid, "");
+  // Attention's closed form takes whole rows (T_L = L): with a 64 KiB L1 they do not fit.
+  const arch::Arch tight = arch::load_arch(test::config("arch/edge.yaml"), {parse_override("levels.L1.capacity=64KiB", "--set")});
+  const Outcome over = explore(tight, model::load_workload(test::config("workloads/attention_g1.yaml")), options(2));
+  EXPECT_EQ(closed_form_rows(over), 0);
+  EXPECT_NE(over.closed_form_invalid.find("level 'L1' needs"), std::string::npos) << over.closed_form_invalid;
+}
+
 // The ops under each child of the root: the fused groups of a template tree, in order.
 std::vector<std::vector<int>> root_groups(const model::Dataflow& f) {
   std::vector<std::vector<int>> out;
