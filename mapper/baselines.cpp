@@ -103,7 +103,7 @@ std::vector<Baseline> Space::baselines() const {
       out.push_back({"Chimera", grouped(together, model::Prim::Seq)});
     }
   }
-  out.push_back({"Fused (Pipe)", grouped(std::vector<int>(n, 0), model::Prim::Pipe)});
+  if (n > 1) out.push_back({"Fused (Pipe)", grouped(std::vector<int>(n, 0), model::Prim::Pipe)});  // one op: Layerwise
   // Only what the allowed primitives can build (a lone op's Seq is always allowed), grouped as
   // the user fixed it, if they did.
   auto allowed = [&](const Baseline& b) {

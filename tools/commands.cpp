@@ -21,20 +21,45 @@ std::vector<Override> changes(const std::vector<std::string>& typed, const std::
   for (const auto& t : typed) {
     Override c = parse_override(t, option);
     if (!under.empty()) c.path = under + "." + c.path, c.may_add = false;  // --dim names a dim there is
+    // A key changed twice would keep the last value without a word.
+    for (size_t k = 0; k < out.size(); ++k)
+      if (out[k].path == c.path)
+        throw InputError(SourceLoc{option, 0, 0, ""}, "'" + t + "' changes what '" + typed[k] + "' changed already; give one");
     out.push_back(std::move(c));
   }
   return out;
 }
 
+// Loads with the changes made; a problem in the changed document says which changes it was
+// read with (it points into the file, which as shipped may be fine).
+template <class Load>
+auto load_changed(const Load& load, const std::vector<std::string>& typed, const std::string& option) {
+  try {
+    return load();
+  } catch (const InputError& e) {
+    if (typed.empty()) throw;
+    std::string with;
+    for (const auto& t : typed) with += " " + option + " " + shell_word(t);
+    std::vector<Problem> problems = e.problems();
+    for (Problem& p : problems)
+      if (p.where.file.find("(" + option + ")") == std::string::npos) p.message += " (with" + with + ")";  // else located at the change
+    throw InputError(problems);
+  }
+}
+
 }  // namespace
 
 arch::Arch load_arch(const std::string& path, const std::vector<std::string>& sets) {
-  return arch::load_arch(path, changes(sets, "--set", ""));
+  const std::vector<Override> made = changes(sets, "--set", "");
+  return load_changed([&] { return arch::load_arch(path, made); }, sets, "--set");
 }
 
 arch::Arch load_arch(const Inputs& in) { return load_arch(in.arch, in.sets); }
 
-model::Workload load_workload(const Inputs& in) { return model::load_workload(in.workload, changes(in.dims, "--dim", "dims")); }
+model::Workload load_workload(const Inputs& in) {
+  const std::vector<Override> made = changes(in.dims, "--dim", "dims");
+  return load_changed([&] { return model::load_workload(in.workload, made); }, in.dims, "--dim");
+}
 
 std::string shell_word(const std::string& t) {
   const bool plain = !t.empty() && t.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=+,-@%") == std::string::npos;

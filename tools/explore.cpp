@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <iostream>
 #include <unistd.h>
 
@@ -22,10 +24,35 @@ void on_interrupt(int) { g_stop = true; }
 
 using model::human;
 
+// A column's figures: human()'s four digits, or as many as tell its different values apart
+// (front points a fraction of a cycle apart all read 30.38K and looked dominated).
+std::function<std::string(double)> figures(const std::vector<double>& values) {
+  for (int digits = 4; digits <= 17; ++digits) {
+    std::function<std::string(double)> text = [digits](double v) {
+      if (digits == 4) return human(v);
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+      return std::string(buf);
+    };
+    std::map<std::string, double> seen;
+    bool clash = false;
+    for (double v : values) {
+      const auto [at, fresh] = seen.emplace(text(v), v);
+      clash = clash || (!fresh && at->second != v);
+    }
+    if (!clash) return text;
+  }
+  return [](double v) { return human(v); };
+}
+
 void print_table(const mapper::Outcome& out, std::FILE* text) {
   double layerwise = 0;
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") layerwise = b.report.cycles;
+  std::vector<double> all_cycles, all_energy;
+  for (const auto* list : {&out.baselines, &out.best, &out.pareto})
+    for (const auto& c : *list) all_cycles.push_back(c.report.cycles), all_energy.push_back(c.report.energy_pj);
+  const auto cycles_text = figures(all_cycles), energy_text = figures(all_energy);
   std::fprintf(text, "%-22s %10s %9s %10s %10s %7s %10s\n", "dataflow", "cycles", "speed-up", "DRAM B", "energy pJ", "util",
               "buffer peak");
   auto row = [&](const mapper::Candidate& c) {
@@ -34,9 +61,9 @@ void print_table(const mapper::Outcome& out, std::FILE* text) {
     // Without a Layerwise row (--groups or --prims left it out) there is no speed-up to show.
     char speedup[16] = "        -";
     if (layerwise > 0) std::snprintf(speedup, sizeof speedup, "%8.2fx", layerwise / c.report.cycles);
-    std::fprintf(text, "%-22s %10s %9s %10s %10s %6.1f%% %10s\n", c.name.c_str(), human(c.report.cycles).c_str(),
+    std::fprintf(text, "%-22s %10s %9s %10s %10s %6.1f%% %10s\n", c.name.c_str(), cycles_text(c.report.cycles).c_str(),
                 speedup, human(static_cast<double>(c.report.dram_bytes)).c_str(),
-                human(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
+                energy_text(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
   };
   for (const auto& b : out.baselines) row(b);
   for (const auto& name : out.baselines_not_found)

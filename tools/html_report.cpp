@@ -24,6 +24,7 @@ std::string esc(const std::string& s) {
 }
 
 std::string num(double v) { return model::human(v); }
+std::string bold_if(bool bold, const std::string& text) { return bold ? "<b>" + text + "</b>" : text; }
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -234,8 +235,9 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
                                                                         : "energy × delay (EDP)";
   os << "<p>" << out.evaluations << " evaluations (" << out.valid << " valid) in " << fmt("%.1f", out.seconds)
      << " s, minimising " << objective << (out.interrupted ? "; <b>stopped by Ctrl-C</b>: the best found so far" : "")
-     << ". Best: <b>" << num(best.report.cycles) << " cycles</b>, " << num(best.report.energy_pj) << " pJ"
-     << (out.objective == mapper::Objective::Edp ? ", EDP " + num(best.cost) + " pJ·cycles" : "") << ", utilisation "
+     << ". Best: " << bold_if(out.objective == mapper::Objective::Cycles, num(best.report.cycles) + " cycles") << ", "
+     << bold_if(out.objective == mapper::Objective::Energy, num(best.report.energy_pj) + " pJ")
+     << (out.objective == mapper::Objective::Edp ? ", <b>EDP " + num(best.cost) + " pJ·cycles</b>" : "") << ", utilisation "
      << fmt("%.1f", 100 * best.report.utilization) << "%, bottleneck " << esc(best.report.bottleneck) << " (busy "
      << busy_share(best.report) << " of the cycles).</p>";
   double layerwise = 0;
@@ -244,7 +246,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   std::vector<const mapper::Candidate*> all;
   for (const auto& b : out.baselines) all.push_back(&b);
   for (const auto& b : out.best) all.push_back(&b);
-  os << "<h2>Baselines and best</h2>" << candidate_table(all, &best, layerwise, out.objective == mapper::Objective::Edp);
+  os << (out.baselines.empty() ? "<h2>Best</h2>" : "<h2>Baselines and best</h2>") << candidate_table(all, &best, layerwise, out.objective == mapper::Objective::Edp);
   if (!out.baselines_not_found.empty()) {
     os << "<p class='note'>No valid tiling found in its share of the evaluations:";
     for (const auto& name : out.baselines_not_found) os << ' ' << esc(name);

@@ -171,7 +171,7 @@ def main():
         print()
     if args.csv:
         with open(args.csv, "w", newline="") as f:
-            out = csv.writer(f)
+            out = csv.writer(f, lineterminator="\n")  # Unix lines, for cut and awk
             out.writerow(["workload"] + names + COLUMNS)
             for s, _, values, row in rows:
                 out.writerow([s] + values + [row[c] for c in COLUMNS])
