@@ -53,14 +53,17 @@ void Searcher::chain_solver() {
 
 void Searcher::everything() {
   int64_t size = 0;
-  // Counting a large space takes a while too (~0.2 µs a point): --time and Ctrl-C stop it.
+  // Counting a large space takes a while too (~0.2 µs a point): --time and Ctrl-C stop it. Past
+  // the budget it goes on to kMaxCounted, so that a refusal can say what --evals would do.
+  constexpr int64_t kMaxCounted = 10'000'000;
+  const int64_t counted = std::max(o_.evaluations, kMaxCounted);
   bool cut_short = false;
   space_.enumerate([&](const Choice&) {
     if ((size & 4095) == 0 && ((o_.stop && o_.stop->load()) || (o_.seconds > 0 && elapsed() >= o_.seconds))) {
       cut_short = true;
       return false;
     }
-    return ++size <= o_.evaluations;
+    return ++size <= counted;
   });
   if (cut_short && o_.stop && o_.stop->load()) return;  // the baselines' best so far
   if (cut_short)
@@ -69,10 +72,12 @@ void Searcher::everything() {
   const int64_t left = std::max<int64_t>(0, o_.evaluations - out_.evaluations);
   if (size > left)
     throw InputError(SourceLoc{"--exhaustive", 0, 0, ""},
-                     (size > o_.evaluations ? "the space has more than " + std::to_string(o_.evaluations) + " points"
-                                            : "the space has " + std::to_string(size) + " points") +
+                     (size > counted ? "the space has more than " + std::to_string(counted) + " points"
+                                     : "the space has " + std::to_string(size) + " points") +
                          ", and " + std::to_string(left) + " of the " + std::to_string(o_.evaluations) +
-                         " evaluations are left after the baselines: raise --evals or drop --exhaustive");
+                         " evaluations are left after the baselines: " +
+                         (size > counted ? std::string("drop --exhaustive")
+                                         : "raise --evals to " + std::to_string(size + out_.evaluations) + " or drop --exhaustive"));
   std::vector<Choice> batch;
   const size_t kept = static_cast<size_t>(o_.top) + 8;
   auto flush = [&] {
