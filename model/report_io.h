@@ -17,7 +17,7 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
                     const std::string& dataflow, const InputChanges& changes = {});
 std::string to_table(const Report& r);
 // 1234567 → "1.23M": numbers as a reader scans them in tables.
-std::string human(double v);
+std::string human(double v, int decimals = 2);  // decimals after an SI suffix (K, M, G...); two fewer without one
 // 4194304 → "4.0 MiB"; negative means unlimited.
 std::string human_bytes(double b);
 

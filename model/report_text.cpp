@@ -6,12 +6,12 @@
 
 namespace dfx::model {
 
-std::string human(double v) {
-  char buf[32];
+std::string human(double v, int decimals) {
+  char buf[48];
   const char* suffix[] = {"", "K", "M", "G", "T", "P"};
   int i = 0;
   while ((v >= 1000 || v <= -1000) && i < 5) v /= 1000, ++i;
-  std::snprintf(buf, sizeof buf, i ? "%.2f%s" : "%.0f%s", v, suffix[i]);
+  std::snprintf(buf, sizeof buf, "%.*f%s", i ? decimals : std::max(0, decimals - 2), v, suffix[i]);
   return buf;
 }
 
