@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
            "(every one of its output dims once, outermost first, in any order) or OP:home=L2 (where its output "
            "waits for later groups: DRAM or a shared on-chip level)",
            false);
-  add_list(x, "--max-footprint", ex.max_footprint, "LEVEL=SIZE: the most a level may hold per instance, e.g. L1=2MiB", true);
+  add_list(x, "--max-footprint", ex.max_footprint, "LEVEL=SIZE: the most a level inside the outermost may hold per instance, e.g. L1=2MiB; once per level", true);
   x->add_flag("--log-json", ex.log_json, "Progress as one JSON object per line on stderr");
   x->add_option("--emit", ex.emit, "Lower the best dataflow to programs (PATH, PATH.core1…; binary if it ends in .bin)");
   add_dtype(x, ex.dtype, "Element type of --emit");
