@@ -1,11 +1,13 @@
-// The only translation unit that includes yaml-cpp.
+// With arch/config_overrides.cpp, the only translation units that include yaml-cpp.
 #include "arch/config.h"
+#include "arch/config_internal.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -121,10 +123,6 @@ static std::string changed_by(const std::vector<Override>& changes) {
 ConfigNode::ConfigNode(std::shared_ptr<const Impl> impl, SourceLoc loc)
     : impl_(std::move(impl)), loc_(std::move(loc)) {}
 
-namespace {
-void apply(YAML::Node root, const Override& change);
-}
-
 // yaml-cpp keeps both entries of a key written twice in one map, and a look-up takes the first:
 // the second would be ignored without a word. Every such key is an error, located.
 static void find_repeated_keys(const YAML::Node& n, const std::string& file, const std::string& path, std::vector<Problem>& out) {
@@ -156,8 +154,15 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
   std::vector<Problem> repeated;
   find_repeated_keys(impl->node, name, "", repeated);
   if (!repeated.empty()) throw InputError(std::move(repeated));
-  // In place, on a document nobody else holds: the nodes not changed keep their positions.
-  for (const Override& c : changes) apply(impl->node, c);
+  // In place, on a document nobody else holds: the nodes not changed keep their positions. A
+  // value changed twice (however its path is spelled: levels.L1 or levels.1) would keep the
+  // last without a word.
+  std::map<std::string, const Override*> changed;
+  for (const Override& c : changes) {
+    const auto [earlier, fresh] = changed.emplace(apply_override(impl->node, c), &c);
+    if (!fresh)
+      throw InputError(SourceLoc{c.origin, 0, 0, ""}, "'" + c.typed + "' changes what '" + earlier->second->typed + "' changed already; give one");
+  }
   impl->changed_by = changed_by(changes);
   return ConfigNode(impl, loc_of(impl->node, name, "", impl->changed_by));
 }
@@ -191,7 +196,7 @@ bool ConfigNode::has(const std::string& key) const {
   return false;
 }
 
-static std::string child_path(const std::string& base, const std::string& key) {
+std::string child_path(const std::string& base, const std::string& key) {
   return base.empty() ? key : base + "." + key;
 }
 
@@ -242,111 +247,6 @@ std::vector<std::pair<std::string, ConfigNode>> ConfigNode::entries() const {
 }
 
 std::string ConfigNode::scalar() const { return is_scalar() ? impl_->node.Scalar() : ""; }
-
-// ---- overrides ------------------------------------------------------------------------------
-
-Override parse_override(const std::string& text, const std::string& option) {
-  const size_t eq = text.find('=');
-  if (eq == std::string::npos || eq == 0 || text.front() == '.' || text[eq - 1] == '.')
-    throw InputError(SourceLoc{option, 0, 0, ""}, (option == "--dim" ? "expected NAME=SIZE such as l=1024, found '"
-                                                                      : "expected KEY.PATH=VALUE such as levels.L1.capacity=2MB, found '") +
-                                                      text + "'");
-  return Override{text.substr(0, eq), text.substr(eq + 1), option};
-}
-
-namespace {
-
-std::vector<std::string> path_steps(const std::string& path) {
-  std::vector<std::string> steps;
-  for (size_t at = 0;;) {
-    const size_t dot = path.find('.', at);
-    steps.push_back(path.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
-    if (dot == std::string::npos) return steps;
-    at = dot + 1;
-  }
-}
-
-// The element of a sequence a step names: its index, or the element mapping whose `name` it is.
-std::optional<size_t> element(const YAML::Node& seq, const std::string& step, std::vector<std::string>& names) {
-  if (!step.empty() && step.find_first_not_of("0123456789") == std::string::npos) {
-    const size_t i = std::stoul(step);
-    if (i < seq.size()) return i;
-  }
-  for (size_t i = 0; i < seq.size(); ++i) {
-    const YAML::Node name = seq[i].IsMap() ? seq[i]["name"] : YAML::Node();
-    if (!name.IsDefined() || !name.IsScalar()) continue;
-    if (name.Scalar() == step) return i;
-    names.push_back(name.Scalar());
-  }
-  return std::nullopt;
-}
-
-// A copy without positions: a problem in a value from the command line must not point at a line
-// of the file.
-YAML::Node unmarked(const YAML::Node& n) {
-  if (n.IsScalar()) return YAML::Node(n.Scalar());
-  YAML::Node out(n.IsMap() ? YAML::NodeType::Map : n.IsSequence() ? YAML::NodeType::Sequence : YAML::NodeType::Null);
-  if (n.IsMap())
-    for (const auto& kv : n) out[unmarked(kv.first)] = unmarked(kv.second);
-  if (n.IsSequence())
-    for (const auto& item : n) out.push_back(unmarked(item));
-  return out;
-}
-
-YAML::Node override_value(const std::string& value, const SourceLoc& where) {
-  if (value.empty() || (value.front() != '{' && value.front() != '[')) return YAML::Node(value);
-  try {
-    return unmarked(YAML::Load(value));
-  } catch (const YAML::Exception& e) {
-    throw InputError(where, "the value '" + value + "' is not a YAML flow mapping or sequence: " + e.msg);
-  }
-}
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
-// Makes `change` in the document `root` (a handle: assigning through it changes the document).
-void apply(YAML::Node root, const Override& change) {
-  const std::vector<std::string> steps = path_steps(change.path);
-  YAML::Node at = root;
-  std::string walked;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const std::string& step = steps[i];
-    const bool last = i + 1 == steps.size();
-    const SourceLoc where{change.origin, 0, 0, child_path(walked, step)};
-    if (at.IsSequence()) {
-      std::vector<std::string> names;
-      const std::optional<size_t> k = element(at, step, names);
-      if (!k)
-        throw InputError(where, "'" + (walked.empty() ? std::string("the document") : walked) + "' has no element '" + step +
-                                    "' (" + std::to_string(at.size()) + " elements" + (names.empty() ? "" : ": " + joined(names)) + ")");
-      if (last) at[*k] = override_value(change.value, where);
-      else at.reset(at[*k]);
-    } else if (at.IsMap()) {
-      std::vector<std::string> keys;
-      bool found = false;
-      for (const auto& kv : at) {
-        if (!kv.first.IsScalar()) continue;
-        keys.push_back(kv.first.Scalar());
-        found |= kv.first.Scalar() == step;
-      }
-      if (!found && !(last && change.may_add)) {
-        throw InputError(where, "no key '" + step + "'" + (walked.empty() ? "" : " in '" + walked + "'") +
-                                    names_hint(step, keys, "keys"));
-      }
-      if (last) at[step] = override_value(change.value, where);
-      else at.reset(at[step]);
-    } else {
-      throw InputError(where, "'" + walked + "' is a " + (at.IsScalar() ? "scalar" : "null") + ", not a mapping or sequence");
-    }
-    walked = child_path(walked, step);
-  }
-}
-
-}  // namespace
 
 // ---- scalar parsing -------------------------------------------------------------------------
 

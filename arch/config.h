@@ -20,6 +20,7 @@ struct Override {
   std::string path, value;
   std::string origin;   // where it was given, for messages: "--set"
   bool may_add = true;  // the last key may be new (an optional key the document left out)
+  std::string typed;    // as it was given ("l=1024"), for messages
 };
 
 // "KEY.PATH=VALUE" as an Override from `option` ("--set"); InputError located there otherwise.

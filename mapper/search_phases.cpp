@@ -31,7 +31,7 @@ void Searcher::chain_solver() {
     model::Report r = model::analyze(a_, w_, f, nullptr, o_.replay_steps ? model::StepReplay::Worthwhile : model::StepReplay::Off,
                                      o_.boxes ? model::HeldAs::Boxes : model::HeldAs::Sets);
     if (!r.valid || !scorer_.within_limits(r)) {
-      out_.closed_form_invalid = r.valid ? "over --max-footprint" : r.reason;
+      out_.closed_form_invalid = r.valid ? scorer_.over_limits(r) : r.reason;
       return;
     }
     ++out_.valid;
@@ -75,7 +75,7 @@ void Searcher::everything() {
                      (size > counted ? "the space has more than " + std::to_string(counted) + " points"
                                      : "the space has " + std::to_string(size) + " points") +
                          ", and " + std::to_string(left) + " of the " + std::to_string(o_.evaluations) +
-                         " evaluations are left after the baselines: " +
+                         " evaluations are left" + (o_.baselines ? " after the baselines" : "") + ": " +
                          (size > counted ? std::string("drop --exhaustive")
                                          : "raise --evals to " + std::to_string(size + out_.evaluations) + " or drop --exhaustive"));
   std::vector<Choice> batch;

@@ -6,6 +6,7 @@
 #include "model/analyze.h"
 #include "model/cycles_floor.h"
 #include "model/footprint_floor.h"
+#include "model/report_io.h"
 
 namespace dfx::mapper {
 
@@ -128,11 +129,22 @@ void TreeScorer::note_needs(const std::vector<int64_t>& bytes_per_level) const {
   }
 }
 
+std::string TreeScorer::over_limits(const model::Report& r) const {
+  std::string out;
+  for (const auto& [level, bytes] : limits_) {
+    const auto& lv = r.levels[static_cast<size_t>(level)];
+    if (static_cast<double>(lv.peak_bytes) <= bytes) continue;
+    out += std::string(out.empty() ? "" : "; ") + "level '" + lv.name + "' holds " + model::human_bytes(static_cast<double>(lv.peak_bytes)) +
+           " per instance, over --max-footprint " + lv.name + "=" + model::human_bytes(bytes);
+  }
+  return out;
+}
+
 std::string TreeScorer::least_needed() const {
   std::string out;
   for (size_t i = 0; i < limits_.size(); ++i) {
     const int64_t least = least_[i].load();
-    if (least == std::numeric_limits<int64_t>::max()) continue;
+    if (least == std::numeric_limits<int64_t>::max() || static_cast<double>(least) <= limits_[i].second) continue;  // not what bound
     out += (out.empty() ? "" : ", ") + a_.levels[static_cast<size_t>(limits_[i].first)].name + ": " + std::to_string(least) + " B";
   }
   return out;

@@ -51,9 +51,13 @@ class TreeScorer {
 
   // The report keeps every --max-footprint limit.
   bool within_limits(const model::Report& r) const;
-  // For a search that found nothing valid: per limited level, the least that any candidate
-  // checked against the limits needed there (its footprint floor, or its peak once analysed),
-  // as "L1: 34 B, ..." ("" without limits or before any check).
+  // The limits it does not keep, said as "level 'L1' holds 3.2 MiB per instance, over
+  // --max-footprint L1=2.0 MiB" ("" when it keeps them all).
+  std::string over_limits(const model::Report& r) const;
+  // For a search that found nothing valid: per limited level whose limit every candidate
+  // checked exceeded, the least any of them was known to need there — a lower bound, from its
+  // footprint floor where that rejected it, else its analysed peak — as "L1: 34 B, ..." ("":
+  // none such).
   std::string least_needed() const;
 
  private:

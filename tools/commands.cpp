@@ -21,10 +21,6 @@ std::vector<Override> changes(const std::vector<std::string>& typed, const std::
   for (const auto& t : typed) {
     Override c = parse_override(t, option);
     if (!under.empty()) c.path = under + "." + c.path, c.may_add = false;  // --dim names a dim there is
-    // A key changed twice would keep the last value without a word.
-    for (size_t k = 0; k < out.size(); ++k)
-      if (out[k].path == c.path)
-        throw InputError(SourceLoc{option, 0, 0, ""}, "'" + t + "' changes what '" + typed[k] + "' changed already; give one");
     out.push_back(std::move(c));
   }
   return out;
@@ -42,7 +38,7 @@ auto load_changed(const Load& load, const std::vector<std::string>& typed, const
     for (const auto& t : typed) with += " " + option + " " + shell_word(t);
     std::vector<Problem> problems = e.problems();
     for (Problem& p : problems)
-      if (p.where.file.find("(" + option + ")") == std::string::npos) p.message += " (with" + with + ")";  // else located at the change
+      if (p.where.file != option && p.where.file.find("(" + option + ")") == std::string::npos) p.message += " (with" + with + ")";  // else at the change
     throw InputError(problems);
   }
 }

@@ -75,7 +75,11 @@ void print_table(const mapper::Outcome& out, std::FILE* text) {
 std::string search_words(const ExploreOptions& o) {
   std::string s = " --seed " + std::to_string(o.seed);
   if (o.evals_given || o.seconds <= 0) s += " --evals " + std::to_string(o.evals);
-  if (o.seconds > 0) s += " --time " + model::human(o.seconds);
+  if (o.seconds > 0) {  // as typed: human()'s rounding read 0.4 as 0 (no limit) and 1234.5 as 1.23K
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.15g", o.seconds);
+    s += std::string(" --time ") + seconds;
+  }
   if (o.objective != "cycles") s += " --objective " + o.objective;
   auto list = [&](const char* flag, const std::vector<std::string>& v) {
     std::string joined;
@@ -192,7 +196,9 @@ constexpr const char* kFoundBy = "# found by: dfx explore ";  // how --out's fil
 // earlier run's K-th for a place this run left empty (it would read as this run's; only files
 // with explore's header are removed). False if a write failed (said on stderr).
 bool write_flows(const ExploreOptions& o, const mapper::Outcome& out, std::FILE* text) {
-  const std::string found_by = kFoundBy + shell_word(o.in.arch) + " " + shell_word(o.in.workload) + change_words(o.in) + search_words(o) + "\n" +
+  // A path that starts with '-' would read as an option: ./ before it.
+  auto positional = [](const std::string& path) { return shell_word(path.rfind('-', 0) == 0 ? "./" + path : path); };
+  const std::string found_by = kFoundBy + positional(o.in.arch) + " " + positional(o.in.workload) + change_words(o.in) + search_words(o) + "\n" +
                                (out.interrupted ? "# (stopped by Ctrl-C after " + std::to_string(out.evaluations) + " evaluations)\n" : "");
   bool ok = write_file("--out", o.out, found_by + out.best.front().flow_yaml);
   for (size_t i = 1; i < out.best.size(); ++i)

@@ -217,7 +217,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   os << "<!doctype html><html><head><meta charset='utf-8'><title>dfx explore: " << esc(w.name) << " on " << esc(a.name)
      << "</title><style>"
         "body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td{white-space:nowrap}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td,th{white-space:nowrap}"
         "th{background:#f3f3f3}td:first-child{text-align:left}.best td{font-weight:bold;background:#fff7e6}"
         ".tile{border:1px solid #888;border-radius:6px;margin:4px;padding:4px;background:rgba(78,121,167,.05)}"
         ".head{font-size:12px;margin-bottom:3px}.lvl{font-weight:bold;color:#4e79a7}"

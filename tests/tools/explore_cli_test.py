@@ -28,7 +28,7 @@ def run(cmd, **kw):
 
 
 def main():
-    dfx, root = sys.argv[1], sys.argv[2]
+    dfx, root = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     edge, g1 = f"{root}/configs/arch/edge.yaml", f"{root}/configs/workloads/attention_g1.yaml"
     chain = f"{root}/configs/workloads/gemm_chain_g1.yaml"
     with tempfile.TemporaryDirectory() as tmp:
@@ -118,6 +118,20 @@ def main():
         assert argv == ["dfx", "explore", edge, odd, "--seed", "1", "--evals", "200", "--fix", "gemm1:order=m,b,l"], argv
         again = run([dfx] + argv[1:-2] + ["--quiet", "--json", "-"] + argv[-2:])
         assert again.returncode == 0 and json.loads(again.stdout)["evaluations"] == 200, again.stderr
+
+        # A workload path that starts with '-' (after --) gets ./ in the header, and --time is
+        # written as typed (rounded, 0.4 read 0: no limit).
+        os.mkdir(f"{tmp}/-dash")
+        with open(chain) as src, open(f"{tmp}/-dash/w.yaml", "w") as dst:
+            dst.write(src.read())
+        r = run([dfx, "explore", "--evals", "300", "--time", "0.4", "--quiet", "--out", "dash.yaml", "--", edge, "-dash/w.yaml"], cwd=tmp)
+        assert r.returncode == 0, r.stderr
+        with open(f"{tmp}/dash.yaml") as f:
+            header = f.readline()
+        assert f" ./-dash/w.yaml --seed 1 --evals 300 --time 0.4" in header, header
+        words = header[len("# found by: dfx "):].strip()
+        again = subprocess.run(["bash", "-c", f"'{dfx}' {words} --quiet"], capture_output=True, text=True, cwd=tmp, timeout=120)
+        assert again.returncode == 0, again.stderr
 
         # --emit narrows the search to what the lowering expresses: the header says so.
         r = run([dfx, "explore", f"{root}/configs/arch/tpu_like.yaml", chain, "--evals", "300", "--quiet",
