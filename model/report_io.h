@@ -1,5 +1,6 @@
 #pragma once
 // Reports as JSON (schema in docs/report-json.md) and as a readable table.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
 std::string to_table(const Report& r);
 // 1234567 → "1.23M": numbers as a reader scans them in tables.
 std::string human(double v, int decimals = 2);  // decimals after an SI suffix (K, M, G...); two fewer without one
+// A column's figures: human()'s, or with as many more decimals as tell apart the different
+// values of `ranked` (rows whose order matters: three --pareto points all read 30.38K).
+std::function<std::string(double)> telling_apart(const std::vector<double>& ranked);
 // 4194304 → "4.0 MiB"; negative means unlimited.
 std::string human_bytes(double b);
 

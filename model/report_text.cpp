@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "model/report_io.h"
@@ -13,6 +14,19 @@ std::string human(double v, int decimals) {
   while ((v >= 1000 || v <= -1000) && i < 5) v /= 1000, ++i;
   std::snprintf(buf, sizeof buf, "%.*f%s", i ? decimals : std::max(0, decimals - 2), v, suffix[i]);
   return buf;
+}
+
+std::function<std::string(double)> telling_apart(const std::vector<double>& ranked) {
+  for (int decimals = 2; decimals <= 8; ++decimals) {
+    std::map<std::string, double> seen;
+    bool clash = false;
+    for (double v : ranked) {
+      const auto [at, fresh] = seen.emplace(human(v, decimals), v);
+      clash = clash || (!fresh && at->second != v);
+    }
+    if (!clash) return [decimals](double v) { return human(v, decimals); };
+  }
+  return [](double v) { return human(v); };
 }
 
 std::string human_bytes(double b) {

@@ -3,8 +3,6 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
-#include <functional>
-#include <map>
 #include <iostream>
 #include <unistd.h>
 
@@ -24,22 +22,6 @@ void on_interrupt(int) { g_stop = true; }
 
 using model::human;
 
-// A column's figures: human()'s, or with as many more decimals as tell apart the different
-// values of the ranked rows (three --pareto points all read 30.38K and looked dominated).
-std::function<std::string(double)> figures(const std::vector<double>& ranked) {
-  for (int decimals = 2; decimals <= 8; ++decimals) {
-    std::function<std::string(double)> text = [decimals](double v) { return model::human(v, decimals); };
-    std::map<std::string, double> seen;
-    bool clash = false;
-    for (double v : ranked) {
-      const auto [at, fresh] = seen.emplace(text(v), v);
-      clash = clash || (!fresh && at->second != v);
-    }
-    if (!clash) return text;
-  }
-  return [](double v) { return human(v); };
-}
-
 void print_table(const mapper::Outcome& out, std::FILE* text) {
   double layerwise = 0;
   for (const auto& b : out.baselines)
@@ -47,7 +29,7 @@ void print_table(const mapper::Outcome& out, std::FILE* text) {
   std::vector<double> ranked_cycles, ranked_energy;  // the best and the front, in order
   for (const auto* list : {&out.best, &out.pareto})
     for (const auto& c : *list) ranked_cycles.push_back(c.report.cycles), ranked_energy.push_back(c.report.energy_pj);
-  const auto cycles_text = figures(ranked_cycles), energy_text = figures(ranked_energy);
+  const auto cycles_text = model::telling_apart(ranked_cycles), energy_text = model::telling_apart(ranked_energy);
   std::fprintf(text, "%-22s %10s %9s %10s %10s %7s %10s\n", "dataflow", "cycles", "speed-up", "DRAM B", "energy pJ", "util",
               "buffer peak");
   auto row = [&](const mapper::Candidate& c) {

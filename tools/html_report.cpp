@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "model/dataflow.h"
@@ -189,16 +190,22 @@ std::string convergence_svg(const mapper::Outcome& out) {
 
 // Rows of cycles, speed-up over Layerwise, DRAM bytes, energy (and EDP), utilisation, the largest
 // on-chip peak and the bottleneck; `best` in bold.
-std::string candidate_table(const std::vector<const mapper::Candidate*>& rows, const mapper::Candidate* best, double layerwise, bool edp) {
+// Cycles and energy as the terminal table prints them (model::telling_apart).
+struct Figures {
+  std::function<std::string(double)> cycles, energy;
+};
+
+std::string candidate_table(const std::vector<const mapper::Candidate*>& rows, const mapper::Candidate* best, double layerwise, bool edp,
+                            const Figures& figures) {
   std::ostringstream os;
   os << "<table><tr><th>dataflow</th><th>cycles</th><th>speed-up</th><th>DRAM bytes</th><th>energy pJ</th>"
      << (edp ? "<th>EDP pJ·cycles</th>" : "") << "<th>utilisation</th><th>buffer peak B</th><th>bottleneck</th></tr>";
   for (const auto* c : rows) {
     int64_t peak = 0;
     for (size_t l = 1; l < c->report.levels.size(); ++l) peak = std::max(peak, c->report.levels[l].peak_bytes);
-    os << "<tr" << (c == best ? " class='best'" : "") << "><td>" << esc(c->name) << "</td><td>" << num(c->report.cycles)
+    os << "<tr" << (c == best ? " class='best'" : "") << "><td>" << esc(c->name) << "</td><td>" << figures.cycles(c->report.cycles)
        << "</td><td>" << (layerwise > 0 ? fmt("%.2fx", layerwise / c->report.cycles) : "-") << "</td><td>"
-       << num(static_cast<double>(c->report.dram_bytes)) << "</td><td>" << num(c->report.energy_pj) << "</td>"
+       << num(static_cast<double>(c->report.dram_bytes)) << "</td><td>" << figures.energy(c->report.energy_pj) << "</td>"
        << (edp ? "<td>" + num(c->report.cycles * c->report.energy_pj) + "</td>" : "") << "<td>"
        << fmt("%.1f%%", 100 * c->report.utilization) << "</td><td>" << num(static_cast<double>(peak)) << "</td><td>"
        << esc(c->report.bottleneck) << " (" << busy_share(c->report) << ")</td></tr>";
@@ -217,7 +224,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   os << "<!doctype html><html><head><meta charset='utf-8'><title>dfx explore: " << esc(w.name) << " on " << esc(a.name)
      << "</title><style>"
         "body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
-        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td,th{white-space:nowrap}"
+        "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right;white-space:nowrap}"
         "th{background:#f3f3f3}td:first-child{text-align:left}.best td{font-weight:bold;background:#fff7e6}"
         ".tile{border:1px solid #888;border-radius:6px;margin:4px;padding:4px;background:rgba(78,121,167,.05)}"
         ".head{font-size:12px;margin-bottom:3px}.lvl{font-weight:bold;color:#4e79a7}"
@@ -243,10 +250,14 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   double layerwise = 0;
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") layerwise = b.report.cycles;
+  std::vector<double> ranked_cycles, ranked_energy;  // the best and the front, in order
+  for (const auto* list : {&out.best, &out.pareto})
+    for (const auto& c : *list) ranked_cycles.push_back(c.report.cycles), ranked_energy.push_back(c.report.energy_pj);
+  const Figures figures{model::telling_apart(ranked_cycles), model::telling_apart(ranked_energy)};
   std::vector<const mapper::Candidate*> all;
   for (const auto& b : out.baselines) all.push_back(&b);
   for (const auto& b : out.best) all.push_back(&b);
-  os << (out.baselines.empty() ? "<h2>Best</h2>" : "<h2>Baselines and best</h2>") << candidate_table(all, &best, layerwise, out.objective == mapper::Objective::Edp);
+  os << (out.baselines.empty() ? "<h2>Best</h2>" : "<h2>Baselines and best</h2>") << candidate_table(all, &best, layerwise, out.objective == mapper::Objective::Edp, figures);
   if (!out.baselines_not_found.empty()) {
     os << "<p class='note'>No valid tiling found in its share of the evaluations:";
     for (const auto& name : out.baselines_not_found) os << ' ' << esc(name);
@@ -258,7 +269,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
     for (const auto& p : out.pareto) front.push_back(&p);
     os << "<h2>Cycles / energy Pareto front</h2><p class='note'>Nothing analysed is both faster and cheaper than any of "
           "these; by cycles.</p>"
-       << candidate_table(front, nullptr, layerwise, false);
+       << candidate_table(front, nullptr, layerwise, false, figures);
   }
   os << "<h2>The best tree</h2><p class='note'>Tiles outermost first: level, loops (grey temporal, green spatial), "
         "primitive between children, intermediates kept at a level of their own (lilac). Pipe and Para children are drawn side by side. Under each op: the PEs or lanes "

@@ -10,12 +10,13 @@
 - `--time` alone bounds the search by time, not by the default 10,000 evaluations;
 - outputs that are inputs or one another (a hard link, stdout twice, a tensor file) are refused;
 - the `# found by:` header is a command a shell runs again, whatever the paths hold, and keeps --emit;
-- the table tells apart ranked rows whose values differ.
+- the table and the HTML tell apart ranked rows whose values differ.
 
   explore_cli_test.py DFX PROJECT_DIR
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -144,15 +145,19 @@ def main():
         # Ranked rows whose values differ read differently: the front's points a fraction of a
         # cycle apart (bert_layer_tail / cloud) get the decimals that tell them apart.
         bert, cloud = f"{root}/configs/workloads/bert_layer_tail.yaml", f"{root}/configs/arch/cloud.yaml"
-        r = run([dfx, "explore", cloud, bert, "--pareto", "--quiet", "--json", f"{tmp}/front.json"])
+        r = run([dfx, "explore", cloud, bert, "--pareto", "--quiet", "--json", f"{tmp}/front.json", "--html", f"{tmp}/front.html"])
         assert r.returncode == 0, r.stderr
         with open(f"{tmp}/front.json") as f:
             front = json.load(f)["pareto"]
-        shown = {line.split()[0]: line.split()[1] for line in r.stdout.splitlines() if line.startswith("pareto")}
-        for a in front:
-            for b in front:
-                if a["cycles"] != b["cycles"]:
-                    assert shown[a["name"]] != shown[b["name"]], (a["name"], b["name"], shown)
+        with open(f"{tmp}/front.html") as f:
+            html = f.read()
+        in_table = {line.split()[0]: line.split()[1] for line in r.stdout.splitlines() if line.startswith("pareto")}
+        in_html = dict(re.findall(r"<td>(pareto[0-9]+)</td><td>([^<]*)</td>", html))
+        for shown in (in_table, in_html):
+            for a in front:
+                for b in front:
+                    if a["cycles"] != b["cycles"]:
+                        assert shown[a["name"]] != shown[b["name"]], (a["name"], b["name"], shown)
 
         # --time alone: the time bounds it (10,000 evaluations take ~0.3 s here).
         r = run([dfx, "explore", edge, chain, "--time", "1.5", "--quiet", "--json", "-"])
