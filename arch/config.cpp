@@ -324,11 +324,11 @@ std::optional<std::string> MapReader::str(const std::string& key, bool required)
   // Names are printed in tables and written in files' comment lines, where a control character
   // (a newline, an escape sequence) would break the line or the terminal.
   const std::string text = n->scalar();
-  for (unsigned char c : text)
-    if (key == "name" && (c < 0x20 || c == 0x7f)) {
-      diag_.add(n->loc(), "a name may not hold control characters such as a newline or a tab");
-      return std::nullopt;
-    }
+  const bool control = std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+  if (key == "name" && control) {
+    diag_.add(n->loc(), "a name may not hold control characters such as a newline or a tab");
+    return std::nullopt;
+  }
   return text;
 }
 

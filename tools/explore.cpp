@@ -26,10 +26,7 @@ void print_table(const mapper::Outcome& out, std::FILE* text) {
   double layerwise = 0;
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") layerwise = b.report.cycles;
-  std::vector<double> ranked_cycles, ranked_energy;  // the best and the front, in order
-  for (const auto* list : {&out.best, &out.pareto})
-    for (const auto& c : *list) ranked_cycles.push_back(c.report.cycles), ranked_energy.push_back(c.report.energy_pj);
-  const auto cycles_text = model::telling_apart(ranked_cycles), energy_text = model::telling_apart(ranked_energy);
+  const Figures figures = ranked_figures(out);
   std::fprintf(text, "%-22s %10s %9s %10s %10s %7s %10s\n", "dataflow", "cycles", "speed-up", "DRAM B", "energy pJ", "util",
               "buffer peak");
   auto row = [&](const mapper::Candidate& c) {
@@ -38,9 +35,9 @@ void print_table(const mapper::Outcome& out, std::FILE* text) {
     // Without a Layerwise row (--groups or --prims left it out) there is no speed-up to show.
     char speedup[16] = "        -";
     if (layerwise > 0) std::snprintf(speedup, sizeof speedup, "%8.2fx", layerwise / c.report.cycles);
-    std::fprintf(text, "%-22s %10s %9s %10s %10s %6.1f%% %10s\n", c.name.c_str(), cycles_text(c.report.cycles).c_str(),
+    std::fprintf(text, "%-22s %10s %9s %10s %10s %6.1f%% %10s\n", c.name.c_str(), figures.cycles(c.report.cycles).c_str(),
                 speedup, human(static_cast<double>(c.report.dram_bytes)).c_str(),
-                energy_text(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
+                figures.energy(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
   };
   for (const auto& b : out.baselines) row(b);
   for (const auto& name : out.baselines_not_found)

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <sstream>
 
 #include "model/dataflow.h"
@@ -190,11 +189,6 @@ std::string convergence_svg(const mapper::Outcome& out) {
 
 // Rows of cycles, speed-up over Layerwise, DRAM bytes, energy (and EDP), utilisation, the largest
 // on-chip peak and the bottleneck; `best` in bold.
-// Cycles and energy as the terminal table prints them (model::telling_apart).
-struct Figures {
-  std::function<std::string(double)> cycles, energy;
-};
-
 std::string candidate_table(const std::vector<const mapper::Candidate*>& rows, const mapper::Candidate* best, double layerwise, bool edp,
                             const Figures& figures) {
   std::ostringstream os;
@@ -215,6 +209,13 @@ std::string candidate_table(const std::vector<const mapper::Candidate*>& rows, c
 }
 
 }  // namespace
+
+Figures ranked_figures(const mapper::Outcome& out) {
+  std::vector<double> cycles, energy;
+  for (const auto* list : {&out.best, &out.pareto})
+    for (const auto& c : *list) cycles.push_back(c.report.cycles), energy.push_back(c.report.energy_pj);
+  return Figures{model::telling_apart(cycles), model::telling_apart(energy)};
+}
 
 double roof(const arch::Arch& a, double ops_per_dram_byte) { return std::min(peak_ops(a), ops_per_dram_byte * dram_bytes_per_cycle(a)); }
 
@@ -250,10 +251,7 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   double layerwise = 0;
   for (const auto& b : out.baselines)
     if (b.name == "Layerwise") layerwise = b.report.cycles;
-  std::vector<double> ranked_cycles, ranked_energy;  // the best and the front, in order
-  for (const auto* list : {&out.best, &out.pareto})
-    for (const auto& c : *list) ranked_cycles.push_back(c.report.cycles), ranked_energy.push_back(c.report.energy_pj);
-  const Figures figures{model::telling_apart(ranked_cycles), model::telling_apart(ranked_energy)};
+  const Figures figures = ranked_figures(out);
   std::vector<const mapper::Candidate*> all;
   for (const auto& b : out.baselines) all.push_back(&b);
   for (const auto& b : out.best) all.push_back(&b);

@@ -139,8 +139,7 @@ TEST(ExploreReport, EveryPointIsUnderTheRoof) {
 // ties on cycles.
 TEST(ExploreTop, DistinctTreesTiesInOrderOfEnergy) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
-  model::Workload w = model::load_workload_from_string(
-      "name: tiny\ndims: {m: 4, k: 4, n: 4}\nops:\n  - {name: g, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n", "tiny.yaml");
+  model::Workload w = test::one_gemm("tiny", "m: 4, k: 4, n: 4");
   SearchOptions o;
   o.evaluations = 200;
   o.top = 100;
@@ -189,8 +188,7 @@ TEST(ExploreTop, TheKBestOfEverythingAnalysed) {
 TEST(ExploreTop, FlowYamlOfAnOddlyNamedWorkloadLoadsBack) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
   for (const char* name : {"\"my wl: v2 # test\"", "\"yes\"", "'a \"quoted\" one'"}) {
-    model::Workload w = model::load_workload_from_string(
-        std::string("name: ") + name + "\ndims: {m: 4, k: 4, n: 4}\nops:\n  - {name: g, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n", "odd.yaml");
+    model::Workload w = test::one_gemm(name, "m: 4, k: 4, n: 4");
     SearchOptions o;
     o.evaluations = 100;
     const Outcome out = explore(a, w, o);
@@ -708,8 +706,7 @@ TEST(Space, NonDivisorFactorsGiveValidTrees) {
 // op (before 2026-11-27) its best was 25.4 K cycles at 0.7% utilisation; its DRAM bound is 0.89 K.
 TEST(ExplorePadding, PadsSeveralDimsOfOneOp) {
   arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
-  model::Workload w = model::load_workload_from_string(
-      "name: primes\ndims: {m: 97, k: 61, n: 131}\nops:\n  - {name: g, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n", "w");
+  model::Workload w = test::one_gemm("primes", "m: 97, k: 61, n: 131");
   SearchOptions o;
   o.evaluations = 3000;
   o.seed = 1;

@@ -14,6 +14,13 @@ namespace dfx::test {
 
 inline std::string config(const std::string& rel) { return std::string(DFX_CONFIG_DIR) + "/" + rel; }
 
+// One GEMM, C[m,n] += A[m,k] * B[k,n], with `dims` ("m: 4, k: 4, n: 4"); `name` as written in
+// YAML (quoted or not).
+inline model::Workload one_gemm(const std::string& name, const std::string& dims) {
+  return model::load_workload_from_string(
+      "name: " + name + "\ndims: {" + dims + "}\nops:\n  - {name: g, expr: \"C[m,n] += A[m,k] * B[k,n]\"}\n", "gemm.yaml");
+}
+
 // Runs fn, requires an InputError, and returns its full text (every problem, with locations).
 inline std::string input_error(const std::function<void()>& fn) {
   try {
