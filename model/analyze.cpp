@@ -128,6 +128,7 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
   // block keeps a 16 x 16 cube busy as long as a 16-row one), and their operand accesses are in
   // those times, not in the levels' (unit_accesses).
   const bool instructions = a.instruction_timed();
+  double transfers_busy = 0;  // the busiest level's transfers between levels (units' accesses left out)
   const UnitAccesses by_units = unit_accesses(a, w, f, p, walk);
   bottleneck_time = instructions ? std::max(compute_time, instruction_busy(w, walk)) : compute_time;
   r.bottleneck = "compute";
@@ -171,6 +172,11 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
       r.dram_bytes = static_cast<int64_t>(static_cast<double>(L.traffic.read + L.traffic.update + L.traffic.fill) * wb);
     }
     if (L.busy_cycles > bottleneck_time) bottleneck_time = L.busy_cycles, r.bottleneck = lv.name + " bandwidth";
+    if (!instructions) {
+      const double moved_reads = static_cast<double>(L.traffic.read - L.unit_reads) * wb / (lv.read_bw * n);
+      const double moved_writes = static_cast<double>(L.traffic.fill + L.traffic.update - L.unit_updates) * wb / (lv.write_bw * n);
+      transfers_busy = std::max({transfers_busy, moved_reads, moved_writes});
+    }
     r.energy_pj += L.energy_pj;
     if (!lv.unlimited() && static_cast<double>(L.peak_bytes) > lv.capacity_bytes)
       r.problems.push_back({lv.loc, "level '" + lv.name + "' needs " + human_bytes(static_cast<double>(L.peak_bytes)) +
@@ -178,6 +184,12 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     r.levels.push_back(std::move(L));
   }
   r.bottleneck_cycles = bottleneck_time;
+  // TileFlow's latency rule times each part's transfers at its source's full bandwidth, so parts
+  // that run side by side and share a source (Para and Pipe children, the runs of a spatial loop
+  // whose instances are not all alike) can come out faster than the source could serve them all:
+  // no tree runs faster than the level that moves the most between levels (docs/semantics.md).
+  r.latency_cycles = walk.cycles;
+  r.cycles = std::max(r.cycles, transfers_busy);
   // The roofline ignores reuse below DRAM: compulsory traffic (model/compulsory.h). Archs
   // scheduled by the tree move reads and writes side by side (each at its own bandwidth, as the
   // walk times them); programs of units that take whole instructions share one DRAM port.

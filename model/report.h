@@ -64,6 +64,10 @@ struct Report {
   std::string reason;            // first problem, one line
   std::vector<Problem> problems; // every problem found, with locations
   double cycles = 0;
+  // On archs scheduled by the tree: the tree's latency (TileFlow's rule, plus the pipeline's
+  // fill and drain); `cycles` is that or, if longer, the busiest level's transfers between
+  // levels. Elsewhere equal to `cycles`.
+  double latency_cycles = 0;
   double energy_pj = 0;
   int64_t macs = 0;              // matrix-unit multiply-accumulates
   int64_t vector_ops = 0;        // vector-unit operations

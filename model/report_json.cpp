@@ -26,6 +26,7 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
   j["problems"] = nlohmann::json::array();
   for (const auto& p : r.problems) j["problems"].push_back(p.str());
   j["cycles"] = r.cycles;
+  j["latency_cycles"] = r.latency_cycles;
   j["energy_pj"] = r.energy_pj;
   j["macs"] = r.macs;
   j["vector_ops"] = r.vector_ops;

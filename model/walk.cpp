@@ -75,9 +75,9 @@ Time Walker<Held>::visit_node(int node, const OpBoxes& boxes, int64_t weight) {
       deferred += m.load;
       if (!computed) first_loads_ -= m.load;
     }
-    load += m.load, store += m.store, port += m.port;
-    if (m.store > 0) store_port += m.port;
-    if (m.store > 0 && m.colliding_wait > 0) colliding_store_port += m.port;
+    load += m.load, store += m.store, port += m.load_port + m.store_port;
+    store_port += m.store_port;
+    if (m.store > 0 && m.colliding_wait > 0) colliding_store_port += m.store_port;
     if (m.colliding_wait > 0) colliding_waits[m.store > 0] += m.colliding_wait, ++colliding[m.store > 0];
     if (a_.addressable(p_.tensors[t].level[static_cast<size_t>(node)])) {
       moved_in += m.load, moved_out += m.store;
@@ -260,6 +260,8 @@ Time Walker<Held>::loops(int node, size_t li, const OpBoxes& boxes, int64_t weig
     latency.next_iteration(one);
     if (gave_up_) return latency;
   }
+  const uint64_t past_first = past_first_;  // the later steps revisit what its dim does not index
+  if (loop.dim < 64) past_first_ |= uint64_t{1} << loop.dim;
   if (full >= 2) {
     const int64_t middle = full - 1;
     BoxPool::Lease b1 = at(1);
@@ -291,6 +293,7 @@ Time Walker<Held>::loops(int node, size_t li, const OpBoxes& boxes, int64_t weig
     latency.next_iteration(step(node, li + 1, *bl, weight, true));
     --partial_;
   }
+  past_first_ = past_first;
   latency.pipeline_iterations(one, trips);
   return latency;
 }

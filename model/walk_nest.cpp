@@ -326,7 +326,7 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
       spatial_split_ok(node, li, plan.padded_extent, cut(plan.padded_extent, f_.nodes[static_cast<size_t>(node)].loops[li].factor));
     }
     out = Time();
-    out.latency = nest_time(plan, first_run, count, first_time.latency, 0, -1);
+    out.latency = nest_time(plan, first_run, count, first_time.latency, 0, -1, past_first_);
     ++r_.nests_counted;
     return true;
   }
@@ -364,24 +364,30 @@ size_t Walker<Held>::count_later_steps(int node, int reg, int leaf, const NestPl
 // The nest's time from loop i, in the walk's order: a loop's first step, then its next one
 // standing for the rest, then a partial last one (Walker::loops), down to the first run's
 // activation after loop `advanced` moved (-1: the first step's, walked); later runs' time is
-// the first's.
+// the first's. `past_first`: the dims of the loops around that are past their first step (a
+// written operand takes back its partial sums where one is a dim it is not indexed by: activate).
 template <class Held>
-double Walker<Held>::nest_time(const NestPlan& plan, const NestOperand* operands, size_t count, double first, size_t i, int advanced) {
+double Walker<Held>::nest_time(const NestPlan& plan, const NestOperand* operands, size_t count, double first, size_t i, int advanced,
+                               uint64_t past_first) {
   if (i == plan.temporal) {
     if (advanced < 0) return first;
     double load = 0, store = 0;
-    for (size_t k = 0; k < count; ++k)
-      (operands[k].write ? store : load) += plan.moves(operands[k].dims, static_cast<size_t>(advanced)) ? operands[k].time : 0;
+    for (size_t k = 0; k < count; ++k) {
+      const NestOperand& h = operands[k];
+      if (!plan.moves(h.dims, static_cast<size_t>(advanced))) continue;
+      (h.write ? store : load) += h.time;
+      if (h.write && (past_first & ~h.dims) != 0) load += h.back_time;
+    }
     if (store > 0) last_store_ = store, ++stores_;
     return std::max({load, static_cast<double>(plan.points * w_.ops[plan.op].ops_per_point), store});
   }
-  double latency = nest_time(plan, operands, count, first, i + 1, advanced);
+  double latency = nest_time(plan, operands, count, first, i + 1, advanced, past_first);
   const bool padded = static_cast<int>(i) == plan.padded;
   const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
   if (full < 2 && !padded) return latency;
   // The middle steps and the partial last one both follow loop i's advance: the same time (the
   // partial step's slices are the full ones', runs taking part or not).
-  const double next = nest_time(plan, operands, count, first, i + 1, static_cast<int>(i));
+  const double next = nest_time(plan, operands, count, first, i + 1, static_cast<int>(i), past_first | uint64_t{1} << plan.steps[i].dim);
   if (full >= 2) {
     const int64_t middle = full - 1;
     latency += middle == 1 ? next : next * static_cast<double>(middle);
@@ -397,9 +403,9 @@ NestOperand Walker<Held>::nest_operand(int reg, int t, const NestPlan& plan, int
   h.id = stream_for(reg, t);
   const Stream<Held>& s = streams_[static_cast<size_t>(h.id)];
   h.write = s.write;
-  for (const BufferAccesses::Access& a : accesses_.of(reg, t))
-    for (const auto& ix : a.access->index)
-      for (const auto& term : ix.terms) h.dims |= uint64_t{1} << term.dim;
+  h.dims = indexed_by(reg, t);
+  if (h.write)
+    for (auto* rec : recorders_) rec->unindexing_written |= ~h.dims;  // as activate() notes it
   // A moved slice is apart from the one before (a loop's chunks do not overlap): all of it is
   // new, and the instances' union is the slice spread (model::merged_fresh).
   h.fresh = s.resident.size();
@@ -412,6 +418,7 @@ NestOperand Walker<Held>::nest_operand(int reg, int t, const NestPlan& plan, int
   h.multicast = multicast;
   h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh(s.resident, Held(), h.fresh, s.spreads) : h.fresh * merged;
   h.time = transfer_time(a_, s.source, s.level, s.write, row_of(s.resident), h.fresh, h.shared).cycles;
+  if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row_of(s.resident), h.fresh, h.shared).cycles;
   h.source_weight = weight * plan.instances / merged;
   return h;
 }

@@ -135,6 +135,7 @@ void Walker<Held>::start_recording(StepRecording<Held>& rec, const OpBoxes& boxe
   rec.boxes = boxes;
   rec.weight = weight, rec.instance_weight = instance_weight_, rec.repeat = repeat_;
   rec.inst_ctx = inst_ctx_, rec.part_ctx = part_ctx_, rec.partial = partial_;
+  rec.past_first = past_first_, rec.unindexing_written = 0;
   rec.spatial_depth = spatial_stack_.size();
   rec.changed = 0, rec.covers.clear(), rec.occupancy.clear(), rec.own_times.clear();
   rec.before.take(r_);
@@ -196,6 +197,7 @@ void Walker<Held>::note_occupancy(uint64_t key, int level, int tensor, int64_t b
 template <class Held>
 bool Walker<Held>::replay(const StepRecording<Held>& rec, const OpBoxes& boxes, int64_t weight, Time& out) {
   if (rec.inst_ctx != inst_ctx_ || rec.part_ctx != part_ctx_ || rec.partial != partial_ ||
+      ((rec.past_first ^ past_first_) & rec.unindexing_written) != 0 ||
       rec.instance_weight != instance_weight_ || rec.spatial_depth != spatial_stack_.size() || weight % rec.weight != 0)
     return false;
   OpBoxes& delta = replay_delta_;
@@ -228,6 +230,7 @@ bool Walker<Held>::replay(const StepRecording<Held>& rec, const OpBoxes& boxes, 
     r_.op_cycles[static_cast<size_t>(op)] += t * repeat;
     for (auto* outer : recorders_) outer->own_times.emplace_back(op, t, repeat / outer->repeat);
   }
+  for (auto* outer : recorders_) outer->unindexing_written |= rec.unindexing_written;
   for (size_t i = 0; i < rec.changed; ++i) {
     const typename StepRecording<Held>::Change& c = rec.changes[i];
     note_change(c.id);

@@ -77,6 +77,10 @@ struct StepRecording {
   int64_t weight = 0, instance_weight = 0;
   double repeat = 0;
   int inst_ctx = 0, part_ctx = 0, partial = 0;
+  // Walker::past_first_ at the start, and the dims that do not index a buffer the step wrote
+  // (activate): a replay needs the same bits of the one in the other, for each such buffer takes
+  // its partial sums back, or not, as the recorded step's did.
+  uint64_t past_first = 0, unindexing_written = 0;
   size_t spatial_depth = 0;
   Time time;
   Tally before;  // at the start (scratch while recording)

@@ -144,6 +144,12 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
                          : multicast              ? merged_fresh(now, s.resident, fresh, s.spreads)
                                                   : fresh * merged;
   const int64_t source_weight = weight / merged;
+  // A written buffer whose slice a loop around has revisited (one over a dim that does not index
+  // it, past its first step) takes back the partial sums of what enters: loaded as a read
+  // buffer's fills are. They are counted once the walk ends (finish_write_streams).
+  const uint64_t unindexing = s.write ? ~indexed_by(node, tensor) : 0;
+  const int64_t refill = (past_first_ & unindexing) != 0 ? fresh : 0;
+  for (auto* rec : recorders_) rec->unindexing_written |= unindexing;
   add_occupancy(s.level, tensor, s.inst_ctx, now.size() - s.resident.size());
   s.mc_count = multicast ? merged : 1;
   if (s.write) {
@@ -161,14 +167,32 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
   const int64_t row = row_of(s.resident);
   // Timed at the two ends (a staged transfer's hops are not timed: docs/semantics.md).
   const TransferTime moved = transfer_time(a_, s.source, s.level, s.write, row, fresh, shared);
-  const double t = moved.cycles, port = moved.port;
-  if (!s.write && !computed_) first_loads_ += t;
-  if (!s.write && fresh > 0 && a_.addressable(s.level)) after_last_load_ = 0, ++load_resets_;
   Moved m;
-  (s.write ? m.store : m.load) = t;
-  m.port = port;
+  (s.write ? m.store : m.load) = moved.cycles;
+  (s.write ? m.store_port : m.load_port) = moved.port;
   m.colliding_wait = moved.colliding_wait;
+  if (refill > 0) {
+    // The instances' sources send back what they received, merged as the stores are.
+    const int64_t sent_back = shared == fresh ? refill : std::llround(static_cast<double>(refill) * static_cast<double>(shared) / static_cast<double>(fresh));
+    const TransferTime back = transfer_time(a_, s.source, s.level, false, row, refill, sent_back);
+    m.load = back.cycles, m.load_port = back.port;
+  }
+  if (!computed_) first_loads_ += m.load;
+  if ((!s.write && fresh > 0) || refill > 0)
+    if (a_.addressable(s.level)) after_last_load_ = 0, ++load_resets_;
   return m;
+}
+
+template <class Held>
+uint64_t Walker<Held>::indexed_by(int node, int tensor) {
+  uint64_t& dims = indexed_by_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)];
+  if (dims == kNotKnown) {
+    dims = 0;
+    for (const BufferAccesses::Access& a : accesses_.of(node, tensor))
+      for (const auto& ix : a.access->index)
+        for (const auto& term : ix.terms) dims |= term.dim < 64 ? uint64_t{1} << term.dim : 0;
+  }
+  return dims;
 }
 
 template <class Held>

@@ -66,6 +66,7 @@ struct NestOperand {
   bool write = false;
   uint64_t dims = 0;        // the dims that index the tensor
   double time = 0;          // the transfer in such a step
+  double back_time = 0;     // written: the time to take the slice's partial sums back
   int64_t fresh = 0, shared = 0;  // elements new to the buffer, and what its source sends
   int64_t source_weight = 0;
   bool multicast = false;
@@ -98,6 +99,7 @@ class Walker {
     if (phases && root_phases_separable()) phase_cache_ = phases;
     mc_prefix_ = source_prefixes(f_, shape.source_anchors);
     nest_shape_.assign(f_.nodes.size(), -1);
+    indexed_by_.assign(f_.nodes.size() * w_.tensors.size(), kNotKnown);
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
     if (replay_) {
       replay_places_ = replay_places(f_, replay == StepReplay::All);
@@ -252,6 +254,13 @@ class Walker {
   // Loads of a loop-less tile that only a later child reads (visit() hands them to children()).
   std::vector<std::pair<size_t, double>> deferred_loads_;  // (the child, engine time)
   int deferred_node_ = -1;
+  // The dims of the temporal loops around the current position that are past their first step
+  // (bit d: dim d). A written buffer not indexed by one of them takes back its partial sums.
+  uint64_t past_first_ = 0;
+  // [node * tensors + tensor]: the dims that index a buffer's slice (its accesses below the node).
+  static constexpr uint64_t kNotKnown = ~uint64_t{0};
+  std::vector<uint64_t> indexed_by_;
+  uint64_t indexed_by(int node, int tensor);
   InstructionTimes instructions_;
   bool computed_ = false;                 // a leaf has run: loads from now on overlap compute
   double first_loads_ = 0, last_store_ = 0;
@@ -350,8 +359,10 @@ class Walker {
 
   // One activation's transfer time, as a load or a store, and its time on the chip's one DRAM
   // port (loads and stores share it).
+  // An activation's transfers: a read buffer's load, a written one's store and the partial sums
+  // it takes back (a load), with their shares of the DRAM port.
   struct Moved {
-    double load = 0, store = 0, port = 0, colliding_wait = 0;
+    double load = 0, store = 0, load_port = 0, store_port = 0, colliding_wait = 0;
   };
 
   // One activation of an owner: the buffer takes its new slice.
@@ -394,7 +405,8 @@ class Walker {
   NestOperand nest_operand(int reg, int t, const NestPlan& plan, int64_t weight);
   void move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight);
   size_t count_later_steps(int node, int reg, int leaf, const NestPlan& plan, int64_t weight, NestOperand* first_run);
-  double nest_time(const NestPlan& plan, const NestOperand* operands, size_t count, double first, size_t i, int advanced);
+  double nest_time(const NestPlan& plan, const NestOperand* operands, size_t count, double first, size_t i, int advanced,
+                   uint64_t past_first);
   bool leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out);
   template <class Calls>
   bool splits_would_hold(int node, const Calls& calls, size_t count) const;

@@ -66,6 +66,9 @@ struct Tensor {
   bool is_intermediate() const { return producer >= 0 && !consumers.empty(); }
 };
 
+// Dims are numbered below kMaxDims: the analysis keeps sets of them as 64-bit masks.
+inline constexpr size_t kMaxDims = 64;
+
 struct Dim {
   std::string name;
   int64_t size = 1;

@@ -241,6 +241,37 @@ levels:
   EXPECT_EQ(r.macs, 32);
 }
 
+// A written buffer that a reduction loop above it revisits takes its partial sums back from its
+// source, and that load takes time: here C's 16 x 64 slice comes back from DRAM in every step of k
+// but the first, and DRAM's reads (A, B, and 12 x 1,024 partial sums) pace the tree. Before
+// 2026-12-05 they were counted as traffic but not timed: the tree's latency (9.9 K) came out below
+// DRAM's reads (10.2 K).
+TEST(Analyze, PartialSumsComingBackTakeTheirTime) {
+  arch::Arch a = arch::load_arch_from_string(R"(name: narrow
+compute: {matrix: {rows: 64, cols: 64}}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 4, write_bw: 4}
+  - {name: L1, capacity: unlimited, read_bw: 64, write_bw: 64}
+)", "arch");
+  Workload w = test::one_gemm("gemm", "m: 64, k: 64, n: 64");
+  auto tree = [&](const char* loops) {
+    return load_dataflow_from_string(std::string("tree:\n  tile: DRAM\n  loops: ") + loops +
+                                         "\n  children:\n    - tile: L1\n      loops: [\"m:16:sp\", \"n:64:sp\"]\n"
+                                         "      children: [{op: g}]\n", "f", a, w);
+  };
+  const Report reduction_outside = analyze(a, w, tree("[\"k:4\", \"m:4\"]"));
+  ASSERT_TRUE(reduction_outside.valid) << reduction_outside.reason;
+  EXPECT_EQ(find(reduction_outside, 0, "C")->traffic.read, 3 * 4 * 16 * 64);
+  const double dram_reads = static_cast<double>(reduction_outside.levels[0].traffic.read) * 2 / 4;
+  EXPECT_EQ(dram_reads, 10240);
+  EXPECT_GE(reduction_outside.latency_cycles, dram_reads);
+  // With k inside, each C slice is finished before it leaves: nothing comes back.
+  const Report reduction_inside = analyze(a, w, tree("[\"m:4\", \"k:4\"]"));
+  ASSERT_TRUE(reduction_inside.valid) << reduction_inside.reason;
+  EXPECT_EQ(find(reduction_inside, 0, "C")->traffic.read, 0);
+  EXPECT_LT(reduction_inside.latency_cycles, reduction_outside.latency_cycles);
+}
+
 }  // namespace
 }  // namespace dfx::model
 

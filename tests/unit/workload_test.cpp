@@ -89,6 +89,15 @@ TEST(Workload, DimsMustBePositiveIntegers) {
   EXPECT_NE(err.find("dims.j"), std::string::npos) << err;
 }
 
+TEST(Workload, AtMost64Dims) {
+  std::string dims;
+  for (int d = 0; d < 65; ++d) dims += (d ? ", d" : "d") + std::to_string(d) + ": 2";
+  std::string err = test::input_error(
+      [&] { load_workload_from_string("name: t\ndims: {" + dims + "}\nops: [\"B[d0] = A[d0]\"]\n", "t.yaml"); });
+  EXPECT_NE(err.find("t.yaml:2:"), std::string::npos) << err;
+  EXPECT_NE(err.find("65 dimensions: a workload has at most 64"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace dfx::model
 
