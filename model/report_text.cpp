@@ -57,7 +57,11 @@ std::string to_table(const Report& r) {
                 r.bottleneck.c_str(), r.cycles > 0 ? 100 * r.bottleneck_cycles / r.cycles : 0.0, human(r.roofline_cycles).c_str(),
                 r.roofline_cycles > 0 ? r.cycles / r.roofline_cycles : 0.0,
                 human_bytes(static_cast<double>(r.dram_bytes)).c_str());
-  os << line << '\n';
+  os << line;
+  if (r.cycles > r.latency_cycles * (1 + 1e-9))
+    os << "the tree's latency is " << human(r.latency_cycles)
+       << " cycles; parts that run side by side share a level that needs longer to move their data (docs/semantics.md, \"Latency\")\n";
+  os << '\n';
   std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s %10s\n", "level", "tensor",
                 "fill", "read", "update", "peak", "capacity");
   os << line;

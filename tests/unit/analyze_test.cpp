@@ -6,6 +6,7 @@
 
 #include "arch/unit_costs.h"
 #include "model/analyze.h"
+#include "model/report_io.h"
 #include "tests/unit/test_util.h"
 
 namespace dfx::model {
@@ -239,6 +240,30 @@ levels:
   EXPECT_EQ(find(r, 0, "B")->traffic.read, 8);      // DRAM sends it once to all four
   EXPECT_EQ(find(r, 0, "A")->traffic.read, 8);
   EXPECT_EQ(r.macs, 32);
+}
+
+// Runs of a spatial loop whose instances are not all alike are walked apart and the first one
+// timed, each at its source's full bandwidth; without multicast they share DRAM's 4 B/cycle.
+// Here m's partial last step runs one of Sp m:2's instances, so the two form runs: the tree's
+// latency (88.5 cycles) is below DRAM's reads (245 elements, 122.5 cycles), and the report
+// takes the reads' time and says why.
+TEST(Analyze, CyclesNotBelowASharedLevelsTransfers) {
+  arch::Arch a = arch::load_arch_from_string(R"(name: shared
+compute: {matrix: {rows: 64, cols: 64}}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 4, write_bw: 4, multicast: false}
+  - {name: L2, capacity: unlimited, read_bw: 8, write_bw: 8}
+)", "arch");
+  Workload w = test::one_gemm("gemm", "m: 5, n: 5, k: 7");
+  Dataflow f = load_dataflow_from_string("tree:\n  tile: DRAM\n  loops: [\"n:3\", \"m:4\", \"m:2:sp\", \"n:2:sp\"]\n"
+                                         "  children:\n    - tile: L2\n      children: [{op: g}]\n", "f", a, w);
+  const Report r = analyze(a, w, f);
+  ASSERT_TRUE(r.valid) << r.reason;
+  const double dram_reads = static_cast<double>(r.levels[0].traffic.read) * 2 / 4;
+  EXPECT_EQ(dram_reads, 122.5);
+  EXPECT_LT(r.latency_cycles, dram_reads);
+  EXPECT_EQ(r.cycles, dram_reads);
+  EXPECT_NE(to_table(r).find("the tree's latency is"), std::string::npos) << to_table(r);
 }
 
 // A written buffer that a reduction loop above it revisits takes its partial sums back from its
