@@ -86,9 +86,10 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
 
 // Per level: the elements the units themselves read and update there — every leaf access (a
 // MAC's operands, a lane's input and output) and the transfers to and from per-PE registers
-// inside it (a systolic array's operand and result flow; WalkResult::feed_reads). On units
-// that take whole instructions their times already cover these (a cube takes a block of
-// operands per instruction, not one read per MAC): the levels' busy times leave them out.
+// inside it (a systolic array's operand and result flow; WalkResult::feed_reads). They belong
+// to the units' compute — on units that take whole instructions their times cover them (a cube
+// takes a block of operands per instruction, not one read per MAC), elsewhere TileFlow's rule
+// streams them through the PEs at no cost — so the levels' busy times leave them out.
 struct UnitAccesses {
   std::vector<int64_t> reads, updates;  // [level]
 };
@@ -125,10 +126,9 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
   if (mu) compute_time = std::max(compute_time, static_cast<double>(walk.macs) / static_cast<double>(mu->total_pes()));
   if (vu) compute_time = std::max(compute_time, static_cast<double>(walk.vector_ops) / static_cast<double>(vu->total_pes()));
   // Where units take whole instructions, their shapes decide how long they are busy (a 1-row
-  // block keeps a 16 x 16 cube busy as long as a 16-row one), and their operand accesses are in
-  // those times, not in the levels' (unit_accesses).
+  // block keeps a 16 x 16 cube busy as long as a 16-row one).
   const bool instructions = a.instruction_timed();
-  double transfers_busy = 0;  // the busiest level's transfers between levels (units' accesses left out)
+  double transfers_busy = 0;  // the busiest level's (LevelReport::busy_cycles)
   const UnitAccesses by_units = unit_accesses(a, w, f, p, walk);
   bottleneck_time = instructions ? std::max(compute_time, instruction_busy(w, walk)) : compute_time;
   r.bottleneck = "compute";
@@ -162,8 +162,11 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
                   static_cast<double>(L.traffic.read) * lv.read_pj;
     const double n = static_cast<double>(lv.instances);
     L.unit_reads = by_units.reads[l], L.unit_updates = by_units.updates[l];
-    const int64_t reads = L.traffic.read - (instructions ? L.unit_reads : 0);
-    const int64_t writes = L.traffic.fill + L.traffic.update - (instructions ? L.unit_updates : 0);
+    // Units' own operand reads and result writes are part of their compute (timed from their
+    // instructions, or streamed through the PEs at no cost under TileFlow's rule): a level is busy
+    // with what it moves between levels.
+    const int64_t reads = L.traffic.read - L.unit_reads;
+    const int64_t writes = L.traffic.fill + L.traffic.update - L.unit_updates;
     const double read_time = static_cast<double>(reads) * wb / (lv.read_bw * n);
     const double write_time = static_cast<double>(writes) * wb / (lv.write_bw * n);
     // Programs of units that take whole instructions load and store through one DRAM port.
@@ -172,11 +175,7 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
       r.dram_bytes = static_cast<int64_t>(static_cast<double>(L.traffic.read + L.traffic.update + L.traffic.fill) * wb);
     }
     if (L.busy_cycles > bottleneck_time) bottleneck_time = L.busy_cycles, r.bottleneck = lv.name + " bandwidth";
-    if (!instructions) {
-      const double moved_reads = static_cast<double>(L.traffic.read - L.unit_reads) * wb / (lv.read_bw * n);
-      const double moved_writes = static_cast<double>(L.traffic.fill + L.traffic.update - L.unit_updates) * wb / (lv.write_bw * n);
-      transfers_busy = std::max({transfers_busy, moved_reads, moved_writes});
-    }
+    transfers_busy = std::max(transfers_busy, L.busy_cycles);
     r.energy_pj += L.energy_pj;
     if (!lv.unlimited() && static_cast<double>(L.peak_bytes) > lv.capacity_bytes)
       r.problems.push_back({lv.loc, "level '" + lv.name + "' needs " + human_bytes(static_cast<double>(L.peak_bytes)) +
@@ -188,8 +187,9 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
   // that run side by side and share a source (Para and Pipe children, the runs of a spatial loop
   // whose instances are not all alike) can come out faster than the source could serve them all:
   // no tree runs faster than the level that moves the most between levels (docs/semantics.md).
+  // (Decoupled queues' cycles already take the busiest transfers: Time::cycles_decoupled.)
   r.latency_cycles = walk.cycles;
-  r.cycles = std::max(r.cycles, transfers_busy);
+  if (!instructions) r.cycles = std::max(r.cycles, transfers_busy);
   // The roofline ignores reuse below DRAM: compulsory traffic (model/compulsory.h). Archs
   // scheduled by the tree move reads and writes side by side (each at its own bandwidth, as the
   // walk times them); programs of units that take whole instructions share one DRAM port.

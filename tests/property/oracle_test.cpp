@@ -348,15 +348,6 @@ TEST(OwnCyclesProperty, BetweenTheOpsComputeAndTheTreesCyclesOnRandomCases) {
   std::cout << with_transfers << " of " << timed << " ops timed in " << valid << " valid cases spend over 1% of their own time moving data\n";
 }
 
-// How long a level is busy moving data between levels (its units' own accesses left out, as the
-// walk does not time those): what it moves each way at its bandwidth, over all its instances.
-double transfers_busy(const model::LevelReport& L, const arch::MemoryLevel& lv) {
-  const double n = static_cast<double>(L.instances), wb = static_cast<double>(L.word_bytes);
-  const double reads = static_cast<double>(L.traffic.read - L.unit_reads) * wb / (lv.read_bw * n);
-  const double writes = static_cast<double>(L.traffic.fill + L.traffic.update - L.unit_updates) * wb / (lv.write_bw * n);
-  return std::max(reads, writes);
-}
-
 // Parts of the tree that run side by side and share a source: Para or Pipe children, or the
 // runs of a spatial loop whose instances are not all alike (walked one run at a time, the first
 // one timed). Each is timed at the source's full bandwidth.
@@ -366,8 +357,8 @@ bool runs_side_by_side(const Loaded& l) {
   return has_uneven_spatial_loop(l) || has_padded_spatial_loop(l);
 }
 
-// No tree runs faster than it can move its data: its cycles are at least every level's time
-// moving data between levels. Where nothing runs side by side the tree's latency alone must be
+// No tree runs faster than it can move its data: its cycles are at least every level's busy
+// time (what it moves between levels at its bandwidth). Where nothing runs side by side the tree's latency alone must be
 // (each activation times what it moves — before 2026-12-05 a written buffer's partial sums
 // coming back were counted but not timed); elsewhere the report takes the busiest level's time
 // where it is longer (model/analyze.cpp).
@@ -377,7 +368,7 @@ TEST(BusyProperty, CyclesAtLeastEveryLevelsTransfersOnRandomCases) {
     const bool side_by_side = runs_side_by_side(l);
     alone += !side_by_side;
     for (size_t lv = 0; lv < r.levels.size(); ++lv) {
-      const double busy = transfers_busy(r.levels[lv], l.a.levels[lv]);
+      const double busy = r.levels[lv].busy_cycles;  // its transfers between levels
       const double slack = 1e-9 * std::max(1.0, busy);
       ASSERT_GE(r.cycles + slack, busy) << r.levels[lv].name << "\n" << describe(c, l);
       if (!side_by_side && !l.a.instruction_timed()) {
