@@ -186,10 +186,9 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
   // TileFlow's latency rule times each part's transfers at its source's full bandwidth, so parts
   // that run side by side and share a source (Para and Pipe children, the runs of a spatial loop
   // whose instances are not all alike) can come out faster than the source could serve them all:
-  // no tree runs faster than the level that moves the most between levels (docs/semantics.md).
-  // (Decoupled queues' cycles already take the busiest transfers: Time::cycles_decoupled.)
+  // no tree runs faster than its busiest level (docs/semantics.md, "Latency").
   r.latency_cycles = walk.cycles;
-  if (!instructions) r.cycles = std::max(r.cycles, transfers_busy);
+  r.cycles = std::max(r.cycles, transfers_busy);
   // The roofline ignores reuse below DRAM: compulsory traffic (model/compulsory.h). Archs
   // scheduled by the tree move reads and writes side by side (each at its own bandwidth, as the
   // walk times them); programs of units that take whole instructions share one DRAM port.

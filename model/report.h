@@ -64,9 +64,9 @@ struct Report {
   std::string reason;            // first problem, one line
   std::vector<Problem> problems; // every problem found, with locations
   double cycles = 0;
-  // On archs scheduled by the tree: the tree's latency (TileFlow's rule, plus the pipeline's
-  // fill and drain); `cycles` is that or, if longer, the busiest level's transfers between
-  // levels. Elsewhere equal to `cycles`.
+  // The tree's latency (TileFlow's rule with the pipeline's fill and drain, or the decoupled
+  // queues' cycles on archs whose units take whole instructions); `cycles` is that or, if
+  // longer, the busiest level's busy_cycles (docs/semantics.md, "Latency").
   double latency_cycles = 0;
   double energy_pj = 0;
   int64_t macs = 0;              // matrix-unit multiply-accumulates
