@@ -88,8 +88,9 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
 // MAC's operands, a lane's input and output) and the transfers to and from per-PE registers
 // inside it (a systolic array's operand and result flow; WalkResult::feed_reads). They belong
 // to the units' compute — on units that take whole instructions their times cover them (a cube
-// takes a block of operands per instruction, not one read per MAC), elsewhere TileFlow's rule
-// streams them through the PEs at no cost — so the levels' busy times leave them out.
+// takes a block of operands per instruction, not one read per MAC); elsewhere a leaf's accesses
+// are not timed (one cycle per point) and a feed is counted per PE where the walk times what the
+// level sends, once per multicast — so the levels' busy times leave them out.
 struct UnitAccesses {
   std::vector<int64_t> reads, updates;  // [level]
 };
