@@ -59,6 +59,10 @@ struct Baseline {
 
 class Space {
  public:
+  // An op's loop orders permute its innermost kOrderedDims output dims; any further ones stay
+  // outermost in the workload's order (13! orders would not fit an int, and --polish and
+  // --exhaustive try every order).
+  static constexpr size_t kOrderedDims = 7;
   // Contract: throws InputError when the arch does not fit the template (no buffer level, no
   // unit for an op).
   // `divisors_only`: every loop's factor divides what it loops over — no partial last steps, no
@@ -205,7 +209,7 @@ class Space {
   void tabulate_nest_orders();
   static constexpr int kTabulatedOrders = 720;
   std::vector<std::vector<std::vector<size_t>>> nest_orders_;  // [op][order]
-  int loop_orders(size_t op) const;  // (non-reduction dims)!, 1 when there are none
+  int loop_orders(size_t op) const;  // min(non-reduction dims, kOrderedDims)!, 1 when there are none
   // Random draws take a rotation of the workload's order; tiling_options lists every order.
   int pick_order(size_t op, Rng& rng) const;
 

@@ -202,11 +202,17 @@ std::vector<size_t> output_dims(const model::Op& o) {
 
 int factorial(size_t n) { return n <= 1 ? 1 : static_cast<int>(n) * factorial(n - 1); }
 
+// How many leading output dims stay in the workload's order (kOrderedDims, space.h).
+size_t unordered_head(size_t dims) { return dims > Space::kOrderedDims ? dims - Space::kOrderedDims : 0; }
+
 }  // namespace
 
 std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
   std::vector<size_t> pool = output_dims(w_.ops[op]), out;
   out.reserve(pool.size());
+  const size_t head = unordered_head(pool.size());
+  out.insert(out.end(), pool.begin(), pool.begin() + static_cast<long>(head));
+  pool.erase(pool.begin(), pool.begin() + static_cast<long>(head));
   // The rank's digits in the factorial base pick, outermost first, one of the dims left.
   int rank = order % factorial(pool.size());
   while (!pool.empty()) {
@@ -243,7 +249,7 @@ const std::vector<size_t>& Space::nest_order(size_t op, int order, std::vector<s
   return made;
 }
 
-int Space::loop_orders(size_t op) const { return factorial(output_dims(w_.ops[op]).size()); }
+int Space::loop_orders(size_t op) const { return factorial(std::min(output_dims(w_.ops[op]).size(), kOrderedDims)); }
 
 int Space::pick_order(size_t op, Rng& rng) const {
   // A rotation of the workload's order (each dim innermost once, which decides most of the
@@ -251,11 +257,13 @@ int Space::pick_order(size_t op, Rng& rng) const {
   std::vector<size_t> dims = output_dims(w_.ops[op]);
   const int turn = std::uniform_int_distribution<int>(0, 7)(rng);
   if (dims.size() <= 1) return 0;
-  std::rotate(dims.begin(), dims.begin() + static_cast<long>(static_cast<size_t>(turn) % dims.size()), dims.end());
+  const size_t head = unordered_head(dims.size());  // kept outermost, in the workload's order
+  std::rotate(dims.begin() + static_cast<long>(head),
+              dims.begin() + static_cast<long>(head + static_cast<size_t>(turn) % (dims.size() - head)), dims.end());
   // Its rank, the inverse of ordered_dims: per position, how many later dims come first in the
   // workload's order, in the factorial base (dims are positions in op.dims, so ascending there).
   int rank = 0;
-  for (size_t i = 0; i < dims.size(); ++i) {
+  for (size_t i = head; i < dims.size(); ++i) {
     int smaller_after = 0;
     for (size_t j = i + 1; j < dims.size(); ++j) smaller_after += dims[j] < dims[i];
     rank += smaller_after * factorial(dims.size() - 1 - i);

@@ -185,8 +185,12 @@ void Space::pin_order_spec(const std::string& spec, const std::string& target, c
     }
   std::string reductions;
   for (int d : op.reduction_dims) reductions += (reductions.empty() ? "" : ",") + w_.dims[static_cast<size_t>(d)].name;
-  throw InputError(kAt, "'" + spec + "': op '" + target + "' loops over its output dims " + names(ordered_dims(o, 0)) +
-                            ": name each once, outermost first, in any order" +
+  const std::vector<size_t> all = ordered_dims(o, 0);
+  const size_t head = all.size() > kOrderedDims ? all.size() - kOrderedDims : 0;
+  const std::string fixed_head = names(std::vector<size_t>(all.begin(), all.begin() + static_cast<long>(head)));
+  throw InputError(kAt, "'" + spec + "': op '" + target + "' loops over its output dims " + names(all) +
+                            ": name each once, outermost first, " +
+                            (head == 0 ? "in any order" : fixed_head + " first in this order, then the innermost " + std::to_string(kOrderedDims) + " in any order") +
                             (reductions.empty() ? "" : " (its reduction loops " + reductions + " stay innermost)"));
 }
 

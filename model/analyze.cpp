@@ -85,26 +85,23 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
 }
 
 // Per level: the elements the units themselves read and update there — every leaf access (a
-// MAC's operands, a lane's input and output) and the transfers to and from per-PE registers
-// inside it (a systolic array's operand and result flow; WalkResult::feed_reads). They belong
-// to the units' compute — on units that take whole instructions their times cover them (a cube
-// takes a block of operands per instruction, not one read per MAC); elsewhere a leaf's accesses
-// are not timed (one cycle per point) and a feed is counted per PE where the walk times what the
-// level sends, once per multicast — so the levels' busy times leave them out.
+// MAC's operands, a lane's input and output) — and the transfers to and from per-PE registers
+// inside it (a systolic array's operand and result flow; WalkResult::feed_reads).
 struct UnitAccesses {
-  std::vector<int64_t> reads, updates;  // [level]
+  std::vector<int64_t> leaf_reads, leaf_updates;  // [level]
+  std::vector<int64_t> feed_reads, feed_updates;  // [level]
 };
 UnitAccesses unit_accesses(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, const WalkResult& walk) {
-  UnitAccesses u{std::vector<int64_t>(a.levels.size(), 0), std::vector<int64_t>(a.levels.size(), 0)};
+  UnitAccesses u{std::vector<int64_t>(a.levels.size(), 0), std::vector<int64_t>(a.levels.size(), 0), walk.feed_reads,
+                 walk.feed_updates};
   for (size_t n = 0; n < f.nodes.size(); ++n) {
     const TreeNode& leaf = f.nodes[n];
     if (!leaf.is_leaf) continue;
     const Op& op = w.ops[static_cast<size_t>(leaf.op)];
     const int64_t points = walk.op_work[static_cast<size_t>(leaf.op)] / std::max<int64_t>(1, op.ops_per_point);
-    for (const auto& in : op.inputs) u.reads[static_cast<size_t>(p.tensors[static_cast<size_t>(in.tensor)].level[n])] += points;
-    u.updates[static_cast<size_t>(p.tensors[static_cast<size_t>(op.out.tensor)].level[n])] += points;
+    for (const auto& in : op.inputs) u.leaf_reads[static_cast<size_t>(p.tensors[static_cast<size_t>(in.tensor)].level[n])] += points;
+    u.leaf_updates[static_cast<size_t>(p.tensors[static_cast<size_t>(op.out.tensor)].level[n])] += points;
   }
-  for (size_t l = 0; l < a.levels.size(); ++l) u.reads[l] += walk.feed_reads[l], u.updates[l] += walk.feed_updates[l];
   return u;
 }
 
@@ -162,12 +159,14 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     L.energy_pj = static_cast<double>(L.traffic.fill + L.traffic.update) * lv.write_pj +
                   static_cast<double>(L.traffic.read) * lv.read_pj;
     const double n = static_cast<double>(lv.instances);
-    L.unit_reads = by_units.reads[l], L.unit_updates = by_units.updates[l];
-    // Units' own operand reads and result writes are part of their compute (timed from their
-    // instructions, or streamed through the PEs at no cost under TileFlow's rule): a level is busy
-    // with what it moves between levels.
-    const int64_t reads = L.traffic.read - L.unit_reads;
-    const int64_t writes = L.traffic.fill + L.traffic.update - L.unit_updates;
+    L.unit_reads = by_units.leaf_reads[l] + by_units.feed_reads[l];
+    L.unit_updates = by_units.leaf_updates[l] + by_units.feed_updates[l];
+    // A level is busy with what it moves, as the walk times it. The leaves' own accesses are
+    // part of their compute (one cycle per point, or their instructions' time); so are the feeds
+    // of per-PE registers on units that take whole instructions (a cube takes a block of
+    // operands per instruction), while elsewhere the walk times them as transfers.
+    const int64_t reads = L.traffic.read - by_units.leaf_reads[l] - (instructions ? by_units.feed_reads[l] : 0);
+    const int64_t writes = L.traffic.fill + L.traffic.update - by_units.leaf_updates[l] - (instructions ? by_units.feed_updates[l] : 0);
     const double read_time = static_cast<double>(reads) * wb / (lv.read_bw * n);
     const double write_time = static_cast<double>(writes) * wb / (lv.write_bw * n);
     // Programs of units that take whole instructions load and store through one DRAM port.

@@ -59,8 +59,8 @@ std::string to_table(const Report& r) {
                 human_bytes(static_cast<double>(r.dram_bytes)).c_str());
   os << line;
   if (r.cycles > r.latency_cycles * (1 + 1e-9))
-    os << "the tree's latency is " << human(r.latency_cycles)
-       << " cycles; parts that run side by side share a level that needs longer to move their data (docs/semantics.md, \"Latency\")\n";
+    os << "cycles set by " << r.bottleneck << " (the tree's latency, " << human(r.latency_cycles)
+       << " cycles, overlaps transfers that share it: docs/semantics.md, \"Latency\")\n";
   os << '\n';
   std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s %10s\n", "level", "tensor",
                 "fill", "read", "update", "peak", "capacity");

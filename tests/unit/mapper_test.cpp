@@ -702,6 +702,32 @@ TEST(Space, NonDivisorFactorsGiveValidTrees) {
   EXPECT_GE(valid, partial / 4) << valid << " of " << partial;
 }
 
+// An op with many output dims: its loop orders permute the innermost seven (Space::kOrderedDims),
+// the outer ones keep the workload's order. Before 2026-12-05 the orders' count, 14!, overflowed
+// an int and explore crashed (a QA pass: 13 dims and more, SIGSEGV or SIGFPE in Space::build).
+TEST(ExploreManyDims, OrdersTheInnermostSevenOutputDims) {
+  arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  std::string dims, index;
+  for (int d = 0; d < 14; ++d) dims += (d ? ", d" : "d") + std::to_string(d) + ": 2", index += (d ? ",d" : "d") + std::to_string(d);
+  model::Workload w = model::load_workload_from_string(
+      "name: wide\ndims: {" + dims + "}\nops:\n  - {name: o, expr: \"O[" + index + "] = exp(I[" + index + "])\"}\n", "wide.yaml");
+  for (uint64_t seed : {1, 2, 3}) {
+    SearchOptions o;
+    o.evaluations = 300;
+    o.seed = seed;
+    const Outcome out = explore(a, w, o);
+    ASSERT_FALSE(out.best.empty());
+    EXPECT_TRUE(out.best.front().report.valid) << out.best.front().report.reason;
+  }
+  SearchOptions fixed;
+  fixed.evaluations = 50;
+  fixed.fix = {"o:order=d0,d1,d2,d3,d4,d5,d6,d13,d12,d11,d10,d9,d8,d7"};
+  EXPECT_FALSE(explore(a, w, fixed).best.empty());
+  fixed.fix = {"o:order=d13,d1,d2,d3,d4,d5,d6,d0,d12,d11,d10,d9,d8,d7"};
+  const std::string err = test::input_error([&] { explore(a, w, fixed); });
+  EXPECT_NE(err.find("d0,d1,d2,d3,d4,d5,d6 first in this order, then the innermost 7 in any order"), std::string::npos) << err;
+}
+
 // A GEMM whose dims are all prime pads two of them on one core's array: with one padded dim per
 // op (before 2026-11-27) its best was 25.4 K cycles at 0.7% utilisation; its DRAM bound is 0.89 K.
 TEST(ExplorePadding, PadsSeveralDimsOfOneOp) {
