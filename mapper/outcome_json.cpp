@@ -12,6 +12,7 @@ nlohmann::json summary(const Candidate& c) {
   return {{"name", c.name},
           {"cost", c.cost},
           {"cycles", c.report.cycles},
+          {"latency_cycles", c.report.latency_cycles},
           {"energy_pj", c.report.energy_pj},
           {"dram_bytes", c.report.dram_bytes},
           {"utilization", c.report.utilization},
