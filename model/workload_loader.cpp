@@ -118,14 +118,14 @@ void read_dims(MapReader& r, Workload& w, Diagnostics& diag) {
     return;
   }
   for (const auto& [name, size] : dims.entries()) {
+    if (w.dims.size() == kMaxDims)  // the analysis keeps sets of dims as 64-bit masks
+      diag.add(size.loc(), "dimension '" + name + "' is one too many: a workload has at most " + std::to_string(kMaxDims) + " (" +
+                               std::to_string(dims.entries().size()) + " given)");
     if (w.dim_index(name) >= 0) diag.add(size.loc(), "duplicate dimension '" + name + "'");
     const int64_t v = parse_integer(size, diag, 1).value_or(1);
     if (v > (int64_t{1} << 31)) diag.add(size.loc(), "dimension '" + name + "' is larger than 2^31");
     w.dims.push_back(Dim{name, std::min<int64_t>(v, int64_t{1} << 31)});
   }
-  // The analysis keeps sets of dims as 64-bit masks (which loops a buffer's slice depends on).
-  if (w.dims.size() > kMaxDims)
-    diag.add(dims.loc(), std::to_string(w.dims.size()) + " dimensions: a workload has at most " + std::to_string(kMaxDims));
 }
 
 void read_ops(MapReader& r, Workload& w, Diagnostics& diag) {

@@ -95,7 +95,7 @@ TEST(Workload, AtMost64Dims) {
   std::string err = test::input_error(
       [&] { load_workload_from_string("name: t\ndims: {" + dims + "}\nops: [\"B[d0] = A[d0]\"]\n", "t.yaml"); });
   EXPECT_NE(err.find("t.yaml:2:"), std::string::npos) << err;
-  EXPECT_NE(err.find("65 dimensions: a workload has at most 64"), std::string::npos) << err;
+  EXPECT_NE(err.find("dimension 'd64' is one too many: a workload has at most 64 (65 given)"), std::string::npos) << err;
 }
 
 }  // namespace
