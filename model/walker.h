@@ -357,10 +357,9 @@ class Walker {
 
   int stream_for(int node, int tensor);
 
-  // One activation's transfer time, as a load or a store, and its time on the chip's one DRAM
-  // port (loads and stores share it).
   // An activation's transfers: a read buffer's load, a written one's store and the partial sums
-  // it takes back (a load), with their shares of the DRAM port.
+  // it takes back (a load), with their shares of the chip's one DRAM port (loads and stores
+  // share it).
   struct Moved {
     double load = 0, store = 0, load_port = 0, store_port = 0, colliding_wait = 0;
   };
