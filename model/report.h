@@ -33,7 +33,7 @@ struct LevelReport {
   int64_t peak_bytes = 0;      // per instance
   Traffic traffic;
   double energy_pj = 0;
-  double busy_cycles = 0;      // traffic between levels / bandwidth over all instances (the units' own accesses left out)
+  double busy_cycles = 0;      // traffic / bandwidth over all instances; the leaves' own accesses left out (analyze.cpp)
   // Of `traffic`, the units' own accesses: the operands the ops read here and the results they
   // write here (a leaf's reads and updates), and the reads and write-backs of per-PE registers
   // inside this level (what a systolic array moves itself); the rest moves over the arch's paths.
