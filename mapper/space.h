@@ -63,6 +63,8 @@ class Space {
   // outermost in the workload's order (13! orders would not fit an int, and --polish and
   // --exhaustive try every order).
   static constexpr size_t kOrderedDims = 7;
+  // Of an op's `dims` output dims, how many lead in the workload's order (none up to kOrderedDims).
+  static size_t unordered_head(size_t dims);
   // Contract: throws InputError when the arch does not fit the template (no buffer level, no
   // unit for an op).
   // `divisors_only`: every loop's factor divides what it loops over — no partial last steps, no

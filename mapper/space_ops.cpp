@@ -202,9 +202,6 @@ std::vector<size_t> output_dims(const model::Op& o) {
 
 int factorial(size_t n) { return n <= 1 ? 1 : static_cast<int>(n) * factorial(n - 1); }
 
-// How many leading output dims stay in the workload's order (kOrderedDims, space.h).
-size_t unordered_head(size_t dims) { return dims > Space::kOrderedDims ? dims - Space::kOrderedDims : 0; }
-
 }  // namespace
 
 std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
@@ -248,6 +245,8 @@ const std::vector<size_t>& Space::nest_order(size_t op, int order, std::vector<s
   made = nest_order_of(op, order);
   return made;
 }
+
+size_t Space::unordered_head(size_t dims) { return dims > kOrderedDims ? dims - kOrderedDims : 0; }
 
 int Space::loop_orders(size_t op) const { return factorial(std::min(output_dims(w_.ops[op]).size(), kOrderedDims)); }
 

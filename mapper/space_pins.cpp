@@ -186,7 +186,7 @@ void Space::pin_order_spec(const std::string& spec, const std::string& target, c
   std::string reductions;
   for (int d : op.reduction_dims) reductions += (reductions.empty() ? "" : ",") + w_.dims[static_cast<size_t>(d)].name;
   const std::vector<size_t> all = ordered_dims(o, 0);
-  const size_t head = all.size() > kOrderedDims ? all.size() - kOrderedDims : 0;
+  const size_t head = unordered_head(all.size());
   const std::string fixed_head = names(std::vector<size_t>(all.begin(), all.begin() + static_cast<long>(head)));
   throw InputError(kAt, "'" + spec + "': op '" + target + "' loops over its output dims " + names(all) +
                             ": name each once, outermost first, " +

@@ -183,10 +183,11 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     r.levels.push_back(std::move(L));
   }
   r.bottleneck_cycles = bottleneck_time;
-  // TileFlow's latency rule times each part's transfers at its source's full bandwidth, so parts
-  // that run side by side and share a source (Para and Pipe children, the runs of a spatial loop
-  // whose instances are not all alike) can come out faster than the source could serve them all:
-  // no tree runs faster than its busiest level (docs/semantics.md, "Latency").
+  // TileFlow's latency rule times each transfer at its ends' full bandwidth, so transfers that
+  // overlap on one level's port (parts side by side: Para and Pipe children, the runs of a
+  // spatial loop whose instances are not all alike; a tile's fill beside its children's
+  // write-backs) can come out faster than the port serves them: no tree runs faster than its
+  // busiest level (docs/semantics.md, "Latency").
   r.latency_cycles = walk.cycles;
   r.cycles = std::max(r.cycles, transfers_busy);
   // The roofline ignores reuse below DRAM: compulsory traffic (model/compulsory.h). Archs

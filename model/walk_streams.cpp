@@ -148,7 +148,7 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
   // it, past its first step) takes back the partial sums of what enters: loaded as a read
   // buffer's fills are. They are counted once the walk ends (finish_write_streams).
   const uint64_t unindexing = s.write ? ~indexed_by(node, tensor) : 0;
-  const int64_t refill = (past_first_ & unindexing) != 0 ? fresh : 0;
+  const bool takes_back = fresh > 0 && (past_first_ & unindexing) != 0;
   for (auto* rec : recorders_) rec->unindexing_written |= unindexing;
   add_occupancy(s.level, tensor, s.inst_ctx, now.size() - s.resident.size());
   s.mc_count = multicast ? merged : 1;
@@ -171,14 +171,13 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
   (s.write ? m.store : m.load) = moved.cycles;
   (s.write ? m.store_port : m.load_port) = moved.port;
   m.colliding_wait = moved.colliding_wait;
-  if (refill > 0) {
-    // The instances' sources send back what they received, merged as the stores are.
-    const int64_t sent_back = shared == fresh ? refill : std::llround(static_cast<double>(refill) * static_cast<double>(shared) / static_cast<double>(fresh));
-    const TransferTime back = transfer_time(a_, s.source, s.level, false, row, refill, sent_back);
+  if (takes_back) {
+    // What enters comes back from the sources, merged over the instances as the store is.
+    const TransferTime back = transfer_time(a_, s.source, s.level, false, row, fresh, shared);
     m.load = back.cycles, m.load_port = back.port;
   }
   if (!computed_) first_loads_ += m.load;
-  if ((!s.write && fresh > 0) || refill > 0)
+  if ((!s.write && fresh > 0) || takes_back)
     if (a_.addressable(s.level)) after_last_load_ = 0, ++load_resets_;
   return m;
 }
