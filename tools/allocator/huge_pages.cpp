@@ -1,0 +1,32 @@
+// Backs mimalloc's heap with 2 MiB transparent huge pages in the executables that search.
+//
+// A search's memory only grows (the trees and reports it keeps to answer repeats, the phase and
+// shape caches): 10,000 candidates of attention G1 / edge touch ~40 MB, page by page: ~7,700
+// minor faults. On the VMs dfx is measured on a fault costs several microseconds, a quarter of
+// such a run's wall time; on huge pages it takes a few hundred (docs/search-speed.md,
+// 2026-12-05). Where the kernel gives none (THP off) this changes nothing.
+#include <mimalloc.h>
+#include <sys/mman.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+namespace {
+
+// mimalloc's segments: 32 MiB, aligned to their size (MI_SEGMENT_SHIFT in mimalloc 2.x).
+constexpr uintptr_t kSegmentBytes = uintptr_t{1} << 25;
+
+// At load time, before main. Segments mimalloc maps from now on are advised as huge pages. The
+// main thread's first segment was mapped before (the libraries' own start-up allocates), and a
+// 10,000-candidate search lives in it: it is advised here, found from a block it holds. Were
+// the segment laid out otherwise, the advice would miss part of it, which only costs speed.
+const bool kHugePages = [] {
+  mi_option_enable(mi_option_large_os_pages);
+  void* probe = std::malloc(16);
+  const uintptr_t segment = reinterpret_cast<uintptr_t>(probe) & ~(kSegmentBytes - 1);
+  madvise(reinterpret_cast<void*>(segment), kSegmentBytes, MADV_HUGEPAGE);
+  std::free(probe);
+  return true;
+}();
+
+}  // namespace
