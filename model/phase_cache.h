@@ -23,7 +23,7 @@ struct PhaseResult;  // what one phase adds to a walk (model/walk.h)
 // pre-order, as the loader and the mapper build them.
 // Words of 32 bits: keys are kept by the thousand, and every value in them is small (a value
 // that is not is written as an escape word and its two halves). Each key carries its hash,
-// computed as it is written: it is looked up once or twice, and compared with keys of other
+// computed once it is written: it is looked up once or twice, and compared with keys of other
 // hashes in a batch.
 struct PhaseKey {
   std::vector<int32_t> words;
@@ -35,8 +35,8 @@ struct PhaseKey {
 };
 PhaseKey phase_key(const Dataflow& f, int node);
 
-// A key written word by word, hashed as it goes: four lanes side by side (one multiply chain
-// would wait on each multiply in turn), each an FNV-style mix, folded together at the end.
+// A key written word by word, then hashed in one pass: four lanes side by side (one multiply
+// chain would wait on each multiply in turn), each an FNV-style mix, folded together at the end.
 class KeyWriter {
  public:
   // `words`: the key's length without escapes (its storage is made once, at that size).
@@ -45,7 +45,6 @@ class KeyWriter {
   // escape no plain word equals, then its two halves.
   void push(int64_t v) {
     if (__builtin_expect(v > kEscape && v <= std::numeric_limits<int32_t>::max() && written_ < words_.size(), 1)) {
-      mix(lane_[written_ & 3], static_cast<uint64_t>(v));
       words_[written_++] = static_cast<int32_t>(v);
       return;
     }
@@ -53,8 +52,16 @@ class KeyWriter {
   }
   PhaseKey done() {
     words_.resize(written_);
+    // The lanes in registers: hashed as the words were pushed, each lane took every fourth
+    // word through memory, a dependent load and store per word.
+    uint64_t lane[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full};
+    const int32_t* w = words_.data();
+    size_t i = 0;
+    for (; i + 4 <= written_; i += 4)
+      for (size_t k = 0; k < 4; ++k) mix(lane[k], static_cast<uint64_t>(static_cast<int64_t>(w[i + k])));
+    for (size_t k = 0; i < written_; ++i, ++k) mix(lane[k], static_cast<uint64_t>(static_cast<int64_t>(w[i])));
     uint64_t out = written_;
-    for (uint64_t x : lane_) mix(out, x);
+    for (uint64_t x : lane) mix(out, x);
     return PhaseKey{std::move(words_), out};
   }
 
@@ -62,7 +69,6 @@ class KeyWriter {
   static constexpr int32_t kEscape = std::numeric_limits<int32_t>::min();
   std::vector<int32_t> words_;
   size_t written_ = 0;
-  uint64_t lane_[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full};
   static void mix(uint64_t& x, uint64_t w) {
     x ^= w;
     x *= 0x100000001b3ull;
@@ -77,7 +83,6 @@ class KeyWriter {
   }
   void word(int32_t w) {
     if (__builtin_expect(written_ == words_.size(), 0)) words_.resize(2 * written_ + 4);  // escapes took the room
-    mix(lane_[written_ & 3], static_cast<uint64_t>(static_cast<int64_t>(w)));
     words_[written_++] = w;
   }
 };

@@ -75,29 +75,32 @@ StepRecording<Held>& Walker<Held>::recording(int node, size_t li, bool last) {
   return recordings_[static_cast<size_t>(slot)];
 }
 
-ReplayPlaces replay_places(const Dataflow& f, bool everywhere) {
+void replay_places(const Dataflow& f, bool everywhere, ReplayPlaces& out) {
   auto steps = [](const Loop& l) { return !l.spatial && l.factor > 1; };
-  ReplayPlaces out;
-  // Children come after their parent: bottom-up, whether a node's subtree steps anywhere.
-  std::vector<char> subtree(f.nodes.size(), 0);
-  out.at.assign(f.nodes.size() + 1, 0);
+  // Per node, filled in turn below: bottom-up, whether its subtree steps anywhere; then top-down,
+  // whether a stepping loop sits at an ancestor. Kept by the thread: one walk's set-up each.
+  std::vector<char>& per_node = walk_kept<std::vector<char>, 2>();
+  per_node.assign(f.nodes.size(), 0);
+  out.at.resize(f.nodes.size() + 1);
+  out.at[0] = 0;
   for (size_t i = 0; i < f.nodes.size(); ++i) out.at[i + 1] = out.at[i] + static_cast<uint32_t>(f.nodes[i].loops.size() + 1);
   out.replay.assign(out.at.back(), 0);
+  // Children come after their parent: bottom-up, whether a node's subtree steps anywhere.
   for (size_t i = f.nodes.size(); i-- > 0;) {
     const TreeNode& n = f.nodes[i];
     char* at = out.replay.data() + out.at[i];
     char below = 0;
-    for (int c : n.children) below |= subtree[static_cast<size_t>(c)];
+    for (int c : n.children) below |= per_node[static_cast<size_t>(c)];
     at[n.loops.size()] = below;
     for (size_t li = n.loops.size(); li-- > 0;) at[li] = at[li + 1] || steps(n.loops[li]);
-    subtree[i] = at[0];
+    per_node[i] = at[0];
   }
   // A step of loop li - 1 is replayed only under a later step of a loop around that one: top-down,
-  // whether one steps above. Without one, its recording would never be used.
-  std::vector<char> above(f.nodes.size(), 0);  // per node: a stepping loop at an ancestor
+  // whether one steps above. Without one, its recording would never be used. (A node's entry is
+  // set by its parent before it is read; the root's is not read.)
   for (size_t i = 0; i < f.nodes.size(); ++i) {
     const TreeNode& n = f.nodes[i];
-    char outer = n.parent >= 0 ? above[i] : 0;
+    char outer = n.parent >= 0 ? per_node[i] : 0;
     for (size_t li = 0; li <= n.loops.size(); ++li) {
       const char enclosed = li >= 1 && outer;  // a stepping loop around loop li - 1
       char& at = out.replay[out.at[i] + li];
@@ -105,9 +108,8 @@ ReplayPlaces replay_places(const Dataflow& f, bool everywhere) {
       if (li >= 1 && li - 1 < n.loops.size()) outer |= steps(n.loops[li - 1]);
     }
     for (const Loop& l : n.loops) outer |= steps(l);
-    for (int c : n.children) above[static_cast<size_t>(c)] = outer;
+    for (int c : n.children) per_node[static_cast<size_t>(c)] = outer;
   }
-  return out;
 }
 
 template <class Held>

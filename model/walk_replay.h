@@ -48,7 +48,7 @@ struct ReplayPlaces {
   std::vector<char> replay;  // per place
   size_t place(int node, size_t li) const { return at[static_cast<size_t>(node)] + li; }
 };
-ReplayPlaces replay_places(const Dataflow& f, bool everywhere);
+void replay_places(const Dataflow& f, bool everywhere, ReplayPlaces& out);
 
 // `now` is `then` with the boxes of the ops that access a buffer (what its slice is made of)
 // moved by `delta` (starts in delta[o][d].first).

@@ -102,7 +102,7 @@ class Walker {
     indexed_by_.assign(f_.nodes.size() * w_.tensors.size(), kNotKnown);
     if (instructions_.decoupled()) note_later_readers();  // only instruction-timed archs defer loads
     if (replay_) {
-      replay_places_ = replay_places(f_, replay == StepReplay::All);
+      replay_places(f_, replay == StepReplay::All, replay_places_);
       recording_slot_.assign(2 * replay_places_.at.back(), -1);
     }
   }
@@ -295,7 +295,7 @@ class Walker {
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
   // recording entangled.
   int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0;
-  ReplayPlaces replay_places_;
+  ReplayPlaces& replay_places_ = walk_kept<ReplayPlaces>();  // made as the walker is (one walk at a time per thread)
   Tally& tally_scratch_ = walk_kept<Tally>();
   std::vector<char>& replay_uniform_ = walk_kept<std::vector<char>>();
   OpBoxes& replay_delta_ = walk_kept<OpBoxes>();                                        // scratch of replay()
