@@ -1,5 +1,7 @@
 #include "model/instruction_time.h"
 
+#include <optional>
+
 #include "arch/unit_costs.h"
 #include "model/matrix_blocking.h"
 
@@ -69,10 +71,17 @@ Time InstructionTimes::time_anew(int node, const OpBoxes& boxes, std::vector<dou
     } else {
       const VectorBlocking vb = vector_blocking(op, block);
       const int sources = op.accumulate == Accumulate::None ? static_cast<int>(op.inputs.size()) : 1;
-      const arch::VecOp vop = vector_instruction(op).value_or(arch::VecOp::Add);
+      const std::optional<arch::VecOp> single = vector_instruction(op);
+      // A statement of several operations (exp(D) * 3 + 1, or a sum of products of three) takes
+      // one instruction per operation over the block, as the walk elsewhere charges each point
+      // its ops_per_point; timed as one, it ran faster than the lanes can (the lowering maps one
+      // operation to one instruction and refuses such statements).
+      const int64_t passes = single ? 1 : op.ops_per_point;
+      const arch::VecOp vop = single.value_or(deepest_vector_op(op));
       const int64_t one = arch::vector_op_cycles(u, operands, vop, sources, vb.rows(block), vb.row_length(block)) + arch::kIssueCycles;
-      const double cycles = static_cast<double>(vb.count(block) * one);
-      time.then(Time::on_unit(op.unit, cycles, static_cast<double>(vb.count(block))));
+      const double instructions = static_cast<double>(vb.count(block) * passes);
+      const double cycles = static_cast<double>(vb.count(block) * passes * one);
+      time.then(Time::on_unit(op.unit, cycles, instructions));
       op_cycles.push_back(cycles);
     }
   }

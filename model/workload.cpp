@@ -1,5 +1,6 @@
 #include "model/workload.h"
 
+#include <algorithm>
 #include <map>
 
 namespace dfx::model {
@@ -69,6 +70,16 @@ std::optional<arch::VecOp> vector_instruction(const Op& x) {
   if (name == "exp" && x.inputs.size() == 1) return VecOp::Exp;
   if (name == "copy" && x.inputs.size() == 1) return VecOp::Copy;
   return std::nullopt;
+}
+
+arch::VecOp deepest_vector_op(const Op& x) {
+  using arch::VecOp;
+  const auto uses = [&](const char* name) { return std::find(x.vector_ops.begin(), x.vector_ops.end(), name) != x.vector_ops.end(); };
+  if (uses("exp")) return VecOp::Exp;
+  if (uses("div")) return VecOp::Div;
+  if (x.accumulate == Accumulate::Max) return VecOp::RowMax;
+  if (x.accumulate != Accumulate::None) return VecOp::RowSum;
+  return VecOp::Add;
 }
 
 }  // namespace dfx::model

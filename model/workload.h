@@ -100,6 +100,10 @@ struct Workload {
 // The vector instruction an operator maps to: one elementwise op or one row reduction (nullopt
 // for anything else, such as two operations in one statement or a minimum reduction).
 std::optional<arch::VecOp> vector_instruction(const Op& x);
+// What each operation of a statement vector_instruction() does not map is timed as on
+// archs that take whole instructions: the slowest kind it uses (exp and div take the deepest
+// pipeline, then a row reduction, then the rest).
+arch::VecOp deepest_vector_op(const Op& x);
 
 // Parses one statement; problems go to diag with the statement's location.
 bool parse_statement(const std::string& text, const SourceLoc& where, Workload& w, Op& op,

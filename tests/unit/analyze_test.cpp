@@ -529,6 +529,30 @@ TEST(Analyze, InstructionUnitsOperandsAreNotTheLevelsBusyTime) {
   }
 }
 
+// On units that take whole instructions a statement of several operations takes one instruction
+// per operation over its block: Sm += exp(D) * 3 + 1 does four per element where Sm += D does
+// one. Timed as one instruction, it reported 196% of the lanes busy (a user's QA pass).
+TEST(Analyze, EachOperationOfAStatementIsAnInstruction) {
+  const arch::Arch a = arch::load_arch(test::config("arch/tpu_like_small.yaml"));
+  auto run = [&](const std::string& expr) {
+    const Workload w = load_workload_from_string(
+        "name: rows\ndims: {b: 2, m: 64, l: 64}\nops:\n  - {name: r, expr: \"" + expr + "\"}\n", "rows.yaml");
+    const std::string flow =
+        "name: f\ntree:\n  tile: DRAM\n  children:\n  - tile: DRAM\n    loops: [\"b:2:sp\", \"m:3\"]\n    children:\n"
+        "    - tile: SPM\n      children:\n      - tile: SPM\n        loops: [\"m:22\", \"l:64\"]\n        children:\n        - op: r\n";
+    return analyze(a, w, load_dataflow_from_string(flow, "flow", a, w));
+  };
+  const Report one = run("Sm[b,m] += D[b,m,l]");
+  const Report four = run("Sm[b,m] += exp(D[b,m,l]) * 3 + 1");
+  ASSERT_TRUE(one.valid) << one.reason;
+  ASSERT_TRUE(four.valid) << four.reason;
+  EXPECT_EQ(four.vector_ops, 4 * one.vector_ops);
+  const double lanes = static_cast<double>(a.unit(arch::UnitKind::Vector)->total_pes());
+  EXPECT_GE(four.cycles, static_cast<double>(four.vector_ops) / lanes);
+  EXPECT_LE(four.utilization, 1.0);
+  EXPECT_GE(four.ops[0].compute_cycles, 4 * one.ops[0].compute_cycles);  // each pass at exp's depth
+}
+
 // tpu_like's systolic array takes its operands from the SPM into per-PE registers no program
 // addresses, and writes its results back: the mma's own work (WalkResult::feed_reads), not the
 // DMA's. The GEMM chain keeps the array 96% busy; its bottleneck read "SPM bandwidth" at 10x
