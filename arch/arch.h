@@ -36,6 +36,7 @@ struct MemoryLevel {
   double read_pj = 0;   // energy per word read
   double write_pj = 0;  // energy per word written
   SourceLoc loc;
+  SourceLoc capacity_loc;  // its `capacity` key: where a tree that overflows it is pointed (it may come from --set)
   bool unlimited() const { return capacity_bytes < 0; }
 };
 

@@ -85,7 +85,13 @@ void read_level(const ConfigNode& node, const Scope& s, Arch& a, Diagnostics& di
   lv.name = r.str("name", true).value_or("?");
   if (a.level_index(lv.name) >= 0) diag.add(node.loc(), "duplicate level name '" + lv.name + "'");
   auto cap = r.child("capacity");
-  if (cap.valid()) lv.capacity_bytes = parse_bytes(cap, diag).value_or(-1);
+  if (cap.valid()) {
+    lv.capacity_bytes = parse_bytes(cap, diag).value_or(-1);
+    lv.capacity_loc = cap.loc();
+    // A level that holds nothing can hold no tile: every dataflow would fail, and explore could
+    // only say it found none.
+    if (lv.capacity_bytes == 0) diag.add(cap.loc(), "capacity must be positive (or 'unlimited')");
+  }
   else if (r.ok()) diag.add(cap.loc(), "missing required key 'capacity' (a size, or 'unlimited')");  // else: not a mapping, said
   lv.word_bytes = static_cast<int>(r.integer_or("word_bytes", 2, 1));
   auto bw = [&](const char* key) {

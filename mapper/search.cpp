@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mapper/searcher.h"
+#include "model/analyze.h"
 
 namespace dfx::mapper {
 
@@ -127,6 +128,9 @@ Candidate Searcher::candidate(const Entry& e, const std::string& name) const {
 }
 
 Outcome explore(const arch::Arch& a, const model::Workload& w, const SearchOptions& options) {
+  // No tree can run an op the arch has no unit or instruction for: said up front, not as "no
+  // valid dataflow found" after the whole budget.
+  if (std::vector<Problem> cannot = model::ops_the_arch_cannot_run(a, w); !cannot.empty()) throw InputError(cannot);
   return Searcher(a, w, options).run();
 }
 

@@ -34,22 +34,24 @@ std::array<int64_t, 2> pes_needed(const Dataflow& f, const Workload& w, int node
   return {spatial * kids[0], spatial * kids[1]};
 }
 
+// Why the arch cannot run `op`: no unit of its kind, or each vector operation its unit lacks
+// (none when it can).
+std::vector<std::string> cannot_run(const arch::Arch& a, const Op& op) {
+  const arch::ComputeUnit* u = a.unit(op.unit);
+  if (!u)
+    return {"op '" + op.name + "' needs a " + (op.unit == arch::UnitKind::Matrix ? "matrix" : "vector") + " unit, which arch '" +
+            a.name + "' does not have"};
+  std::vector<std::string> why;
+  for (const auto& vop : op.vector_ops)
+    if (!u->ops.empty() && std::find(u->ops.begin(), u->ops.end(), vop) == u->ops.end())
+      why.push_back("op '" + op.name + "' needs vector op '" + vop + "', which the vector unit does not support");
+  return why;
+}
+
 void check_units(const arch::Arch& a, const Workload& w, const Dataflow& f, Report& r) {
-  for (const auto& node : f.nodes) {
-    if (!node.is_leaf) continue;
-    const Op& op = w.ops[static_cast<size_t>(node.op)];
-    const arch::ComputeUnit* u = a.unit(op.unit);
-    if (!u) {
-      r.problems.push_back({node.loc, "op '" + op.name + "' needs a " +
-                                          (op.unit == arch::UnitKind::Matrix ? "matrix" : "vector") +
-                                          " unit, which arch '" + a.name + "' does not have"});
-      continue;
-    }
-    for (const auto& vop : op.vector_ops)
-      if (!u->ops.empty() && std::find(u->ops.begin(), u->ops.end(), vop) == u->ops.end())
-        r.problems.push_back({node.loc, "op '" + op.name + "' needs vector op '" + vop +
-                                            "', which the vector unit does not support"});
-  }
+  for (const auto& node : f.nodes)
+    if (node.is_leaf)
+      for (std::string& why : cannot_run(a, w.ops[static_cast<size_t>(node.op)])) r.problems.push_back({node.loc, std::move(why)});
   const std::array<int64_t, 2> needs = pes_needed(f, w, 0);
   for (auto kind : {arch::UnitKind::Matrix, arch::UnitKind::Vector}) {
     const arch::ComputeUnit* u = a.unit(kind);
@@ -178,7 +180,7 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     transfers_busy = std::max(transfers_busy, L.busy_cycles);
     r.energy_pj += L.energy_pj;
     if (!lv.unlimited() && static_cast<double>(L.peak_bytes) > lv.capacity_bytes)
-      r.problems.push_back({lv.loc, "level '" + lv.name + "' needs " + human_bytes(static_cast<double>(L.peak_bytes)) +
+      r.problems.push_back({lv.capacity_loc, "level '" + lv.name + "' needs " + human_bytes(static_cast<double>(L.peak_bytes)) +
                                         " per instance but holds " + human_bytes(lv.capacity_bytes)});
     r.levels.push_back(std::move(L));
   }
@@ -231,6 +233,13 @@ BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflo
   r.valid = r.problems.empty();
   if (!r.valid) r.reason = r.problems.front().message;
   return BarredReport{std::move(r), 0};
+}
+
+std::vector<Problem> ops_the_arch_cannot_run(const arch::Arch& a, const Workload& w) {
+  std::vector<Problem> out;
+  for (const Op& op : w.ops)
+    for (std::string& why : cannot_run(a, op)) out.push_back({op.loc, std::move(why)});
+  return out;
 }
 
 }  // namespace dfx::model

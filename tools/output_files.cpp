@@ -19,15 +19,28 @@ std::string parent_of(const std::string& path) {
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// A symlink whose target does not exist yet names the file that writing it makes: its target,
+// followed link by link (stat() cannot, and weakly_canonical() takes the link for the file).
+std::string dangling_target(std::string path) {
+  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit on a chain of links
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(path, ec)) break;
+    const std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+    if (ec) break;
+    path = target.is_absolute() ? target.string() : (std::filesystem::path(path).parent_path() / target).string();
+  }
+  return path;
+}
+
 // The file a path names, however spelled: an existing one by device and inode (hard links,
 // symlinks, ./x and ../x alike; '-' is standard output's), one still to be made by its path
-// with its directories' symlinks and dots resolved.
+// (a dangling symlink's target) with its directories' symlinks and dots resolved.
 std::string identity(const std::string& path) {
   struct stat st {};
   if (path == "-" ? ::fstat(STDOUT_FILENO, &st) == 0 : ::stat(path.c_str(), &st) == 0)
     return "inode " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
   std::error_code ec;
-  const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  const std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(dangling_target(path), ec), ec);
   return ec ? path : p.string();
 }
 

@@ -99,6 +99,11 @@ def main():
         assert r.returncode == 2 and "is an input of this command" in r.stderr, r.stderr
         r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--json", "-", "--html", "-"])
         assert r.returncode == 2 and "is also written by --json" in r.stderr, r.stderr
+        # A symlink to a file not yet written names that file (before, the HTML replaced the JSON).
+        os.symlink("later.json", f"{tmp}/to_later.json")
+        r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--html", f"{tmp}/to_later.json", "--json", f"{tmp}/later.json"])
+        assert r.returncode == 2 and "is also written by --json" in r.stderr, r.stderr
+        assert not os.path.exists(f"{tmp}/later.json")
         os.mkdir(f"{tmp}/tensors")
         r = run([dfx, "simulate", f"{root}/configs/arch/tpu_like.yaml", f"{root}/configs/programs/tpu_like_gemm.s",
                  "--outputs", f"{tmp}/tensors", "--json", f"{tmp}/tensors/C.npy"])
