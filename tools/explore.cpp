@@ -1,4 +1,5 @@
 // `dfx explore`: search, then a table of the best dataflows next to the baselines.
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -106,6 +107,8 @@ mapper::SearchOptions search_options(const ExploreOptions& o) {
       if (p == model::prim_name(prim)) s.prims.push_back(prim), known = true;
     if (!known || p == "Para")
       throw InputError(SourceLoc{"--prims", 0, 0, ""}, "'" + p + "': fused groups may use Seq, Shar or Pipe (Para needs independent ops)");
+    if (std::count(s.prims.begin(), s.prims.end(), s.prims.back()) > 1)
+      throw InputError(SourceLoc{"--prims", 0, 0, ""}, "'" + p + "' is given twice; name each primitive once");
   }
   for (const auto& group : o.groups) {
     std::vector<std::string> ops;
