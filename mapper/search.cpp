@@ -130,7 +130,7 @@ Candidate Searcher::candidate(const Entry& e, const std::string& name) const {
 Outcome explore(const arch::Arch& a, const model::Workload& w, const SearchOptions& options) {
   // No tree can run an op the arch has no unit or instruction for: said up front, not as "no
   // valid dataflow found" after the whole budget.
-  if (std::vector<Problem> cannot = model::ops_the_arch_cannot_run(a, w); !cannot.empty()) throw InputError(cannot);
+  if (std::vector<Problem> cannot = model::no_dataflow_runs(a, w); !cannot.empty()) throw InputError(cannot);
   return Searcher(a, w, options).run();
 }
 

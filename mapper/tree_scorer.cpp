@@ -21,12 +21,13 @@ TreeScorer::TreeScorer(const arch::Arch& a, const model::Workload& w, Objective 
       for (const auto& lv : a.levels) names.push_back(lv.name);
       throw InputError(SourceLoc{"--max-footprint", 0, 0, ""}, "unknown level '" + level + "'" + names_hint(level, names, "levels"));
     }
-    // The outermost level holds the workload's tensors whole; the analysis counts no footprint
-    // there, so a limit on it would be met by every tree.
+    // The outermost level holds the workload's tensors whole, whatever the tree: its capacity
+    // (checked by the analysis) is the arch's, not a choice between dataflows.
     if (l == 0) {
       std::string inner;
       for (size_t i = 1; i < a.levels.size(); ++i) inner += (i == 1 ? "" : ", ") + a.levels[i].name;
-      throw InputError(SourceLoc{"--max-footprint", 0, 0, ""}, "'" + level + "' holds the workload's tensors, and no footprint is counted there; limit one of " + inner);
+      throw InputError(SourceLoc{"--max-footprint", 0, 0, ""}, "'" + level + "' holds the workload's tensors whole; bound it with --set levels." + level +
+                                                                   ".capacity=SIZE, or limit one of " + inner);
     }
     for (const auto& [seen, earlier] : limits_)
       if (seen == l) throw InputError(SourceLoc{"--max-footprint", 0, 0, ""}, "'" + level + "' is limited twice; give one limit per level");

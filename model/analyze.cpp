@@ -142,11 +142,17 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     L.capacity_bytes = lv.capacity_bytes;
     L.instances = lv.instances;
     L.word_bytes = lv.word_bytes;
-    L.peak_bytes = walk.level_peak_elems[l] * lv.word_bytes;
+    // The workload's inputs and outputs live whole at the outermost level the whole run
+    // (docs/semantics.md, "Footprint"): beside what the walk finds there (intermediates handed
+    // over through it), they count towards its peak and its capacity.
+    auto resident = [&](size_t t) {
+      return l != 0 || w.tensors[t].is_intermediate() ? walk.peak_elems[l][t] : w.elements(static_cast<int>(t));
+    };
+    L.peak_bytes = (walk.level_peak_elems[l] + (l == 0 ? w.io_elements() : 0)) * lv.word_bytes;
     // Reports are kept by the thousand (the search's memo): their lists are sized exactly.
     auto touched = [&](size_t t) {
       const Traffic& tr = walk.traffic[l][t];
-      return tr.fill != 0 || tr.read != 0 || tr.update != 0 || walk.peak_elems[l][t] != 0;
+      return tr.fill != 0 || tr.read != 0 || tr.update != 0 || resident(t) != 0;
     };
     size_t listed = 0;
     for (size_t t = 0; t < w.tensors.size(); ++t) listed += touched(t);
@@ -154,7 +160,7 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
     for (size_t t = 0; t < w.tensors.size(); ++t) {
       const Traffic& tr = walk.traffic[l][t];
       if (!touched(t)) continue;
-      L.tensors.push_back({w.tensors[t].name, tr, walk.peak_elems[l][t]});
+      L.tensors.push_back({w.tensors[t].name, tr, resident(t)});
       L.traffic.fill += tr.fill, L.traffic.read += tr.read, L.traffic.update += tr.update;
     }
     const double wb = lv.word_bytes;
@@ -235,10 +241,15 @@ BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflo
   return BarredReport{std::move(r), 0};
 }
 
-std::vector<Problem> ops_the_arch_cannot_run(const arch::Arch& a, const Workload& w) {
+std::vector<Problem> no_dataflow_runs(const arch::Arch& a, const Workload& w) {
   std::vector<Problem> out;
   for (const Op& op : w.ops)
     for (std::string& why : cannot_run(a, op)) out.push_back({op.loc, std::move(why)});
+  const arch::MemoryLevel& outermost = a.levels.front();
+  const double io_bytes = static_cast<double>(w.io_elements() * outermost.word_bytes);
+  if (!outermost.unlimited() && io_bytes > outermost.capacity_bytes)
+    out.push_back({outermost.capacity_loc, "level '" + outermost.name + "' holds " + human_bytes(outermost.capacity_bytes) +
+                                               " but the workload's inputs and outputs alone take " + human_bytes(io_bytes)});
   return out;
 }
 

@@ -37,9 +37,10 @@ BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflo
                            PhaseCache* phases, StepReplay replay = StepReplay::Worthwhile, HeldAs held = HeldAs::Boxes,
                            ShapeCache* shapes = nullptr);
 
-// What no dataflow can change: the ops of `w` that `a` has no unit for, or whose vector
-// operations its vector unit lacks, each at the op's place in the workload file (empty when
-// every op can run). analyze() reports these at the op's leaf.
-std::vector<Problem> ops_the_arch_cannot_run(const arch::Arch& a, const Workload& w);
+// Why no dataflow of `w` can run on `a`, whatever its tree: an op `a` has no unit for, or whose
+// vector operations its vector unit lacks (at the op's place in the workload file), or inputs
+// and outputs beyond the outermost level's capacity (at that key). Empty when none holds.
+// analyze() reports the same problems on every tree.
+std::vector<Problem> no_dataflow_runs(const arch::Arch& a, const Workload& w);
 
 }  // namespace dfx::model

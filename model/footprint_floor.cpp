@@ -25,6 +25,7 @@ class Descent {
       // a strided slice too fine to track: what was found up to here is still a lower bound
     }
     std::vector<int64_t> out(elems_.size());
+    elems_[0] += w_.io_elements();  // resident at the outermost level all along, as analyze() counts them
     for (size_t l = 0; l < out.size(); ++l) out[l] = elems_[l] * a_.levels[l].word_bytes;
     return out;
   }

@@ -57,6 +57,18 @@ int64_t Workload::total_macs() const {
   return total;
 }
 
+int64_t Workload::elements(int tensor) const {
+  int64_t n = 1;
+  for (int64_t extent : tensors[static_cast<size_t>(tensor)].shape) n *= extent;
+  return n;
+}
+
+int64_t Workload::io_elements() const {
+  int64_t n = 0;
+  for (size_t t = 0; t < tensors.size(); ++t) n += tensors[t].is_intermediate() ? 0 : elements(static_cast<int>(t));
+  return n;
+}
+
 std::optional<arch::VecOp> vector_instruction(const Op& x) {
   using arch::VecOp;
   static const std::map<std::string, VecOp> binary = {{"add", VecOp::Add}, {"sub", VecOp::Sub}, {"mul", VecOp::Mul},

@@ -85,6 +85,11 @@ struct Workload {
   std::string index_text(const AffineIndex& ix) const;
   std::string access_text(const TensorAccess& a) const;
   int64_t total_macs() const;   // sum over ops of iteration-space points × ops per point
+  // Elements of a tensor stored whole (its shape's product).
+  int64_t elements(int tensor) const;
+  // Elements of the workload's inputs and outputs, which live whole at the outermost level for
+  // the whole run (intermediates left out: they live where a dataflow fuses them).
+  int64_t io_elements() const;
   // Whether `holds` holds for every access of every op (outputs and inputs).
   template <class Pred>
   bool every_access(Pred holds) const {

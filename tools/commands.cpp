@@ -124,7 +124,7 @@ std::string kind_of(const std::string& path) {
 
 // An arch and a workload given together: every op must have a unit and instructions there.
 void check_ops_run(const arch::Arch& a, const model::Workload& w) {
-  if (std::vector<Problem> cannot = model::ops_the_arch_cannot_run(a, w); !cannot.empty()) throw InputError(cannot);
+  if (std::vector<Problem> cannot = model::no_dataflow_runs(a, w); !cannot.empty()) throw InputError(cannot);
 }
 
 }  // namespace
