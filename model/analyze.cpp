@@ -86,6 +86,18 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
   }
 }
 
+// On archs scheduled by the tree the compute side of the bottleneck is also at least the slowest
+// op's compute on the PEs the tree spreads it over (its compute_cycles, work / instances): a tree
+// on part of the chip waits on that part, not on the chip's MACs / PEs (a tree without loops
+// read "compute, busy 0%"; attention G1's edge tree on cloud named DRAM at 6% while its Q·K kept
+// its array 99% busy). On archs whose units take whole instructions the busiest unit's
+// instructions count already (summarise).
+void lift_compute_side(const arch::Arch& a, Report& r) {
+  if (a.instruction_timed()) return;
+  for (const OpReport& op : r.ops)
+    if (op.compute_cycles > r.bottleneck_cycles) r.bottleneck_cycles = op.compute_cycles, r.bottleneck = "compute";
+}
+
 // Per level: the elements the units themselves read and update there — every leaf access (a
 // MAC's operands, a lane's input and output) — and the transfers to and from per-PE registers
 // inside it (a systolic array's operand and result flow; WalkResult::feed_reads).
@@ -231,6 +243,7 @@ BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflo
     for (auto& pr : walk.problems) r.problems.push_back(pr);
     summarise(a, w, f, p, walk, shapes ? shapes->compulsory(a, w) : compulsory_bytes(a, w), r);
     summarise_ops(a, w, f, walk, r);
+    lift_compute_side(a, r);
   } catch (const InputError& e) {
     for (const auto& pr : e.problems()) r.problems.push_back(pr);
   } catch (const SetTooLarge& e) {

@@ -553,6 +553,21 @@ TEST(Analyze, EachOperationOfAStatementIsAnInstruction) {
   EXPECT_GE(four.ops[0].compute_cycles, 4 * one.ops[0].compute_cycles);  // each pass at exp's depth
 }
 
+// The compute side of the bottleneck is at least the slowest op on the PEs the tree gives it: a
+// GEMM without loops runs on one PE, 512 cycles of MACs, and read "compute, busy 0%" when the
+// compute time was the chip's MACs / PEs (a QA pass found it).
+TEST(Analyze, ComputeBoundIsTheSlowestOpOnItsPes) {
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const Workload w = test::one_gemm("g", "m: 8, k: 8, n: 8");
+  const Report r = analyze(a, w, load_dataflow_from_string("name: f\ntree:\n  tile: DRAM\n  children:\n  - tile: L1\n    children:\n    - op: g\n", "flow", a, w));
+  ASSERT_TRUE(r.valid) << r.reason;
+  EXPECT_EQ(r.ops[0].instances, 1);
+  EXPECT_EQ(r.bottleneck, "compute");
+  EXPECT_DOUBLE_EQ(r.bottleneck_cycles, 512);
+  EXPECT_LE(r.bottleneck_cycles, r.cycles);
+  EXPECT_GE(r.bottleneck_cycles, 0.9 * r.cycles);  // the PE is the run, but for the fill and drain
+}
+
 // tpu_like's systolic array takes its operands from the SPM into per-PE registers no program
 // addresses, and writes its results back: the mma's own work (WalkResult::feed_reads), not the
 // DMA's. The GEMM chain keeps the array 96% busy; its bottleneck read "SPM bandwidth" at 10x
