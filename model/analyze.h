@@ -40,7 +40,7 @@ BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflo
 // Why no dataflow of `w` can run on `a`, whatever its tree: an op `a` has no unit for, or whose
 // vector operations its vector unit lacks (at the op's place in the workload file), or inputs
 // and outputs beyond the outermost level's capacity (at that key). Empty when none holds.
-// analyze() reports the same problems on every tree.
+// analyze() reports equivalent problems on every tree (a capacity as what the level needs).
 std::vector<Problem> no_dataflow_runs(const arch::Arch& a, const Workload& w);
 
 }  // namespace dfx::model

@@ -11,7 +11,8 @@
 namespace dfx::model {
 
 // Per level, bytes per instance that the level certainly holds at some moment: the buffers each
-// tile fills on its first step, together (one descent through the tree, no walk). Never above
+// tile fills on its first step, together (one descent through the tree, no walk), and at the
+// outermost level the workload's inputs and outputs, there all along. Never above
 // analyze()'s peak_bytes for that level (tests/unit/footprint_floor_test.cpp checks it against the
 // full analysis on random trees).
 // Contract: `f` passed check_dataflow; throws InputError where place() does.

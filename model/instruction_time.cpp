@@ -77,7 +77,7 @@ Time InstructionTimes::time_anew(int node, const OpBoxes& boxes, std::vector<dou
       // its ops_per_point; timed as one, it ran faster than the lanes can (the lowering maps one
       // operation to one instruction and refuses such statements).
       const int64_t passes = single ? 1 : op.ops_per_point;
-      const arch::VecOp vop = single.value_or(deepest_vector_op(op));
+      const arch::VecOp vop = single ? *single : deepest_vector_op(op, u.pes_per_instance);
       const int64_t one = arch::vector_op_cycles(u, operands, vop, sources, vb.rows(block), vb.row_length(block)) + arch::kIssueCycles;
       const double instructions = static_cast<double>(vb.count(block) * passes);
       const double cycles = static_cast<double>(vb.count(block) * passes * one);

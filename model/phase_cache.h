@@ -52,8 +52,8 @@ class KeyWriter {
   }
   PhaseKey done() {
     words_.resize(written_);
-    // The lanes in registers: hashed as the words were pushed, each lane took every fourth
-    // word through memory, a dependent load and store per word.
+    // Hashed here rather than in push(): the lanes stay in registers instead of a dependent
+    // load and store per word. Lane k takes every fourth word from the k-th.
     uint64_t lane[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full};
     const int32_t* w = words_.data();
     size_t i = 0;

@@ -295,7 +295,9 @@ class Walker {
   // Events a step's recording counts: after_last_load_ set to 0, last_store_ set, the phase's
   // recording entangled.
   int64_t load_resets_ = 0, stores_ = 0, entangles_ = 0;
-  ReplayPlaces& replay_places_ = walk_kept<ReplayPlaces>();  // made as the walker is (one walk at a time per thread)
+  // Made as the walker is, in the thread's storage. walk_holding() may build a second walker
+  // while the first is alive, but for the same tree and replay: the table comes out the same.
+  ReplayPlaces& replay_places_ = walk_kept<ReplayPlaces>();
   Tally& tally_scratch_ = walk_kept<Tally>();
   std::vector<char>& replay_uniform_ = walk_kept<std::vector<char>>();
   OpBoxes& replay_delta_ = walk_kept<OpBoxes>();                                        // scratch of replay()

@@ -1,7 +1,8 @@
 #include "model/workload.h"
 
-#include <algorithm>
 #include <map>
+
+#include "arch/unit_costs.h"
 
 namespace dfx::model {
 
@@ -84,14 +85,20 @@ std::optional<arch::VecOp> vector_instruction(const Op& x) {
   return std::nullopt;
 }
 
-arch::VecOp deepest_vector_op(const Op& x) {
+arch::VecOp deepest_vector_op(const Op& x, int64_t lanes) {
   using arch::VecOp;
-  const auto uses = [&](const char* name) { return std::find(x.vector_ops.begin(), x.vector_ops.end(), name) != x.vector_ops.end(); };
-  if (uses("exp")) return VecOp::Exp;
-  if (uses("div")) return VecOp::Div;
-  if (x.accumulate == Accumulate::Max) return VecOp::RowMax;
-  if (x.accumulate != Accumulate::None) return VecOp::RowSum;
-  return VecOp::Add;
+  static const std::map<std::string, VecOp> kinds = {{"add", VecOp::Add}, {"sub", VecOp::Sub}, {"mul", VecOp::Mul},
+                                                     {"div", VecOp::Div}, {"max", VecOp::Max}, {"min", VecOp::Min},
+                                                     {"exp", VecOp::Exp}, {"copy", VecOp::Copy}};
+  VecOp deepest = VecOp::Add;
+  auto consider = [&](VecOp v) {
+    if (arch::vector_depth(v, lanes) > arch::vector_depth(deepest, lanes)) deepest = v;
+  };
+  for (const std::string& name : x.vector_ops)
+    if (const auto k = kinds.find(name); k != kinds.end()) consider(k->second);
+  // The statement's accumulation is a row reduction ("sum", "max" or "min" above named it).
+  if (x.accumulate != Accumulate::None) consider(x.accumulate == Accumulate::Max ? VecOp::RowMax : VecOp::RowSum);
+  return deepest;
 }
 
 }  // namespace dfx::model

@@ -106,9 +106,10 @@ struct Workload {
 // for anything else, such as two operations in one statement or a minimum reduction).
 std::optional<arch::VecOp> vector_instruction(const Op& x);
 // What each operation of a statement vector_instruction() does not map is timed as on
-// archs that take whole instructions: the slowest kind it uses (exp and div take the deepest
-// pipeline, then a row reduction, then the rest).
-arch::VecOp deepest_vector_op(const Op& x);
+// archs that take whole instructions: the kind it uses whose pipeline is deepest on `lanes`
+// lanes (arch::vector_depth: exp and div, or a row reduction on a wide unit); an operation
+// with no instruction of its own (tanh, a row minimum) as its nearest one.
+arch::VecOp deepest_vector_op(const Op& x, int64_t lanes);
 
 // Parses one statement; problems go to diag with the statement's location.
 bool parse_statement(const std::string& text, const SourceLoc& where, Workload& w, Op& op,

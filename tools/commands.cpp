@@ -122,8 +122,9 @@ std::string kind_of(const std::string& path) {
   return "unknown";
 }
 
-// An arch and a workload given together: every op must have a unit and instructions there.
-void check_ops_run(const arch::Arch& a, const model::Workload& w) {
+// An arch and a workload given together: some dataflow must be able to run (every op has a unit
+// and instructions there, the outermost level holds the inputs and outputs).
+void check_pair_runs(const arch::Arch& a, const model::Workload& w) {
   if (std::vector<Problem> cannot = model::no_dataflow_runs(a, w); !cannot.empty()) throw InputError(cannot);
 }
 
@@ -138,10 +139,10 @@ int run_validate(const std::vector<std::string>& files) {
       std::string kind = kind_of(path);
       if (kind == "arch") {
         a = std::make_unique<arch::Arch>(arch::load_arch(path));
-        if (w) check_ops_run(*a, *w);
+        if (w) check_pair_runs(*a, *w);
       } else if (kind == "workload") {
         w = std::make_unique<model::Workload>(model::load_workload(path));
-        if (a) check_ops_run(*a, *w);
+        if (a) check_pair_runs(*a, *w);
       } else if (kind == "flow") {
         if (!a || !w) throw InputError(SourceLoc{path, 0, 0, ""}, "a flow file needs an arch and a workload file before it on the command line");
         model::Dataflow f = model::load_dataflow(path, *a, *w);
