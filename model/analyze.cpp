@@ -86,18 +86,6 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
   }
 }
 
-// On archs scheduled by the tree the compute side of the bottleneck is also at least the slowest
-// op's compute on the PEs the tree spreads it over (its compute_cycles, work / instances): a tree
-// on part of the chip waits on that part, not on the chip's MACs / PEs (a tree without loops
-// read "compute, busy 0%"; attention G1's edge tree on cloud named DRAM at 6% while its Q·K kept
-// its array 99% busy). On archs whose units take whole instructions the busiest unit's
-// instructions count already (summarise).
-void lift_compute_side(const arch::Arch& a, Report& r) {
-  if (a.instruction_timed()) return;
-  for (const OpReport& op : r.ops)
-    if (op.compute_cycles > r.bottleneck_cycles) r.bottleneck_cycles = op.compute_cycles, r.bottleneck = "compute";
-}
-
 // Per level: the elements the units themselves read and update there — every leaf access (a
 // MAC's operands, a lane's input and output) — and the transfers to and from per-PE registers
 // inside it (a systolic array's operand and result flow; WalkResult::feed_reads).
@@ -142,7 +130,14 @@ void summarise(const arch::Arch& a, const Workload& w, const Dataflow& f, const 
   const bool instructions = a.instruction_timed();
   double transfers_busy = 0;  // the busiest level's (LevelReport::busy_cycles)
   const UnitAccesses by_units = unit_accesses(a, w, f, p, walk);
-  bottleneck_time = instructions ? std::max(compute_time, instruction_busy(w, walk)) : compute_time;
+  // On archs scheduled by the tree it is also at least the slowest op's compute on the PEs the
+  // tree spreads it over (compute_cycles, work / instances, from summarise_ops): a tree on part
+  // of the chip waits on that part, not on the chip's MACs / PEs (a tree without loops read
+  // "compute, busy 0%"; attention G1's edge tree on cloud named DRAM at 6% while its Q·K kept
+  // its array 99% busy).
+  double slowest_op = 0;
+  for (const OpReport& op : r.ops) slowest_op = std::max(slowest_op, op.compute_cycles);
+  bottleneck_time = instructions ? std::max(compute_time, instruction_busy(w, walk)) : std::max(compute_time, slowest_op);
   r.bottleneck = "compute";
   r.levels.reserve(a.levels.size());
   r.energy_pj = (mu ? static_cast<double>(walk.macs) * mu->op_pj : 0) +
@@ -241,9 +236,8 @@ BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflo
     WalkResult walk = walk_tree(a, w, f, *shape, phases, replay, held, give_up);
     if (walk.gave_up) return BarredReport{std::nullopt, walk.at_least};
     for (auto& pr : walk.problems) r.problems.push_back(pr);
+    summarise_ops(a, w, f, walk, r);  // first: summarise() reads the ops' compute
     summarise(a, w, f, p, walk, shapes ? shapes->compulsory(a, w) : compulsory_bytes(a, w), r);
-    summarise_ops(a, w, f, walk, r);
-    lift_compute_side(a, r);
   } catch (const InputError& e) {
     for (const auto& pr : e.problems()) r.problems.push_back(pr);
   } catch (const SetTooLarge& e) {

@@ -244,30 +244,6 @@ void check_keeps(const Dataflow& f, const arch::Arch& a, const Workload& w, cons
     }
 }
 
-// Whether a loop at or above `lca` (the tile where intermediate `t` is fused) runs over a dim
-// check_fusion_points() rejects there: one of its producer's reductions, or an output dim a
-// consumer reads otherwise than plainly. True where the dims do not fit a mask (then the full
-// check decides).
-bool loops_above_may_break(const Dataflow& f, const Workload& w, const Tensor& t, int lca) {
-  if (w.dims.size() > 64) return true;
-  const Op& prod = w.ops[static_cast<size_t>(t.producer)];
-  uint64_t rejected = 0;
-  for (int rd : prod.reduction_dims) rejected |= uint64_t{1} << rd;
-  for (size_t j = 0; j < prod.out.index.size(); ++j)
-    for (int c : t.consumers)
-      for (const auto& in : w.ops[static_cast<size_t>(c)].inputs) {
-        if (in.tensor != prod.out.tensor) continue;
-        const AffineIndex& ix = in.index[j];
-        const int dim = prod.out.index[j].terms[0].dim;
-        if (!(ix.terms.size() == 1 && ix.terms[0].dim == dim && ix.terms[0].coef == 1 && ix.offset == 0))
-          rejected |= uint64_t{1} << dim;
-      }
-  for (int n = lca; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
-    for (const auto& loop : f.nodes[static_cast<size_t>(n)].loops)
-      if (rejected >> loop.dim & 1) return true;
-  return false;
-}
-
 // A producer's reduction loop above the point where its output meets its consumers would
 // consume partial results: reject it.
 void check_fusion_points(const Dataflow& f, const Workload& w, const OpsBelow& below, Diagnostics& diag) {
@@ -275,32 +251,28 @@ void check_fusion_points(const Dataflow& f, const Workload& w, const OpsBelow& b
     if (!t.is_intermediate()) continue;
     const Op& prod = w.ops[static_cast<size_t>(t.producer)];
     const int lca = fusion_tile(below, t);
-    if (!loops_above_may_break(f, w, t, lca)) continue;  // the search checks every tree it builds: most pass
     // The producer's share of a fused tile follows from what its consumers read; a loop over one
     // of its output dimensions that the consumers index differently (a conv window) would cut it
-    // twice, so only the consumers' dimensions may be tiled there.
+    // twice, so only the consumers' dimensions may be tiled there. Per output position, the last
+    // such read (found once per tensor: the search checks every tree it builds).
+    std::vector<const AffineIndex*> read_otherwise(prod.out.index.size(), nullptr);
+    for (size_t j = 0; j < prod.out.index.size(); ++j)
+      for (int c : t.consumers)
+        for (const auto& in : w.ops[static_cast<size_t>(c)].inputs) {
+          if (in.tensor != prod.out.tensor) continue;
+          const AffineIndex& ix = in.index[j];
+          const int dim = prod.out.index[j].terms[0].dim;
+          if (!(ix.terms.size() == 1 && ix.terms[0].dim == dim && ix.terms[0].coef == 1 && ix.offset == 0)) read_otherwise[j] = &ix;
+        }
     for (int n = lca; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
       for (const auto& loop : f.nodes[static_cast<size_t>(n)].loops)
-        for (size_t j = 0; j < prod.out.index.size(); ++j) {
-          if (prod.out.index[j].terms[0].dim != loop.dim) continue;
-          bool same = true;
-          std::string read_as;
-          for (int c : t.consumers)
-            for (const auto& in : w.ops[static_cast<size_t>(c)].inputs) {
-              if (in.tensor != prod.out.tensor) continue;
-              const AffineIndex& ix = in.index[j];
-              if (ix.terms.size() == 1 && ix.terms[0].dim == loop.dim && ix.terms[0].coef == 1 && ix.offset == 0)
-                continue;
-              same = false;
-              read_as = w.index_text(ix);
-            }
-          if (!same)
+        for (size_t j = 0; j < prod.out.index.size(); ++j)
+          if (read_otherwise[j] && prod.out.index[j].terms[0].dim == loop.dim)
             diag.add(f.loc_of(loop), "loop over '" + w.dims[static_cast<size_t>(loop.dim)].name +
                                    "', an output dimension of '" + prod.name + "' that its consumers read as '" +
-                                   read_as +
+                                   w.index_text(*read_otherwise[j]) +
                                    "', sits at or above where '" + t.name +
                                    "' is fused: tile the consumers' dimensions there instead");
-        }
     for (int n = lca; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
       for (const auto& loop : f.nodes[static_cast<size_t>(n)].loops)
         for (int rd : prod.reduction_dims)
