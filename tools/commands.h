@@ -6,10 +6,8 @@
 
 #include "arch/arch.h"
 #include "arch/isa.h"
-#include "sim/simulator.h"
 #include "model/dataflow.h"
 #include "model/workload.h"
-#include "tools/output_files.h"
 
 namespace dfx::cli {
 
@@ -83,20 +81,12 @@ struct SimulateOptions {
   int64_t jitter = 0;
 };
 
-int run_simulate(const SimulateOptions& o);
-// The program's inputs found as DIR/NAME.npy (none if dir is empty).
-sim::TensorValues read_inputs(const arch::Program& p, const std::string& dir);
-// Adds the tensor files of a run to `files`: those it reads from `inputs` (DIR/NAME.npy) and
-// writes to `outputs` (every tensor the programs declare; none where a directory is empty).
-void add_tensor_files(const std::vector<arch::Program>& programs, const std::string& inputs, const std::string& outputs,
-                      FilePlan& files);
 
 struct CosimOptions {
   std::string arch, inputs, json, trace;
   std::vector<std::string> programs;  // one per core
   uint64_t seed = 1;
 };
-int run_cosim(const CosimOptions& o);
 
 }  // namespace dfx::cli
 
@@ -124,6 +114,21 @@ struct CompareOptions {
   int64_t jitter = 0;
 };
 
-int run_compare(const CompareOptions& o);
+}  // namespace dfx::cli
+
+namespace dfx::cli {
+
+// simulate, compare and cosim run the SystemC model, which `dfx` does not link: SystemC's
+// static set-up alone (it clears 3 MB) took half of the ~18 ms every `dfx` command started
+// with, most of what `dfx eval` costs in a sweep. They run in `dfx-sim`, the same command line
+// with the simulator linked, built beside `dfx`. In `dfx` the command line is handed over to it
+// (tools/sim_handoff.cpp); in `dfx-sim` the command runs (tools/sim_commands.cpp). Exactly one
+// of the options is set; `argv` is main's, ending in a null pointer.
+struct SimulatorCommand {
+  const SimulateOptions* simulate = nullptr;
+  const CompareOptions* compare = nullptr;
+  const CosimOptions* cosim = nullptr;
+};
+int run_simulator_command(const SimulatorCommand& c, char** argv);
 
 }  // namespace dfx::cli

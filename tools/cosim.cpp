@@ -3,7 +3,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "tools/commands.h"
+#include "tools/sim_commands.h"
 #include "tools/output_files.h"
 #include "verify/cosim.h"
 

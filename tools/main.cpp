@@ -202,10 +202,10 @@ int main(int argc, char** argv) {
     }
     if (as->parsed()) return dfx::cli::run_asm(prog_arch, prog_in, prog_out);
     if (ds->parsed()) return dfx::cli::run_disasm(prog_arch, prog_in);
-    if (sm->parsed()) return dfx::cli::run_simulate(sim);
+    if (sm->parsed()) return dfx::cli::run_simulator_command({&sim, nullptr, nullptr}, argv);
     if (emc->parsed()) return dfx::cli::run_emit(em);
-    if (cm->parsed()) return dfx::cli::run_compare(cmp);
-    if (cs->parsed()) return dfx::cli::run_cosim(co);
+    if (cm->parsed()) return dfx::cli::run_simulator_command({nullptr, &cmp, nullptr}, argv);
+    if (cs->parsed()) return dfx::cli::run_simulator_command({nullptr, nullptr, &co}, argv);
   } catch (const dfx::InputError& err) {
     std::cerr << err.what() << '\n';
     return 2;

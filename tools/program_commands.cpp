@@ -1,4 +1,5 @@
-// `dfx asm` and `dfx disasm`: programs between their text and binary forms, checked on the way.
+// `dfx emit`, which lowers a dataflow to programs, and `dfx asm` and `dfx disasm`: programs between
+// their text and binary forms, checked on the way.
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -8,7 +9,6 @@
 #include "mapper/lower.h"
 #include "model/dataflow.h"
 #include "model/workload.h"
-#include "verify/compare.h"
 #include "tools/commands.h"
 #include "tools/output_files.h"
 
@@ -70,17 +70,6 @@ int run_emit(const EmitOptions& o) {
   for (const auto& p : paths) std::cout << ' ' << shell_word(p);
   std::cout << '\n';
   return 0;
-}
-
-int run_compare(const CompareOptions& o) {
-  const arch::Arch a = load_arch(o.in);
-  const model::Workload w = load_workload(o.in);
-  const model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
-  const verify::Comparison c = verify::compare(a, w, f, parse_dtype(o.dtype, w), o.seed, o.jitter);
-  std::cout << "dfx compare: " << f.name << " of " << w.name << " on " << a.name << ", " << c.sim.cores.size()
-            << " core(s)\n\n"
-            << verify::comparison_table(c, a);
-  return c.outputs_ok() ? 0 : 1;
 }
 
 int run_asm(const std::string& arch_path, const std::string& in, const std::string& out) {

@@ -9,7 +9,7 @@
 #include "arch/isa.h"
 #include "sim/simulator.h"
 #include "sim/tensor_files.h"
-#include "tools/commands.h"
+#include "tools/sim_commands.h"
 #include "tools/output_files.h"
 
 namespace dfx::cli {
