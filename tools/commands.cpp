@@ -134,18 +134,29 @@ int run_validate(const std::vector<std::string>& files) {
   int bad = 0;
   std::unique_ptr<arch::Arch> a;
   std::unique_ptr<model::Workload> w;
+  // The arch and workload before a flow cannot run together: its analysis would say so again,
+  // at the flow's leaves.
+  bool pair_cannot_run = false;
+  auto check_pair = [&] {
+    pair_cannot_run = true;
+    check_pair_runs(*a, *w);
+    pair_cannot_run = false;
+  };
   for (const auto& path : files) {
     try {
       std::string kind = kind_of(path);
       if (kind == "arch") {
         a = std::make_unique<arch::Arch>(arch::load_arch(path));
-        if (w) check_pair_runs(*a, *w);
+        if (w) check_pair();
       } else if (kind == "workload") {
         w = std::make_unique<model::Workload>(model::load_workload(path));
-        if (a) check_pair_runs(*a, *w);
+        if (a) check_pair();
       } else if (kind == "flow") {
         if (!a || !w) throw InputError(SourceLoc{path, 0, 0, ""}, "a flow file needs an arch and a workload file before it on the command line");
         model::Dataflow f = model::load_dataflow(path, *a, *w);
+        if (pair_cannot_run)
+          throw InputError(SourceLoc{path, 0, 0, ""}, "not analysed: arch '" + a->name + "' cannot run workload '" + w->name +
+                                                          "' (the problems above)");
         model::Report r = model::analyze(*a, *w, f);
         if (!r.valid) throw InputError(r.problems);
       } else {
