@@ -41,7 +41,11 @@ std::string to_json(const Outcome& out, const std::string& arch, const std::stri
   j["baselines_polished"] = out.baselines_polished;
   j["interrupted"] = out.interrupted;
   j["seconds"] = out.seconds;
-  j["baselines_not_found"] = out.baselines_not_found;
+  j["baselines_not_found"] = nlohmann::json::array();
+  for (const auto& b : out.baselines_not_found) {
+    j["baselines_not_found"].push_back(b.name);
+    j["baselines_not_found_why"][b.name] = {{"invalid", b.invalid}, {"nearest", b.nearest}};
+  }
   if (!out.closed_form_invalid.empty()) j["closed_form_invalid"] = out.closed_form_invalid;
   j["baselines"] = nlohmann::json::array();
   for (const auto& b : out.baselines) j["baselines"].push_back(summary(b));

@@ -40,6 +40,7 @@ Searcher::Searcher(const arch::Arch& a, const model::Workload& w, const SearchOp
 Outcome Searcher::run() {
   if (o_.baselines) named_ = space_.baselines();
   named_best_.assign(named_.size(), Entry{});
+  named_unfitting_.assign(named_.size(), Unfitting{});
   // Baselines share a third of the budget, the open search gets the rest; an exhaustive search
   // covers them anyway, so they only get a glance then.
   const int64_t per_baseline = o_.exhaustive ? 32 : std::max<int64_t>(1, o_.evaluations / 3 / std::max<int64_t>(1, static_cast<int64_t>(named_.size())));
@@ -85,7 +86,7 @@ Outcome Searcher::run() {
   out_.baselines.clear();
   for (size_t b = 0; b < named_.size(); ++b) {
     if (named_best_[b].valid) out_.baselines.push_back(candidate(named_best_[b], named_[b].name));
-    else out_.baselines_not_found.push_back(named_[b].name);
+    else out_.baselines_not_found.push_back({named_[b].name, named_unfitting_[b].invalid, named_unfitting_[b].reason});
   }
   out_.baselines.insert(out_.baselines.end(), solved.begin(), solved.end());
   // The kept points are distinct trees in order (Searcher::keep); the chain solver's tree, from

@@ -85,11 +85,21 @@ struct Candidate {
   Choice choice;  // its point of the template (empty for a tree from outside it: the chain solver's)
 };
 
+// A named baseline that applies but got no valid tiling: how many candidates of its structure
+// were scored invalid, and why the one nearest to fitting was (the least overflow of a level's
+// capacity; "" when none was analysed: the loader refused them all, or they broke
+// --max-footprint).
+struct BaselineNotFound {
+  std::string name;
+  int64_t invalid = 0;
+  std::string nearest;
+};
+
 struct Outcome {
   int64_t not_lowered = 0;           // with SearchOptions::lowering: better candidates refused
   std::vector<Candidate> best;       // up to `top`, best first
   std::vector<Candidate> baselines;  // the named baselines that apply (Space::baselines), best tiling found
-  std::vector<std::string> baselines_not_found;  // named baselines that apply but got no valid tiling
+  std::vector<BaselineNotFound> baselines_not_found;  // named baselines that apply but got no valid tiling
   std::string closed_form_invalid;  // why the chain solver's tree is not valid here ("": valid, or no such tree)
   std::vector<Candidate> pareto;     // with SearchOptions::pareto: no other is both faster and cheaper; by cycles
   int64_t evaluations = 0;  // candidates scored

@@ -54,7 +54,10 @@ std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
       e.valid = false, e.cost = INFINITY;
       ++out_.not_lowered;
     }
-    if (!e.valid) continue;
+    if (!e.valid) {
+      note_invalid(e);
+      continue;
+    }
     ++out_.valid;
     if (o_.pareto) add_to_front(e);
     keep(e);
@@ -67,6 +70,22 @@ std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
   }
   if (o_.on_progress) o_.on_progress({out_.evaluations, out_.analyses, best_, elapsed()});
   return done;
+}
+
+void Searcher::note_invalid(const Entry& e) {
+  if (e.ruled_out || !e.report || e.report->valid) return;  // refused by the lowering or --max-footprint: not said here
+  double overflow = INFINITY;  // the loader refused it: no levels
+  if (!e.report->levels.empty()) {
+    overflow = 0;
+    for (const model::LevelReport& l : e.report->levels)
+      if (l.capacity_bytes > 0) overflow = std::max(overflow, static_cast<double>(l.peak_bytes) / l.capacity_bytes);
+  }
+  for (size_t b = 0; b < named_.size(); ++b) {
+    if (!(e.follows >> b & 1) || named_best_[b].valid) continue;
+    Unfitting& u = named_unfitting_[b];
+    ++u.invalid;
+    if (overflow < u.overflow) u.overflow = overflow, u.reason = e.report->reason;
+  }
 }
 
 bool Searcher::before(const model::Report& x, double x_cost, const model::Report& y, double y_cost) const {

@@ -188,6 +188,18 @@ class Searcher {
   std::vector<Entry> front_;
   std::vector<Baseline> named_;      // the named baselines that apply
   std::vector<Entry> named_best_;    // per named baseline: the best point of its structure seen
+  // Per named baseline without a valid point yet: what its invalid candidates said (note_invalid).
+  struct Unfitting {
+    int64_t invalid = 0;
+    double overflow = INFINITY;  // of the nearest: its fullest level's peak over its capacity
+    std::string reason;
+  };
+  std::vector<Unfitting> named_unfitting_;
+  // Counts an invalid analysed candidate against the baselines it follows that have no valid
+  // point, keeping the reason of the one nearest to fitting: where a structure cannot fit at all
+  // (whole rows of a 64 K sequence in L1), that says why, where "none found" alone would suggest
+  // a larger budget.
+  void note_invalid(const Entry& e);
   std::optional<Candidate> extra_;  // a baseline from outside the template (the chain solver)
   // The best valid points counted, whatever phase found them (--top lists them; the population
   // keeps only what the search climbs from): up to --top, distinct trees (two choices can make

@@ -41,8 +41,8 @@ void print_table(const mapper::Outcome& out, std::FILE* text) {
                 figures.energy(c.report.energy_pj).c_str(), 100 * c.report.utilization, human(static_cast<double>(peak)).c_str());
   };
   for (const auto& b : out.baselines) row(b);
-  for (const auto& name : out.baselines_not_found)
-    std::fprintf(text, "%-22s %10s   (no valid tiling found in its share of the evaluations)\n", name.c_str(), "-");
+  for (const auto& b : out.baselines_not_found)
+    std::fprintf(text, "%-22s %10s   (%s)\n", b.name.c_str(), "-", not_found_text(b).c_str());
   if (!out.closed_form_invalid.empty())
     std::fprintf(text, "%-22s %10s   (its tree is not valid here: %s)\n", "Chimera (closed form)", "-", out.closed_form_invalid.c_str());
   for (const auto& b : out.best) row(b);

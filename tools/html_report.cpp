@@ -257,9 +257,9 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   for (const auto& b : out.best) all.push_back(&b);
   os << (out.baselines.empty() ? "<h2>Best</h2>" : "<h2>Baselines and best</h2>") << candidate_table(all, &best, layerwise, out.objective == mapper::Objective::Edp, figures);
   if (!out.baselines_not_found.empty()) {
-    os << "<p class='note'>No valid tiling found in its share of the evaluations:";
-    for (const auto& name : out.baselines_not_found) os << ' ' << esc(name);
-    os << ".</p>";
+    os << "<p class='note'>No valid tiling found:";
+    for (const auto& b : out.baselines_not_found) os << "<br>" << esc(b.name) << ": " << esc(not_found_text(b)) << '.';
+    os << "</p>";
   }
   if (!out.closed_form_invalid.empty()) os << "<p class='note'>Chimera (closed form): its tree is not valid here: " << esc(out.closed_form_invalid) << ".</p>";
   if (!out.pareto.empty()) {
@@ -284,6 +284,12 @@ std::string html_report(const arch::Arch& a, const model::Workload& w, const map
   os << "<h2>Search convergence</h2>" << convergence_svg(out);
   os << "<h2>flow.yaml</h2><pre>" << esc(best.flow_yaml) << "</pre></body></html>\n";
   return os.str();
+}
+
+std::string not_found_text(const mapper::BaselineNotFound& b) {
+  if (b.invalid == 0) return "no valid tiling found in its share of the evaluations";
+  const std::string s = "none of the " + std::to_string(b.invalid) + " tilings of its structure scored is valid";
+  return b.nearest.empty() ? s : s + "; the nearest to fitting: " + b.nearest;
 }
 
 }  // namespace dfx::cli

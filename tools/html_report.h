@@ -20,6 +20,10 @@ struct Figures {
 };
 Figures ranked_figures(const mapper::Outcome& out);
 
+// Why a named baseline has no row, as both reports say it: how many of its structure's tilings
+// were invalid and the nearest to fitting's reason, where that is known.
+std::string not_found_text(const mapper::BaselineNotFound& b);
+
 // The roofline chart's roof, in ops per cycle at `ops_per_dram_byte`: the units' peak, or DRAM's
 // read and write bandwidth together (its points count reads and writes).
 double roof(const arch::Arch& a, double ops_per_dram_byte);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "mapper/search.h"
 #include "mapper/tree_scorer.h"
@@ -282,6 +283,26 @@ TEST_F(Explore, AClosedFormTreeThatDoesNotFitIsSaidSo) {
   const Outcome over = explore(tight, model::load_workload(test::config("workloads/attention_g1.yaml")), options(2));
   EXPECT_EQ(closed_form_rows(over), 0);
   EXPECT_NE(over.closed_form_invalid.find("level 'L1' needs"), std::string::npos) << over.closed_form_invalid;
+}
+
+// A baseline whose structure cannot fit says why, not only that none was found: FLAT-HGran
+// tiles batch and heads only, so a 64 KiB L1 never holds one batch's 512 x 512 scores.
+TEST_F(Explore, ABaselineThatCannotFitSaysWhy) {
+  const arch::Arch tight = arch::load_arch(test::config("arch/edge.yaml"), {parse_override("levels.L1.capacity=64KiB", "--set")});
+  const SearchOptions o = options(2);
+  const Outcome out = explore(tight, model::load_workload(test::config("workloads/attention_g1.yaml")), o);
+  const auto flat = std::find_if(out.baselines_not_found.begin(), out.baselines_not_found.end(),
+                                 [](const BaselineNotFound& b) { return b.name == "FLAT-HGran"; });
+  ASSERT_NE(flat, out.baselines_not_found.end());
+  EXPECT_GT(flat->invalid, 0);
+  EXPECT_EQ(flat->nearest.rfind("level 'L1' needs ", 0), 0u) << flat->nearest;
+  EXPECT_NE(cli::not_found_text(*flat).find("tilings of its structure scored is valid; the nearest to fitting: level 'L1'"), std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(to_json(out, "edge.yaml", "attention_g1.yaml", o));
+  EXPECT_EQ(j["baselines_not_found_why"]["FLAT-HGran"]["invalid"], flat->invalid);
+  EXPECT_EQ(j["baselines_not_found_why"]["FLAT-HGran"]["nearest"], flat->nearest);
+  // One that fits has no such entry.
+  const Outcome fits = explore(a, w, options(2));
+  EXPECT_TRUE(fits.baselines_not_found.empty());
 }
 
 // The ops under each child of the root: the fused groups of a template tree, in order.
