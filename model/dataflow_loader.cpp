@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include <boost/container/small_vector.hpp>
+
 #include "arch/config.h"
 #include "model/dataflow.h"
 
@@ -255,7 +257,7 @@ void check_fusion_points(const Dataflow& f, const Workload& w, const OpsBelow& b
     // of its output dimensions that the consumers index differently (a conv window) would cut it
     // twice, so only the consumers' dimensions may be tiled there. Per output position, the last
     // such read (found once per tensor: the search checks every tree it builds).
-    std::vector<const AffineIndex*> read_otherwise(prod.out.index.size(), nullptr);
+    boost::container::small_vector<const AffineIndex*, 8> read_otherwise(prod.out.index.size(), nullptr);
     for (size_t j = 0; j < prod.out.index.size(); ++j)
       for (int c : t.consumers)
         for (const auto& in : w.ops[static_cast<size_t>(c)].inputs) {
