@@ -1,4 +1,5 @@
 // arch.yaml → Arch, in two phases: read and check everything (collecting problems), then build.
+#include <algorithm>
 #include <map>
 
 #include "arch/arch.h"
@@ -77,6 +78,8 @@ void read_unit(const ConfigNode& node, UnitKind kind, const Scope& s, Arch& a, D
   a.units.push_back(u);
 }
 
+constexpr int64_t kMaxWordBytes = 1024;
+
 void read_level(const ConfigNode& node, const Scope& s, Arch& a, Diagnostics& diag,
                 std::vector<std::pair<std::string, SourceLoc>>& parents) {
   MapReader r(node, diag);
@@ -90,10 +93,14 @@ void read_level(const ConfigNode& node, const Scope& s, Arch& a, Diagnostics& di
     lv.capacity_loc = cap.loc();
     // A level that holds nothing can hold no tile: every dataflow would fail, and explore could
     // only say it found none.
-    if (lv.capacity_bytes == 0) diag.add(cap.loc(), "capacity must be positive (or 'unlimited')");
+    if (lv.capacity_bytes >= 0 && lv.capacity_bytes < 1) diag.add(cap.loc(), "capacity must be at least 1 B (or 'unlimited')");
   }
   else if (r.ok()) diag.add(cap.loc(), "missing required key 'capacity' (a size, or 'unlimited')");  // else: not a mapping, said
-  lv.word_bytes = static_cast<int>(r.integer_or("word_bytes", 2, 1));
+  // Bytes per element moved; bounded so that every count of bytes stays exact in 64 bits.
+  const int64_t word_bytes = r.integer_or("word_bytes", 2, 1);
+  if (word_bytes > kMaxWordBytes)
+    diag.add(node["word_bytes"].loc(), "word_bytes must be at most " + std::to_string(kMaxWordBytes) + ", found " + std::to_string(word_bytes));
+  lv.word_bytes = static_cast<int>(std::min(word_bytes, kMaxWordBytes));
   auto bw = [&](const char* key) {
     auto n = r.child(key);
     if (!n.valid()) {
@@ -160,8 +167,12 @@ void read_paths(const ConfigNode& node, Arch& a, Diagnostics& diag) {
     }
     p.engine = r.str_or("engine", "dma");
     Pipe pipe;
-    if (!engine_pipe(p.engine, pipe))
-      diag.add(r.node()["engine"].loc(), "unknown engine '" + p.engine + "' (dma, MTE1, MTE2, MTE3, fixpipe)");
+    if (!engine_pipe(p.engine, pipe)) {
+      const std::vector<std::string> engines = {"dma", "dma_out", "MTE1", "MTE2", "MTE3", "fixpipe"};
+      const std::string hint = closest_match(p.engine, engines);
+      diag.add(r.node()["engine"].loc(), "unknown engine '" + p.engine + "' (" +
+                                             (hint.empty() ? "dma, dma_out, MTE1, MTE2, MTE3, fixpipe" : "did you mean '" + hint + "'?") + ")");
+    }
     r.finish();
     if (p.from >= 0 && p.to >= 0) a.paths.push_back(p);
   }

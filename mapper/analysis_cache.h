@@ -3,6 +3,7 @@
 // proposes a tree it has already analysed (a climb steps back, a mutation redraws the same
 // factor, two choices differ only in genes the tree ignores): those cost a look-up instead.
 #include <cstdint>
+#include <cmath>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +31,9 @@ struct Scored {
   bool analysed = false;  // false when rejected before the analysis (it cannot fit, or cannot win)
   bool ruled_out = false;  // its cycles floor was no better than what it would be compared with
   double at_least = 0;     // ruled out during its analysis: its cycles are at least this (else 0)
+  // Invalid: its fullest level's need over what that level may hold (its capacity, or the
+  // --max-footprint limit); infinite where no need is known (the loader refused the tree).
+  double overflow = INFINITY;
 };
 
 class AnalysisCache {

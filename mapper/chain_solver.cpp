@@ -6,6 +6,7 @@
 
 #include "mapper/chain_internal.h"
 #include "mapper/space.h"
+#include "model/report_io.h"
 
 namespace dfx::mapper {
 
@@ -346,12 +347,21 @@ std::optional<Prepared> prepare(const arch::Arch& a, const model::Workload& w) {
 
 }  // namespace
 
-std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w) {
+std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w, std::string* why_none) {
   auto p = prepare(a, w);
   if (!p) return std::nullopt;
   const ChainCosts costs = p->costs(w);
-  if (!(p->chain.stages.size() == 2 ? solve_two_gemms(costs, p->mc, p->s) : solve_longer(costs, p->mc, p->s)))
+  if (!(p->chain.stages.size() == 2 ? solve_two_gemms(costs, p->mc, p->s) : solve_longer(costs, p->mc, p->s))) {
+    if (why_none) {
+      const ChainStage& first = p->chain.stages[0];
+      const int64_t tl = first.rows_whole ? costs.size(first.l) : 1;
+      const arch::MemoryLevel& buf = a.levels[static_cast<size_t>(p->s.buffer_level)];
+      *why_none = "no tiles fit: the smallest (T_M = 1, T_L = " + std::to_string(tl) + ") need " +
+                  model::human_bytes(costs.mu(1, tl) * static_cast<double>(buf.word_bytes)) + " of level '" + buf.name +
+                  "', which holds " + model::human_bytes(buf.capacity_bytes);
+    }
     return std::nullopt;
+  }
   return p->finish(a, w);
 }
 

@@ -42,8 +42,8 @@ struct ChainSolution {
 
 // Contract: nullopt when the workload is not a chain of GEMMs (with only such vector ops
 // between them), the arch has no buffer, matrix unit or (for ops between) vector unit it can
-// use, or whole rows do not fit the buffer.
-std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w);
+// use, or whole rows do not fit the buffer — then, with `why_none`, it says so there.
+std::optional<ChainSolution> solve_gemm_chain(const arch::Arch& a, const model::Workload& w, std::string* why_none = nullptr);
 
 // The same tree and prediction with tiles chosen by the caller (T_M of one core's rows, T_L of
 // l_1; the others as solved), whether or not they fit: for checking the solver's choice against

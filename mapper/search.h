@@ -87,8 +87,7 @@ struct Candidate {
 
 // A named baseline that applies but got no valid tiling: how many candidates of its structure
 // were scored invalid, and why the one nearest to fitting was (the least overflow of a level's
-// capacity; "" when none was analysed: the loader refused them all, or they broke
-// --max-footprint).
+// capacity or --max-footprint limit; "" when the loader refused them all).
 struct BaselineNotFound {
   std::string name;
   int64_t invalid = 0;

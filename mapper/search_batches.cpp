@@ -33,6 +33,7 @@ std::vector<Searcher::Entry> Searcher::analyse(size_t n, const std::vector<Choic
     out[i].valid = s.valid;
     out[i].cost = s.valid ? s.cost : INFINITY;
     out[i].ruled_out = s.ruled_out;
+    out[i].overflow = s.overflow;
   }
   return out;
 }
@@ -49,15 +50,13 @@ std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
   for (Entry& e : done) {
     ++out_.evaluations;
     out_.ruled_out += e.ruled_out;
+    if (!e.valid) note_invalid(e);
     // Ties too: a point as good as the best so far may end up first.
     if (o_.lowering && e.valid && e.cost <= best_ && !lowering_.lowers(space_.build(e.choice, "candidate"))) {
       e.valid = false, e.cost = INFINITY;
       ++out_.not_lowered;
     }
-    if (!e.valid) {
-      note_invalid(e);
-      continue;
-    }
+    if (!e.valid) continue;
     ++out_.valid;
     if (o_.pareto) add_to_front(e);
     keep(e);
@@ -73,18 +72,16 @@ std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
 }
 
 void Searcher::note_invalid(const Entry& e) {
-  if (e.ruled_out || !e.report || e.report->valid) return;  // refused by the lowering or --max-footprint: not said here
-  double overflow = INFINITY;  // the loader refused it: no levels
-  if (!e.report->levels.empty()) {
-    overflow = 0;
-    for (const model::LevelReport& l : e.report->levels)
-      if (l.capacity_bytes > 0) overflow = std::max(overflow, static_cast<double>(l.peak_bytes) / l.capacity_bytes);
-  }
+  if (e.ruled_out || !e.report) return;
   for (size_t b = 0; b < named_.size(); ++b) {
     if (!(e.follows >> b & 1) || named_best_[b].valid) continue;
     Unfitting& u = named_unfitting_[b];
     ++u.invalid;
-    if (overflow < u.overflow) u.overflow = overflow, u.reason = e.report->reason;
+    if (e.overflow < u.overflow) {
+      u.overflow = e.overflow;
+      // A valid report the scorer refused broke a --max-footprint limit.
+      u.reason = e.report->valid ? scorer_.over_limits(*e.report) : e.report->reason;
+    }
   }
 }
 

@@ -11,12 +11,17 @@
 namespace dfx::mapper {
 
 void Searcher::chain_solver() {
-  auto solved = solve_gemm_chain(a_, w_);
+  std::string why_none;
+  auto solved = solve_gemm_chain(a_, w_, &why_none);
   const bool seq_allowed = o_.prims.empty() || std::find(o_.prims.begin(), o_.prims.end(), model::Prim::Seq) != o_.prims.end();
   // Its tree fuses the whole chain: not a candidate when the user fixed another grouping.
   bool one_group = true;
   for (const auto& g : o_.groups) one_group = one_group && g.size() == w_.ops.size();
-  if (!solved || !seq_allowed || !one_group || space_.pinned() || out_of_budget()) return;
+  if (!seq_allowed || !one_group || space_.pinned() || out_of_budget()) return;
+  if (!solved) {
+    if (o_.baselines) out_.closed_form_invalid = why_none;  // "" where the workload is no chain of GEMMs
+    return;
+  }
   // Its tiles as a point of the template (two GEMMs) seed the search.
   if (!solved->group_tile.empty())
     if (auto seed = space_.fused_at(model::Prim::Seq, solved->core_dim, solved->group_tile, solved->own_trips)) {

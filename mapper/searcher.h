@@ -40,6 +40,7 @@ class Searcher {
     bool valid = false;
     bool ruled_out = false;  // not analysed: it could not have been used (TreeScorer::score()); no choice kept
     uint64_t follows = 0;    // the named baselines (a handful) whose structure it follows, a bit each
+    double overflow = INFINITY;  // invalid: Scored::overflow
   };
 
   static constexpr int64_t kPolishShare = 10;  // --polish: 1/10 of the budget more, at least (TimeBudget: of the time)

@@ -47,7 +47,7 @@ Scored TreeScorer::score(const model::Dataflow& f, model::CyclesBar give_up) con
   Scored s;
   try {
     model::check_dataflow(f, a_, w_);
-    if (auto over = cannot_fit(f)) {
+    if (auto over = cannot_fit(f, s.overflow)) {
       s.report = std::move(over);
       return s;
     }
@@ -65,6 +65,7 @@ Scored TreeScorer::score(const model::Dataflow& f, model::CyclesBar give_up) con
       note_needs(peaks);
     }
     s.valid = s.report->valid && within_limits(*s.report);
+    if (!s.valid) s.overflow = fullest(*s.report);
   } catch (const InputError&) {
     s.report = std::make_shared<const model::Report>();  // the template drew a tree the loader rejects
   }
@@ -92,6 +93,16 @@ Scored TreeScorer::ruled_out() const {
   return s;
 }
 
+double TreeScorer::fullest(const model::Report& r) const {
+  if (r.levels.empty()) return INFINITY;
+  double most = 0;
+  for (const model::LevelReport& l : r.levels)
+    if (l.capacity_bytes > 0) most = std::max(most, static_cast<double>(l.peak_bytes) / l.capacity_bytes);
+  for (const auto& [level, bytes] : limits_)
+    most = std::max(most, static_cast<double>(r.levels[static_cast<size_t>(level)].peak_bytes) / bytes);
+  return most;
+}
+
 bool TreeScorer::within_limits(const model::Report& r) const {
   for (const auto& [level, bytes] : limits_)
     if (static_cast<double>(r.levels[static_cast<size_t>(level)].peak_bytes) > bytes) return false;
@@ -103,15 +114,16 @@ bool TreeScorer::within_limits(const model::Report& r) const {
 // limit; null otherwise. Sound: the floor never exceeds the analysis's peak. Only with
 // --max-footprint: without it few candidates overflow (G1 / edge: 49 of 7,436 analyses, for
 // 7% more instructions), with L1=1MiB 15% of the trees are dropped (3% fewer instructions).
-std::shared_ptr<const model::Report> TreeScorer::cannot_fit(const model::Dataflow& f) const {
+std::shared_ptr<const model::Report> TreeScorer::cannot_fit(const model::Dataflow& f, double& overflow) const {
   if (limits_.empty()) return nullptr;
   const std::vector<int64_t> floor = model::footprint_floor(a_, w_, f);
   auto over = [&](size_t l, double bytes) {
     note_needs(floor);  // what it needs is known no closer: it is not analysed
+    overflow = static_cast<double>(floor[l]) / bytes;
     auto r = std::make_shared<model::Report>();
     r->valid = false;
-    r->reason = "level '" + a_.levels[l].name + "' needs at least " + std::to_string(floor[l]) + " B per instance, more than " +
-                std::to_string(static_cast<int64_t>(bytes)) + " B";
+    r->reason = "level '" + a_.levels[l].name + "' needs at least " + model::human_bytes(static_cast<double>(floor[l])) +
+                " per instance, more than " + model::human_bytes(bytes);
     return r;
   };
   for (size_t l = 0; l < floor.size(); ++l)

@@ -78,7 +78,10 @@ class TreeScorer {
   // least_needed()'s figures, one per limit, lowered by each candidate checked (any thread).
   std::unique_ptr<std::atomic<int64_t>[]> least_;
 
-  std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f) const;
+  // With the need over the bound it exceeds in `overflow`.
+  std::shared_ptr<const model::Report> cannot_fit(const model::Dataflow& f, double& overflow) const;
+  // The report's fullest level: its peak over its capacity or limit, whichever is less.
+  double fullest(const model::Report& r) const;
   void note_needs(const std::vector<int64_t>& bytes_per_level) const;
 };
 

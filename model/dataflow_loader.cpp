@@ -117,8 +117,9 @@ class TreeReader {
       diag_.add(item.loc(), "loop factor must be a positive integer, found '" + factor + "'");
       return;
     }
+    // "m:8:" names no kind: a slip, not a temporal loop.
     if (kind == "sp" || kind == "spatial") loop.spatial = true;
-    else if (!kind.empty() && kind != "tp" && kind != "temporal")
+    else if ((!kind.empty() || c2 != std::string::npos) && kind != "tp" && kind != "temporal")
       diag_.add(item.loc(), "loop kind must be 'sp' (spatial) or 'tp' (temporal), found '" + kind + "'");
     if (loop.dim >= 0) node.loops.push_back(loop);
   }

@@ -38,7 +38,7 @@ std::string Workload::index_text(const AffineIndex& ix) const {
     out += dims[static_cast<size_t>(t.dim)].name;
     if (t.coef != 1) out += "*" + std::to_string(t.coef);
   }
-  if (ix.offset != 0 || out.empty()) out += (out.empty() ? "" : "+") + std::to_string(ix.offset);
+  if (ix.offset != 0 || out.empty()) out += (out.empty() || ix.offset < 0 ? "" : "+") + std::to_string(ix.offset);
   return out;
 }
 

@@ -48,7 +48,16 @@ void infer_shapes(Workload& w, Diagnostics& diag) {
   std::map<int, std::pair<std::string, std::vector<int64_t>>> seen;
   auto visit = [&](const Op& op, const TensorAccess& a) {
     std::vector<int64_t> shape;
-    for (const auto& ix : a.index) shape.push_back(index_extent(w, ix));
+    for (const auto& ix : a.index) {
+      // Dims start at 0 and coefficients are positive: the offset is the least value it takes.
+      if (ix.offset < 0) {
+        diag.add(op.loc, "index '" + w.index_text(ix) + "' of tensor '" + w.tensors[static_cast<size_t>(a.tensor)].name +
+                             "' in op '" + op.name + "' reaches " + std::to_string(ix.offset) +
+                             ": indices start at 0 (shift the other accesses by as much instead)");
+        return;
+      }
+      shape.push_back(index_extent(w, ix));
+    }
     auto it = seen.find(a.tensor);
     if (it == seen.end()) {
       seen[a.tensor] = {op.name, shape};
@@ -138,15 +147,23 @@ void read_ops(MapReader& r, Workload& w, Diagnostics& diag) {
     Op op;
     op.loc = item.loc();
     std::string text;
+    SourceLoc text_at = item.loc();
+    bool given = true;  // a missing expr is reported by the reader
     if (item.is_scalar()) {
       text = item.scalar();
     } else {
       MapReader opr(item, diag);
       op.name = opr.str_or("name", "");
+      given = item.has("expr");
+      if (given) text_at = item["expr"].loc();
       text = opr.str("expr", true).value_or("");
       opr.finish();
     }
-    if (text.empty()) continue;
+    if (text.empty()) {
+      // Skipped in silence, it would drop the op and make its output a workload input.
+      if (given) diag.add(text_at, "empty statement: an op needs one, e.g. 'C[m,n] += A[m,k] * B[k,n]'");
+      continue;
+    }
     op.expr = text;
     if (!parse_statement(text, op.loc, w, op, diag)) continue;
     if (op.name.empty()) op.name = w.tensors[static_cast<size_t>(op.out.tensor)].name;

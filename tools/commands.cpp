@@ -87,6 +87,7 @@ std::string change_words(const std::vector<std::string>& sets, const std::vector
 }
 
 int run_eval(const EvalOptions& o) {
+  if (!o.json.empty()) check_files({{o.in.arch, o.in.workload, o.in.flow}, {{"--json", o.json}}, {}});
   arch::Arch a = load_arch(o.in);
   model::Workload w = load_workload(o.in);
   model::Dataflow f = model::load_dataflow(o.in.flow, a, w);

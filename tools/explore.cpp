@@ -254,10 +254,10 @@ int run_explore(const ExploreOptions& o) {
   // With --json -, standard output carries the JSON alone (for a pipe into jq): the rest to stderr.
   std::FILE* text = o.json == "-" ? stderr : stdout;
   // `valid` counts candidates (repeats answered from the cache included), not analyses.
-  std::fprintf(text, "dfx explore: %s on %s%s — %lld evaluations, %lld of them valid (%lld analysed, %lld ruled out by a floor "
-              "on their cycles, the rest repeats) in %.1f s, %.0f per second\n\n",
-              w.name.c_str(), a.name.c_str(), change_words(o.in).c_str(), static_cast<long long>(out.evaluations), static_cast<long long>(out.valid),
-              static_cast<long long>(out.analyses), static_cast<long long>(out.ruled_out), out.seconds,
+  std::fprintf(text, "dfx explore: %s on %s%s — %lld evaluations (%lld analysed, %lld ruled out by a floor on their cycles, "
+              "the rest repeats), %lld of them valid, in %.1f s, %.0f per second\n\n",
+              w.name.c_str(), a.name.c_str(), change_words(o.in).c_str(), static_cast<long long>(out.evaluations),
+              static_cast<long long>(out.analyses), static_cast<long long>(out.ruled_out), static_cast<long long>(out.valid), out.seconds,
               out.seconds > 0 ? static_cast<double>(out.evaluations) / out.seconds : 0.0);
   const char* ended = out.interrupted ? "Ctrl-C stopped it" : "its budget ended first";
   if (out.interrupted) std::fprintf(text, "(stopped by Ctrl-C: the best found so far)\n\n");

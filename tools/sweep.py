@@ -72,7 +72,9 @@ def explore_once(args, workload, changes, seed, json_path, flow_path, threads):
         cmd += [flag, value]
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
-        sys.exit(f"sweep: {' '.join(cmd)} failed (exit {done.returncode}):\n{done.stderr.strip()}")
+        # dfx's own exit code: 2 for bad input (a key path or value of --vary), as dfx gives it.
+        print(f"sweep: {' '.join(cmd)} failed (exit {done.returncode}):\n{done.stderr.strip()}", file=sys.stderr)
+        sys.exit(done.returncode)
     with open(json_path) as f:
         return json.load(f)
 

@@ -8,7 +8,8 @@
 - fewer than --top found: an earlier run's FLOW.K.yaml for a place left empty is removed;
 - Ctrl-C (SIGINT) ends a long search at once, writes every output and says it was stopped;
 - `--time` alone bounds the search by time, not by the default 10,000 evaluations;
-- outputs that are inputs or one another (a hard link, stdout twice, a tensor file) are refused;
+- outputs that are inputs or one another (a hard link, stdout twice, a tensor file, eval's --json
+  naming its flow) are refused;
 - the `# found by:` header is a command a shell runs again, whatever the paths hold, and keeps --emit;
 - the table and the HTML tell apart ranked rows whose values differ.
 
@@ -104,6 +105,17 @@ def main():
         r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--html", f"{tmp}/to_later.json", "--json", f"{tmp}/later.json"])
         assert r.returncode == 2 and "is also written by --json" in r.stderr, r.stderr
         assert not os.path.exists(f"{tmp}/later.json")
+        # eval's --json too, before the analysis (it overwrote the flow it analysed).
+        flow_copy = f"{tmp}/flow_copy.yaml"
+        with open(files[0]) as src, open(flow_copy, "w") as dst:
+            dst.write(src.read())
+        os.symlink(flow_copy, f"{tmp}/flow_link.yaml")
+        r = run([dfx, "eval", edge, g1, flow_copy, "--json", f"{tmp}/flow_link.yaml"])
+        assert r.returncode == 2 and "is an input of this command" in r.stderr and "cycles" not in r.stdout, r.stderr
+        r = run([dfx, "eval", edge, g1, flow_copy, "--json", f"{tmp}/no/such/dir/x.json"])
+        assert r.returncode == 2 and "--json" in r.stderr and "cycles" not in r.stdout, r.stderr
+        with open(flow_copy) as f:
+            assert f.read().lstrip().startswith("# found by"), "eval overwrote its flow"
         os.mkdir(f"{tmp}/tensors")
         r = run([dfx, "simulate", f"{root}/configs/arch/tpu_like.yaml", f"{root}/configs/programs/tpu_like_gemm.s",
                  "--outputs", f"{tmp}/tensors", "--json", f"{tmp}/tensors/C.npy"])

@@ -283,6 +283,13 @@ TEST_F(Explore, AClosedFormTreeThatDoesNotFitIsSaidSo) {
   const Outcome over = explore(tight, model::load_workload(test::config("workloads/attention_g1.yaml")), options(2));
   EXPECT_EQ(closed_form_rows(over), 0);
   EXPECT_NE(over.closed_form_invalid.find("level 'L1' needs"), std::string::npos) << over.closed_form_invalid;
+  // With 8 KB not even one row of scores fits: the solver has no tiles, and says so.
+  const arch::Arch tiny = arch::load_arch(test::config("arch/edge.yaml"), {parse_override("levels.L1.capacity=8KB", "--set")});
+  SearchOptions longer = options(2);
+  longer.evaluations = 1500;  // few trees fit at all
+  const Outcome none = explore(tiny, model::load_workload(test::config("workloads/attention_g1.yaml")), longer);
+  EXPECT_EQ(closed_form_rows(none), 0);
+  EXPECT_EQ(none.closed_form_invalid.rfind("no tiles fit: the smallest (T_M = 1, T_L = 512) need ", 0), 0u) << none.closed_form_invalid;
 }
 
 // A baseline whose structure cannot fit says why, not only that none was found: FLAT-HGran
@@ -300,6 +307,14 @@ TEST_F(Explore, ABaselineThatCannotFitSaysWhy) {
   const nlohmann::json j = nlohmann::json::parse(to_json(out, "edge.yaml", "attention_g1.yaml", o));
   EXPECT_EQ(j["baselines_not_found_why"]["FLAT-HGran"]["invalid"], flat->invalid);
   EXPECT_EQ(j["baselines_not_found_why"]["FLAT-HGran"]["nearest"], flat->nearest);
+  // Under --max-footprint the limit is what the nearest broke.
+  SearchOptions limited = options(2);
+  limited.max_footprint = {{"L1", 64.0 * 1024}};
+  const Outcome under = explore(a, model::load_workload(test::config("workloads/attention_g1.yaml")), limited);
+  const auto fused = std::find_if(under.baselines_not_found.begin(), under.baselines_not_found.end(),
+                                  [](const BaselineNotFound& b) { return b.name == "Fused (Pipe)"; });
+  ASSERT_NE(fused, under.baselines_not_found.end());
+  EXPECT_NE(fused->nearest.find("level 'L1'"), std::string::npos) << fused->nearest;
   // One that fits has no such entry.
   const Outcome fits = explore(a, w, options(2));
   EXPECT_TRUE(fits.baselines_not_found.empty());
