@@ -14,7 +14,9 @@ const std::vector<std::string> kVectorOps = {"add", "sub", "mul", "div", "max", 
                                              "exp", "sum", "relu", "scale", "cast", "copy"};
 
 struct Scope {
-  int64_t cores = 1, sub_cores = 1, matrix_pes = 1, vector_lanes = 1;
+  int64_t cores = 1, sub_cores = 1;
+  // The chip's matrix PEs and vector lanes, every instance of the unit together (0: no such unit).
+  int64_t matrix_pes = 0, vector_lanes = 0;
 };
 
 int64_t instances_for(MapReader& r, const Scope& s, Diagnostics& diag) {
@@ -23,8 +25,10 @@ int64_t instances_for(MapReader& r, const Scope& s, Diagnostics& diag) {
   if (per == "chip") return 1;
   if (per == "core") return s.cores;
   if (per == "sub_core") return s.cores * s.sub_cores;
-  if (per == "pe") return s.cores * s.sub_cores * s.matrix_pes;
-  if (per == "lane") return s.cores * s.sub_cores * s.vector_lanes;
+  // One per PE or lane of the unit as it is replicated (per core or per sub-core): a core's one
+  // array beside four sub-cores has the registers of one array, not four.
+  if (per == "pe") return s.matrix_pes > 0 ? s.matrix_pes : s.cores * s.sub_cores;
+  if (per == "lane") return s.vector_lanes > 0 ? s.vector_lanes : s.cores * s.sub_cores;
   diag.add(r.node()["per"].loc(),
            "unknown sharing '" + per + "' (known: chip, core, sub_core, pe, lane)");
   return 1;
@@ -189,7 +193,7 @@ Arch build(const ConfigNode& root) {
   a.cores = r.integer_or("cores", 1, 1);
   a.sub_cores = r.integer_or("sub_cores", 1, 1);
 
-  Scope s{a.cores, a.sub_cores, 1, 1};
+  Scope s{a.cores, a.sub_cores};
   ConfigNode compute = r.child("compute");
   if (!compute.valid()) diag.add(compute.loc(), "missing required key 'compute'");
   else if (MapReader cr(compute, diag); cr.ok()) {
@@ -200,7 +204,7 @@ Arch build(const ConfigNode& root) {
     if (a.units.empty()) diag.add(compute.loc(), "compute needs a 'matrix' or a 'vector' unit");
   }
   for (const auto& u : a.units)
-    (u.kind == UnitKind::Matrix ? s.matrix_pes : s.vector_lanes) = u.pes_per_instance;
+    (u.kind == UnitKind::Matrix ? s.matrix_pes : s.vector_lanes) = u.total_pes();
 
   ConfigNode levels = r.child("levels");
   std::vector<std::pair<std::string, SourceLoc>> parents;

@@ -20,6 +20,15 @@ TEST(Arch, EdgePresetMatchesThePaper) {
   EXPECT_EQ(a.unit(UnitKind::Matrix)->total_pes(), 4096);
 }
 
+// Per-PE registers are one per PE of the array as it is replicated: sub-cores beside edge's one
+// array per core do not multiply them, cloud's array per sub-core does.
+TEST(Arch, PerPeLevelsCountTheArraysPes) {
+  const arch::Arch edge = arch::load_arch(test::config("arch/edge.yaml"), {parse_override("sub_cores=4", "--set")});
+  EXPECT_EQ(edge.levels[static_cast<size_t>(edge.level_index("Reg"))].instances, 4 * 32 * 32);
+  const arch::Arch cloud = arch::load_arch(test::config("arch/cloud.yaml"));
+  EXPECT_EQ(cloud.levels.back().instances, cloud.cores * 16 * 64 * 64);
+}
+
 TEST(Arch, EveryPresetLoads) {
   for (const char* name : {"edge", "cloud", "tpu_like", "ascend_like", "tileflow_validation"}) {
     SCOPED_TRACE(name);
