@@ -192,7 +192,7 @@ class Searcher {
   // Per named baseline without a valid point yet: what its invalid candidates said (note_invalid).
   struct Unfitting {
     int64_t invalid = 0;
-    double overflow = INFINITY;  // of the nearest: its fullest level's peak over its capacity
+    double overflow = INFINITY;  // of the nearest: Scored::overflow
     std::string reason;
   };
   std::vector<Unfitting> named_unfitting_;

@@ -123,25 +123,20 @@ std::string kind_of(const std::string& path) {
   return "unknown";
 }
 
-// An arch and a workload given together: some dataflow must be able to run (every op has a unit
-// and instructions there, the outermost level holds the inputs and outputs).
-void check_pair_runs(const arch::Arch& a, const model::Workload& w) {
-  if (std::vector<Problem> cannot = model::no_dataflow_runs(a, w); !cannot.empty()) throw InputError(cannot);
-}
-
 }  // namespace
 
 int run_validate(const std::vector<std::string>& files) {
   int bad = 0;
   std::unique_ptr<arch::Arch> a;
   std::unique_ptr<model::Workload> w;
-  // The arch and workload before a flow cannot run together: its analysis would say so again,
-  // at the flow's leaves.
+  // An arch and a workload given together: some dataflow must be able to run (every op has a
+  // unit and instructions there, the outermost level holds the inputs and outputs). Where none
+  // can, a flow after them is not analysed: its analysis would say so again, at its leaves.
   bool pair_cannot_run = false;
   auto check_pair = [&] {
-    pair_cannot_run = true;
-    check_pair_runs(*a, *w);
-    pair_cannot_run = false;
+    const std::vector<Problem> cannot = model::no_dataflow_runs(*a, *w);
+    pair_cannot_run = !cannot.empty();
+    if (pair_cannot_run) throw InputError(cannot);
   };
   for (const auto& path : files) {
     try {

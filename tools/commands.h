@@ -81,7 +81,6 @@ struct SimulateOptions {
   int64_t jitter = 0;
 };
 
-
 struct CosimOptions {
   std::string arch, inputs, json, trace;
   std::vector<std::string> programs;  // one per core
@@ -113,10 +112,6 @@ struct CompareOptions {
   uint64_t seed = 1;
   int64_t jitter = 0;
 };
-
-}  // namespace dfx::cli
-
-namespace dfx::cli {
 
 // simulate, compare and cosim run the SystemC model, which `dfx` does not link: SystemC's
 // static set-up alone (it clears 3 MB) took half of the ~18 ms every `dfx` command started
