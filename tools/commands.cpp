@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "arch/arch.h"
 #include "arch/config.h"
@@ -125,10 +126,11 @@ std::string kind_of(const std::string& path) {
 
 }  // namespace
 
-int run_validate(const std::vector<std::string>& files) {
+int run_validate(const ValidateOptions& o) {
   int bad = 0;
   std::unique_ptr<arch::Arch> a;
   std::unique_ptr<model::Workload> w;
+  bool any_arch = false, any_workload = false;
   // An arch and a workload given together: some dataflow must be able to run (every op has a
   // unit and instructions there, the outermost level holds the inputs and outputs). Where none
   // can, a flow after them is not analysed: its analysis would say so again, at its leaves.
@@ -138,14 +140,16 @@ int run_validate(const std::vector<std::string>& files) {
     pair_cannot_run = !cannot.empty();
     if (pair_cannot_run) throw InputError(cannot);
   };
-  for (const auto& path : files) {
+  for (const auto& path : o.files) {
     try {
       std::string kind = kind_of(path);
       if (kind == "arch") {
-        a = std::make_unique<arch::Arch>(arch::load_arch(path));
+        any_arch = true;
+        a = std::make_unique<arch::Arch>(load_arch(path, o.sets));
         if (w) check_pair();
       } else if (kind == "workload") {
-        w = std::make_unique<model::Workload>(model::load_workload(path));
+        any_workload = true;
+        w = std::make_unique<model::Workload>(load_workload(Inputs{"", path, "", {}, o.dims}));
         if (a) check_pair();
       } else if (kind == "flow") {
         if (!a || !w) throw InputError(SourceLoc{path, 0, 0, ""}, "a flow file needs an arch and a workload file before it on the command line");
@@ -158,12 +162,23 @@ int run_validate(const std::vector<std::string>& files) {
       } else {
         throw InputError(SourceLoc{path, 1, 1, ""}, "not an arch, workload or flow file (expected top-level 'levels', 'ops' or 'tree')");
       }
-      std::cout << path << ": ok (" << kind << ")\n";
+      const std::string with = kind == "arch" ? change_words(o.sets, {}) : kind == "workload" ? change_words({}, o.dims) : "";
+      std::cout << path << ": ok (" << kind << (with.empty() ? "" : ", with" + with) << ")\n";
     } catch (const InputError& e) {
       std::cerr << e.what() << '\n';
       ++bad;
     }
   }
+  // A change with nothing to change would pass unchecked: say so rather than report "ok".
+  auto unused = [&](const std::vector<std::string>& typed, bool any, const std::string& option, const std::string& kind) {
+    if (typed.empty() || any) return;
+    std::cerr << InputError(SourceLoc{option, 0, 0, ""}, option + " " + shell_word(typed.front()) + ": no " + kind +
+                                                             " file among the files to change").what()
+              << '\n';
+    ++bad;
+  };
+  unused(o.sets, any_arch, "--set", "arch");
+  unused(o.dims, any_workload, "--dim", "workload");
   return bad ? 2 : 0;
 }
 

@@ -38,7 +38,13 @@ struct EvalOptions {
 int run_eval(const EvalOptions& o);
 int run_asm(const std::string& arch, const std::string& in, const std::string& out);
 int run_disasm(const std::string& arch, const std::string& in);
-int run_validate(const std::vector<std::string>& files);
+// `dfx validate FILE... [--set K=V] [--dim N=S]`: the changes apply to every arch (--set) and
+// every workload (--dim) among the files, as explore and eval make them (a sweep's points checked
+// before any search).
+struct ValidateOptions {
+  std::vector<std::string> files, sets, dims;
+};
+int run_validate(const ValidateOptions& o);
 int run_list();
 
 }  // namespace dfx::cli

@@ -19,15 +19,19 @@ void add_sets(CLI::App* c, std::vector<std::string>& sets) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
+void add_dims(CLI::App* c, std::vector<std::string>& dims) {
+  c->add_option("--dim", dims, "NAME=SIZE: change a dimension of the workload, e.g. l=1024; once per change")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 // The ARCH WORKLOAD [FLOW] inputs several subcommands take, with changes to the first two.
 void add_inputs(CLI::App* c, dfx::cli::Inputs& in, bool flow) {
   c->add_option("arch", in.arch, "Accelerator description (arch.yaml)")->required()->check(CLI::ExistingFile);
   c->add_option("workload", in.workload, "Workload (workload.yaml)")->required()->check(CLI::ExistingFile);
   if (flow) c->add_option("flow", in.flow, "Dataflow tile tree (flow.yaml)")->required()->check(CLI::ExistingFile);
   add_sets(c, in.sets);
-  c->add_option("--dim", in.dims, "NAME=SIZE: change a dimension of the workload, e.g. l=1024; once per change")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_dims(c, in.dims);
 }
 
 // Options that may be given more than once, or with a comma-separated list: one value per
@@ -97,10 +101,12 @@ int main(int argc, char** argv) {
   e->add_option("--json", eval.json, "Also write the report as JSON to this file ('-' for stdout)");
   e->add_flag("--explain", eval.explain, "Print the tree in the paper's notation, implicit factors explicit");
 
-  std::vector<std::string> files;
+  dfx::cli::ValidateOptions val;
   auto* v = app.add_subcommand("validate", "Check input files (arch, workload or flow YAML) and report every problem");
-  v->add_option("files", files, "Files to check; a flow file is checked against the arch and workload named before it")
+  v->add_option("files", val.files, "Files to check; a flow file is checked against the arch and workload named before it")
       ->required();
+  add_sets(v, val.sets);
+  add_dims(v, val.dims);
 
   auto* l = app.add_subcommand("list", "Print presets, workload operators, memory-level attributes and primitives");
 
@@ -193,7 +199,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (e->parsed()) return dfx::cli::run_eval(eval);
-    if (v->parsed()) return dfx::cli::run_validate(files);
+    if (v->parsed()) return dfx::cli::run_validate(val);
     if (l->parsed()) return dfx::cli::run_list();
     if (x->parsed()) {
       ex.evals_given = evals->count() > 0;

@@ -34,6 +34,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from parallel_runs import run_all  # noqa: E402
 
+# What dfx explore says where no candidate of the budget fits the arch (exit 2 on good input).
+NONE_VALID = "no valid dataflow found"
 COLUMNS = ["cycles", "speed-up", "DRAM bytes", "energy pJ", "util", "bottleneck", "on-chip peak B"]
 
 
@@ -53,7 +55,10 @@ def explore(args, workload, changes, json_path, flow_path, threads):
     best = None
     for seed in range(args.seed, args.seed + args.seeds):
         result = explore_once(args, workload, changes, seed, json_path + ".try", flow_path + ".try", threads)
-        if best is None or result["best"][0]["cycles"] < best["best"][0]["cycles"]:
+        if "none_valid" in result:
+            best = best or result
+            continue
+        if best is None or "none_valid" in best or result["best"][0]["cycles"] < best["best"][0]["cycles"]:
             best = result
             os.replace(json_path + ".try", json_path)
             os.replace(flow_path + ".try", flow_path)
@@ -71,15 +76,38 @@ def explore_once(args, workload, changes, seed, json_path, flow_path, threads):
     for flag, value in changes:
         cmd += [flag, value]
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode == 2 and NONE_VALID in done.stderr:
+        # The point is good input (check_points) where no candidate fits: a row of its own.
+        return {"none_valid": done.stderr.strip(), "seconds": 0.0}
     if done.returncode != 0:
-        # dfx's own exit code: 2 for bad input (a key path or value of --vary), as dfx gives it.
         print(f"sweep: {' '.join(cmd)} failed (exit {done.returncode}):\n{done.stderr.strip()}", file=sys.stderr)
         sys.exit(done.returncode)
     with open(json_path) as f:
         return json.load(f)
 
 
+def check_points(args, points):
+    """Every point checked with `dfx validate` before any search (a few milliseconds each), so that
+    a bad value or a point the arch cannot run stops the sweep at once, every such point named,
+    rather than after the searches before it. Exits with dfx's code."""
+    failed = 0
+    for i, point in enumerate(points):
+        cmd = [args.dfx, "validate", args.arch] + args.workloads
+        for flag, change, _ in point:
+            cmd += [flag, change]
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            print(f"sweep: point {i + 1}/{len(points)} ({' '.join(cmd[3 + len(args.workloads):])}) cannot run "
+                  f"(exit {done.returncode}):\n{done.stderr.strip()}", file=sys.stderr)
+            failed = failed or done.returncode
+    if failed:
+        print("sweep: nothing searched", file=sys.stderr)
+        sys.exit(failed)
+
+
 def row_of(result):
+    if "none_valid" in result:
+        return {c: "no valid dataflow" if c == "bottleneck" else None for c in COLUMNS}
     best = result["best"][0]
     layerwise = next((b for b in result["baselines"] if b["name"] == "Layerwise"), None)
     return {
@@ -134,6 +162,7 @@ def main():
     if args.outdir:
         os.makedirs(args.outdir, exist_ok=True)
 
+    check_points(args, points)
     searches = [(w, i, point) for w in args.workloads for i, point in enumerate(points)]
 
     def run(search, threads):
@@ -142,8 +171,11 @@ def main():
         base = os.path.join(where, f"{stem}.{i}")
         result = explore(args, w, [(flag, change) for flag, change, _ in point], base + ".json", base + ".yaml", threads)
         row = (stem, i, [value for _, _, value in point], row_of(result))
-        print(f"  {stem} point {i + 1}/{len(points)}: {human(row[3]['cycles'])} cycles "
-              f"in {result['seconds']:.1f} s", file=sys.stderr)
+        if "none_valid" in result:
+            print(f"  {stem} point {i + 1}/{len(points)}: {result['none_valid']}", file=sys.stderr)
+        else:
+            print(f"  {stem} point {i + 1}/{len(points)}: {human(row[3]['cycles'])} cycles "
+                  f"in {result['seconds']:.1f} s", file=sys.stderr)
         return row
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -168,8 +200,9 @@ def main():
         print("|" + "---|" * (len(names) + 1))
         first = {s: row["cycles"] for s, i, _, row in rows if i == 0}
         for i, point in enumerate(points):
-            ratio = geomean([row["cycles"] / first[s] for s, j, _, row in rows if j == i])
-            print("| " + " | ".join([value for _, _, value in point] + [f"{ratio:.3f}"]) + " |")
+            ratios = [row["cycles"] / first[s] for s, j, _, row in rows if j == i and row["cycles"] and first[s]]
+            whole = len(ratios) == len(args.workloads)  # else a workload has no valid dataflow at one end
+            print("| " + " | ".join([value for _, _, value in point] + [f"{geomean(ratios):.3f}" if whole else "—"]) + " |")
         print()
     if args.csv:
         with open(args.csv, "w", newline="") as f:

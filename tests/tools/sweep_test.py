@@ -42,7 +42,40 @@ def main():
         assert by[("1.2 TB/s", "32")] < by[("1.2 TB/s", "64")], by
         lines = [l for l in table.splitlines() if l.startswith("| 0.3 TB/s") or l.startswith("| 1.2 TB/s")]
         assert len(lines) == 4, table
-    print("sweep: 4 points agree with dfx explore")
+        check_bad_points_stop_first(dfx, root, arch, workload, common, tmp)
+        check_a_point_with_nothing_valid_is_a_row(dfx, root, arch, workload, common, tmp)
+    print("sweep: 4 points agree with dfx explore; bad points stop it before any search; "
+          "a point where nothing fits is a row")
+
+
+def check_bad_points_stop_first(dfx, root, arch, workload, common, tmp):
+    """A bad value anywhere in the grid stops the sweep before any search, every bad point named."""
+    out = f"{tmp}/bad"
+    done = subprocess.run(
+        [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, workload,
+         "--vary", "levels.L1.capacity", "256KB", "lots", "--vary-dim", "n", "32", "-4", "--outdir", out] + common,
+        capture_output=True, text=True)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "point 2/4" in done.stderr and "point 3/4" in done.stderr and "point 4/4" in done.stderr, done.stderr
+    assert "point 1/4" not in done.stderr, done.stderr
+    assert "levels[1].capacity" in done.stderr and "dims.n" in done.stderr, done.stderr
+    assert "nothing searched" in done.stderr, done.stderr
+    assert not os.listdir(out), os.listdir(out)  # no point was searched
+
+
+def check_a_point_with_nothing_valid_is_a_row(dfx, root, arch, workload, common, tmp):
+    """An L1 too small for any candidate: that row says so, the other is searched as usual."""
+    done = subprocess.run(
+        [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, f"{root}/configs/workloads/attention_g1.yaml",
+         "--vary", "levels.L1.capacity", "256KB", "2KB", "--csv", f"{tmp}/none.csv"] + common,
+        capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(f"{tmp}/none.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["levels.L1.capacity"] for r in rows] == ["256KB", "2KB"], rows
+    assert float(rows[0]["cycles"]) > 0 and rows[0]["bottleneck"] != "no valid dataflow", rows
+    assert rows[1]["cycles"] == "" and rows[1]["bottleneck"] == "no valid dataflow", rows
+    assert "| 2KB | — |" in done.stdout, done.stdout
 
 
 if __name__ == "__main__":
