@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -9,6 +10,12 @@ namespace dfx::model {
 
 std::string human(double v, int decimals) {
   char buf[48];
+  // Past the last suffix a figure is written in powers of ten (an absurd bandwidth's 1e21
+  // cycles), not as twenty-odd digits before a 'P'.
+  if (std::abs(v) >= 1e18) {
+    std::snprintf(buf, sizeof buf, "%.*e", decimals, v);
+    return buf;
+  }
   const char* suffix[] = {"", "K", "M", "G", "T", "P"};
   int i = 0;
   while ((v >= 1000 || v <= -1000) && i < 5) v /= 1000, ++i;
@@ -32,9 +39,13 @@ std::function<std::string(double)> telling_apart(const std::vector<double>& rank
 std::string human_bytes(double b) {
   if (b < 0) return "unlimited";
   char buf[32];
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (b >= 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024) {  // past EiB: in powers of ten, not 20 digits
+    std::snprintf(buf, sizeof buf, "%.1e B", b);
+    return buf;
+  }
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int u = 0;
-  while (b >= 1024 && u < 4) b /= 1024, ++u;
+  while (b >= 1024 && u < 6) b /= 1024, ++u;
   std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
   return buf;
 }

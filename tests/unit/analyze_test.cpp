@@ -266,6 +266,18 @@ levels:
   EXPECT_NE(to_table(r).find("cycles set by DRAM bandwidth (the tree's latency, 88 cycles,"), std::string::npos) << to_table(r);
 }
 
+// Figures past the last suffix (an absurd bandwidth's 10^21 cycles, an absurd size's bytes) are
+// written in powers of ten, not as twenty-odd digits before 'P' or 'TiB'.
+TEST(Analyze, HugeFiguresAreWrittenInPowersOfTen) {
+  EXPECT_EQ(human(1234.5), "1.23K");
+  EXPECT_EQ(human(999.0e15), "999.00P");
+  EXPECT_EQ(human(2.883584e21), "2.88e+21");
+  EXPECT_EQ(human(-2.883584e21), "-2.88e+21");
+  EXPECT_EQ(human_bytes(3.0 * 1024 * 1024 * 1024 * 1024 * 1024), "3.0 PiB");
+  EXPECT_EQ(human_bytes(1e24), "1.0e+24 B");
+  EXPECT_EQ(human_bytes(-1), "unlimited");
+}
+
 // A written buffer that a reduction loop above it revisits takes its partial sums back from its
 // source, and that load takes time: here C's 16 x 64 slice comes back from DRAM in every step of k
 // but the first, and DRAM's reads (A, B, and 12 x 1,024 partial sums) pace the tree. Before
