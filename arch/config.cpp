@@ -124,7 +124,9 @@ ConfigNode::ConfigNode(std::shared_ptr<const Impl> impl, SourceLoc loc)
     : impl_(std::move(impl)), loc_(std::move(loc)) {}
 
 // yaml-cpp keeps both entries of a key written twice in one map, and a look-up takes the first:
-// the second would be ignored without a word. Every such key is an error, located.
+// the second would be ignored without a word. Every such key is an error, located. So is a merge
+// key ('<<: *base'), which yaml-cpp reads as a key named '<<': its alias carries the anchor's
+// position, so the unknown key would be reported lines away from where it was written.
 static void find_repeated_keys(const YAML::Node& n, const std::string& file, const std::string& path, std::vector<Problem>& out) {
   if (n.IsSequence()) {
     size_t i = 0;
@@ -136,8 +138,11 @@ static void find_repeated_keys(const YAML::Node& n, const std::string& file, con
   for (const auto& kv : n) {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
     const std::string at = path.empty() ? key : path + "." + key;
-    if (!key.empty() && !seen.insert(key).second)
-      out.push_back({SourceLoc{file, kv.first.Mark().line + 1, kv.first.Mark().column + 1, at}, "key '" + key + "' given twice in one map"});
+    const SourceLoc key_loc{file, kv.first.Mark().line + 1, kv.first.Mark().column + 1, at};
+    if (key == "<<")
+      out.push_back({key_loc, "merge keys ('<<: *anchor') are not supported: write the keys out (an alias of a whole value, 'key: *anchor', works)"});
+    else if (!key.empty() && !seen.insert(key).second)
+      out.push_back({key_loc, "key '" + key + "' given twice in one map"});
     find_repeated_keys(kv.second, file, at, out);
   }
 }
