@@ -13,6 +13,12 @@ namespace {
 const std::vector<std::string> kVectorOps = {"add", "sub", "mul", "div", "max", "min", "abs", "sqrt", "tanh", "sigmoid", "gelu",
                                              "exp", "sum", "relu", "scale", "cast", "copy"};
 
+// Bounds far beyond any chip that keep every product of them (a unit's PEs over its instances,
+// a level's instances per PE) inside int64_t: 2^31 rows by 2^31 columns on 4 cores wrapped to
+// -17179869180 PEs. Cerebras' wafer has ~850,000 cores.
+constexpr int64_t kMaxCores = int64_t{1} << 20, kMaxSubCores = 1024, kMaxUnitSide = int64_t{1} << 16;
+constexpr double kMaxUnitPes = 1099511627776.0;  // 2^40, every instance together
+
 struct Scope {
   int64_t cores = 1, sub_cores = 1;
   // The chip's matrix PEs and vector lanes, every instance of the unit together (0: no such unit).
@@ -20,7 +26,7 @@ struct Scope {
 };
 
 int64_t instances_for(MapReader& r, const Scope& s, Diagnostics& diag) {
-  if (r.has("instances")) return r.integer_or("instances", 1, 1);
+  if (r.has("instances")) return r.integer_or("instances", 1, 1, kMaxCores * kMaxSubCores);
   std::string per = r.str_or("per", "chip");
   if (per == "chip") return 1;
   if (per == "core") return s.cores;
@@ -55,17 +61,20 @@ void read_unit(const ConfigNode& node, UnitKind kind, const Scope& s, Arch& a, D
       if (!dims.is_seq() || dims.items().size() != 3)
         diag.add(dims.loc(), "cube must be a list [m, n, k]");
       for (const auto& d : dims.items())
-        if (auto v = parse_integer(d, diag, 1)) pes *= *v, u.shape.push_back(*v);
+        if (auto v = parse_integer(d, diag, 1, kMaxUnitSide)) pes *= *v, u.shape.push_back(*v);
       u.pes_per_instance = pes;
     } else {
-      u.shape = {r.integer_or("rows", 1, 1), r.integer_or("cols", 1, 1)};
+      u.shape = {r.integer_or("rows", 1, 1, kMaxUnitSide), r.integer_or("cols", 1, 1, kMaxUnitSide)};
       u.pes_per_instance = u.shape[0] * u.shape[1];
     }
     u.op_pj = r.number_or("mac_pj", 0.0, 0.0);
   } else {
-    u.pes_per_instance = r.integer_or("lanes", 1, 1);
+    u.pes_per_instance = r.integer_or("lanes", 1, 1, kMaxUnitSide * kMaxUnitSide);
     u.shape = {u.pes_per_instance};
     u.ops = r.str_list_or("ops", {});
+    // An empty list would read as the default (every op) rather than none.
+    if (r.has("ops") && u.ops.empty() && r.node()["ops"].is_seq())
+      diag.add(r.node()["ops"].loc(), "an empty list of vector ops: leave 'ops' out for every op the unit knows");
     for (const auto& op : u.ops)
       if (closest_match(op, kVectorOps) != op)
         diag.add(r.node()["ops"].loc(), "unknown vector op '" + op + "'");
@@ -78,6 +87,9 @@ void read_unit(const ConfigNode& node, UnitKind kind, const Scope& s, Arch& a, D
     if (sched == "instruction") u.schedule = ComputeUnit::Schedule::Instruction;
   }
   u.instances = instances_for(r, s, diag);
+  if (static_cast<double>(u.pes_per_instance) * static_cast<double>(u.instances) > kMaxUnitPes)
+    diag.add(node.loc(), "the " + u.name + " unit has " + std::to_string(u.pes_per_instance) + " PEs in each of " +
+                             std::to_string(u.instances) + " instances; dfx models at most 2^40 in all");
   r.finish();
   a.units.push_back(u);
 }
@@ -190,8 +202,8 @@ Arch build(const ConfigNode& root) {
   a.name = r.str("name", true).value_or("?");
   a.source = r.str_or("source", "");
   if (auto clk = r.child("clock"); clk.valid()) a.clock_ghz = parse_frequency_ghz(clk, diag).value_or(1.0);
-  a.cores = r.integer_or("cores", 1, 1);
-  a.sub_cores = r.integer_or("sub_cores", 1, 1);
+  a.cores = r.integer_or("cores", 1, 1, kMaxCores);
+  a.sub_cores = r.integer_or("sub_cores", 1, 1, kMaxSubCores);
 
   Scope s{a.cores, a.sub_cores};
   ConfigNode compute = r.child("compute");

@@ -255,7 +255,7 @@ std::string ConfigNode::scalar() const { return is_scalar() ? impl_->node.Scalar
 
 // ---- scalar parsing -------------------------------------------------------------------------
 
-std::optional<int64_t> parse_integer(const ConfigNode& n, Diagnostics& diag, int64_t min_value) {
+std::optional<int64_t> parse_integer(const ConfigNode& n, Diagnostics& diag, int64_t min_value, int64_t max_value) {
   if (!n.is_scalar()) {
     diag.add(n.loc(), "expected an integer, found a " + n.kind_name());
     return std::nullopt;
@@ -274,6 +274,10 @@ std::optional<int64_t> parse_integer(const ConfigNode& n, Diagnostics& diag, int
   }
   if (v < min_value) {
     diag.add(n.loc(), "must be at least " + std::to_string(min_value) + ", found " + s);
+    return std::nullopt;
+  }
+  if (v > max_value) {
+    diag.add(n.loc(), "must be at most " + std::to_string(max_value) + ", found " + s);
     return std::nullopt;
   }
   return static_cast<int64_t>(v);
@@ -350,13 +354,13 @@ std::optional<ConfigNode> MapReader::present(const std::string& key, bool requir
 }
 
 std::optional<int64_t> MapReader::integer(const std::string& key, bool required,
-                                          int64_t min_value) {
+                                          int64_t min_value, int64_t max_value) {
   auto n = present(key, required);
-  return n ? parse_integer(*n, diag_, min_value) : std::nullopt;
+  return n ? parse_integer(*n, diag_, min_value, max_value) : std::nullopt;
 }
 
-int64_t MapReader::integer_or(const std::string& key, int64_t fallback, int64_t min_value) {
-  auto v = integer(key, false, min_value);
+int64_t MapReader::integer_or(const std::string& key, int64_t fallback, int64_t min_value, int64_t max_value) {
+  auto v = integer(key, false, min_value, max_value);
   return v ? *v : fallback;
 }
 

@@ -2,6 +2,7 @@
 // The project's own view of a YAML document: every node knows its file, line, column and key
 // path. yaml-cpp is included only in config.cpp.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -68,8 +69,11 @@ class MapReader {
 
   std::optional<std::string> str(const std::string& key, bool required);
   std::string str_or(const std::string& key, const std::string& fallback);
-  std::optional<int64_t> integer(const std::string& key, bool required, int64_t min_value);
-  int64_t integer_or(const std::string& key, int64_t fallback, int64_t min_value);
+  // At least `min_value` and at most `max_value`, else a located problem.
+  std::optional<int64_t> integer(const std::string& key, bool required, int64_t min_value,
+                                 int64_t max_value = std::numeric_limits<int64_t>::max());
+  int64_t integer_or(const std::string& key, int64_t fallback, int64_t min_value,
+                     int64_t max_value = std::numeric_limits<int64_t>::max());
   std::optional<double> number(const std::string& key, bool required, double min_value);
   double number_or(const std::string& key, double fallback, double min_value);
   std::vector<std::string> str_list_or(const std::string& key, std::vector<std::string> fallback);
@@ -88,7 +92,8 @@ class MapReader {
 };
 
 // Scalar conversions that report a problem (and return nullopt) instead of throwing.
-std::optional<int64_t> parse_integer(const ConfigNode& n, Diagnostics& diag, int64_t min_value);
+std::optional<int64_t> parse_integer(const ConfigNode& n, Diagnostics& diag, int64_t min_value,
+                                     int64_t max_value = std::numeric_limits<int64_t>::max());
 std::optional<double> parse_number(const ConfigNode& n, Diagnostics& diag, double min_value);
 
 }  // namespace dfx

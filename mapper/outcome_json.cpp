@@ -24,10 +24,11 @@ nlohmann::json summary(const Candidate& c) {
 }  // namespace
 
 std::string to_json(const Outcome& out, const std::string& arch, const std::string& workload, const SearchOptions& o,
-                    const model::InputChanges& changes) {
+                    const model::InputChanges& changes, double clock_ghz) {
   nlohmann::json j;
   j["schema"] = "dfx.explore/1";
   j["arch"] = arch;
+  if (clock_ghz > 0) j["clock_ghz"] = clock_ghz;
   j["workload"] = workload;
   j["set"] = changes.set;
   j["dims"] = changes.dims;

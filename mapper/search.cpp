@@ -128,9 +128,14 @@ Candidate Searcher::candidate(const Entry& e, const std::string& name) const {
   return Candidate{name, space_.flow_yaml(e.choice, name), *e.report, e.cost, e.choice};
 }
 
-Outcome explore(const arch::Arch& a, const model::Workload& w, const SearchOptions& options) {
+void check_explorable(const arch::Arch& a, const model::Workload& w) {
   // No tree can run an op the arch has no unit or instruction for: said up front, not as "no
   // valid dataflow found" after the whole budget.
+  if (std::vector<Problem> cannot = model::no_dataflow_runs(a, w); !cannot.empty()) throw InputError(cannot);
+  Space(a, w, {}, false);  // its constructor refuses an arch the template cannot tile
+}
+
+Outcome explore(const arch::Arch& a, const model::Workload& w, const SearchOptions& options) {
   if (std::vector<Problem> cannot = model::no_dataflow_runs(a, w); !cannot.empty()) throw InputError(cannot);
   return Searcher(a, w, options).run();
 }

@@ -122,13 +122,19 @@ struct Outcome {
 
 double cost_of(const model::Report& r, Objective o);
 
-// The outcome as JSON (schema dfx.explore/1, docs/mapper.md).
+// The outcome as JSON (schema dfx.explore/1, docs/mapper.md). `clock_ghz`: the arch's clock, so
+// that a reader can turn cycles into time (a sweep over clocks); left out when 0.
 std::string to_json(const Outcome& out, const std::string& arch, const std::string& workload, const SearchOptions& o,
-                    const model::InputChanges& changes = {});
+                    const model::InputChanges& changes = {}, double clock_ghz = 0);
 
 // Contract: throws InputError when the arch or workload does not fit the search template, when
 // no valid dataflow was found within the budget, or when an exhaustive search's space is larger
 // than the budget.
 Outcome explore(const arch::Arch& a, const model::Workload& w, const SearchOptions& options);
+
+// What explore checks of the pair before any candidate (`dfx validate ARCH WORKLOAD` runs it):
+// some dataflow can run (model::no_dataflow_runs), and the search template fits the arch (an
+// on-chip level to tile into, a unit for every op). Contract: InputError naming each problem.
+void check_explorable(const arch::Arch& a, const model::Workload& w);
 
 }  // namespace dfx::mapper

@@ -8,6 +8,7 @@
 
 #include "arch/arch.h"
 #include "arch/config.h"
+#include "mapper/search.h"
 #include "model/analyze.h"
 #include "model/dataflow.h"
 #include "model/report_io.h"
@@ -131,14 +132,22 @@ int run_validate(const ValidateOptions& o) {
   std::unique_ptr<arch::Arch> a;
   std::unique_ptr<model::Workload> w;
   bool any_arch = false, any_workload = false;
-  // An arch and a workload given together: some dataflow must be able to run (every op has a
-  // unit and instructions there, the outermost level holds the inputs and outputs). Where none
-  // can, a flow after them is not analysed: its analysis would say so again, at its leaves.
+  // An arch and a workload given together: `dfx explore` must be able to search them (every op
+  // has a unit and instructions there, the outermost level holds the inputs and outputs, an
+  // on-chip level to tile into). Where not, a flow after them is not analysed: its analysis
+  // would say so again, at its leaves.
   bool pair_cannot_run = false;
   auto check_pair = [&] {
-    const std::vector<Problem> cannot = model::no_dataflow_runs(*a, *w);
-    pair_cannot_run = !cannot.empty();
-    if (pair_cannot_run) throw InputError(cannot);
+    try {
+      mapper::check_explorable(*a, *w);
+    } catch (const InputError& e) {
+      pair_cannot_run = true;
+      const std::string with = change_words(o.sets, o.dims);
+      if (with.empty()) throw;
+      std::vector<Problem> problems = e.problems();  // the file as shipped may be fine
+      for (Problem& p : problems) p.message += " (with" + with + ")";
+      throw InputError(problems);
+    }
   };
   for (const auto& path : o.files) {
     try {

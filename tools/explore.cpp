@@ -275,7 +275,7 @@ int run_explore(const ExploreOptions& o) {
   if (o.out.empty()) std::fprintf(text, "\nbest dataflow (write it with --out FILE):\n%s", out.best.front().flow_yaml.c_str());
   else ok = write_flows(o, out, text);
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o, text);
-  if (!o.json.empty()) ok &= write_file("--json", o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}));
+  if (!o.json.empty()) ok &= write_file("--json", o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}, a.clock_ghz));
   if (!o.html.empty()) ok &= write_file("--html", o.html, html_report(a, w, out, change_words(o.in)));
   return ok ? 0 : 2;
 }

@@ -27,6 +27,7 @@ import itertools
 import json
 import math
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -36,7 +37,7 @@ from parallel_runs import run_all  # noqa: E402
 
 # What dfx explore says where no candidate of the budget fits the arch (exit 2 on good input).
 NONE_VALID = "no valid dataflow found"
-COLUMNS = ["cycles", "speed-up", "DRAM bytes", "energy pJ", "util", "bottleneck", "on-chip peak B"]
+COLUMNS = ["cycles", "time µs", "speed-up", "DRAM bytes", "energy pJ", "util", "bottleneck", "on-chip peak B"]
 
 
 def human(v):
@@ -55,6 +56,8 @@ def explore(args, workload, changes, json_path, flow_path, threads):
     best = None
     for seed in range(args.seed, args.seed + args.seeds):
         result = explore_once(args, workload, changes, seed, json_path + ".try", flow_path + ".try", threads)
+        if "failed" in result:
+            return result
         if "none_valid" in result:
             best = best or result
             continue
@@ -80,10 +83,43 @@ def explore_once(args, workload, changes, seed, json_path, flow_path, threads):
         # The point is good input (check_points) where no candidate fits: a row of its own.
         return {"none_valid": done.stderr.strip(), "seconds": 0.0}
     if done.returncode != 0:
-        print(f"sweep: {' '.join(cmd)} failed (exit {done.returncode}):\n{done.stderr.strip()}", file=sys.stderr)
-        sys.exit(done.returncode)
+        # A point check_points passed but dfx refused: a row that says so; the sweep goes on and
+        # exits with dfx's code once every row is printed.
+        shown_cmd = cmd[:cmd.index("--json")] + cmd[cmd.index("--out") + 2:]  # its files are temporary
+        words = " ".join(shlex.quote(c) for c in shown_cmd)
+        print(f"sweep: {words} failed (exit {done.returncode}):\n{done.stderr.strip()}", file=sys.stderr)
+        return {"failed": f"failed (exit {done.returncode})", "exit": done.returncode, "seconds": 0.0}
     with open(json_path) as f:
         return json.load(f)
+
+
+def check_files(p, args):
+    """What would fail only after every search, or overwrite an input, refused first (exit 2)."""
+    if not (os.path.isfile(args.dfx) and os.access(args.dfx, os.X_OK)):
+        p.error(f"--dfx {args.dfx}: not an executable file")
+    inputs = {os.path.realpath(f) for f in [args.arch] + args.workloads}
+    if args.csv:
+        if os.path.realpath(args.csv) in inputs:
+            p.error(f"--csv {args.csv} is an input of this sweep; one would overwrite the other")
+        where = os.path.dirname(os.path.abspath(args.csv))
+        if not os.path.isdir(where):
+            p.error(f"--csv {args.csv}: no directory {os.path.dirname(args.csv)}")
+        if os.path.isdir(args.csv):
+            p.error(f"--csv {args.csv} is a directory")
+    if args.outdir and os.path.exists(args.outdir) and not os.path.isdir(args.outdir):
+        p.error(f"--outdir {args.outdir} is a file, not a directory")
+
+
+def stems_of(workloads):
+    """Each workload's name in tables, the CSV and --outdir: its file's stem, with #2, #3... after a
+    stem an earlier file already has (two attention_g1.yaml from different folders, or one file
+    given twice), so that their rows and files never mix."""
+    stems, seen = [], {}
+    for w in workloads:
+        stem = os.path.splitext(os.path.basename(w))[0]
+        seen[stem] = seen.get(stem, 0) + 1
+        stems.append(stem if seen[stem] == 1 else f"{stem}#{seen[stem]}")
+    return stems
 
 
 def check_points(args, points):
@@ -106,12 +142,15 @@ def check_points(args, points):
 
 
 def row_of(result):
-    if "none_valid" in result:
-        return {c: "no valid dataflow" if c == "bottleneck" else None for c in COLUMNS}
+    if "none_valid" in result or "failed" in result:
+        why = "no valid dataflow" if "none_valid" in result else result["failed"]
+        return {c: why if c == "bottleneck" else None for c in COLUMNS}
     best = result["best"][0]
     layerwise = next((b for b in result["baselines"] if b["name"] == "Layerwise"), None)
     return {
         "cycles": best["cycles"],
+        # At the point's clock: cycles alone would rank a slower clock first in a sweep over clocks.
+        "time µs": best["cycles"] / (result["clock_ghz"] * 1e3),
         "speed-up": layerwise["cycles"] / best["cycles"] if layerwise else None,
         "DRAM bytes": best["dram_bytes"],
         "energy pJ": best["energy_pj"],
@@ -128,6 +167,8 @@ def shown(column, value):
         return f"{value:.2f}x"
     if column == "util":
         return f"{100 * value:.1f}%"
+    if column == "time µs":
+        return f"{value:.4g}"
     if column == "bottleneck":
         return value
     return human(value)
@@ -152,6 +193,11 @@ def main():
     p.add_argument("--csv", help="also write every row as CSV")
     p.add_argument("--outdir", help="keep each run's JSON and best flow.yaml here")
     args = p.parse_args()
+    if args.seeds < 1:
+        p.error(f"--seeds {args.seeds}: at least 1")
+    if args.evals < 10:
+        p.error(f"--evals {args.evals}: at least 10 (dfx explore's least)")
+    check_files(p, args)
 
     axes = [("--set", v[0], v[1:]) for v in args.vary] + [("--dim", v[0], v[1:]) for v in args.vary_dim]
     for flag, key, values in axes:
@@ -163,31 +209,36 @@ def main():
         os.makedirs(args.outdir, exist_ok=True)
 
     check_points(args, points)
-    searches = [(w, i, point) for w in args.workloads for i, point in enumerate(points)]
+    stems = stems_of(args.workloads)
+    searches = [(w, stem, i, point) for w, stem in zip(args.workloads, stems) for i, point in enumerate(points)]
 
     def run(search, threads):
-        w, i, point = search
-        stem = os.path.splitext(os.path.basename(w))[0]
+        w, stem, i, point = search
         base = os.path.join(where, f"{stem}.{i}")
         result = explore(args, w, [(flag, change) for flag, change, _ in point], base + ".json", base + ".yaml", threads)
         row = (stem, i, [value for _, _, value in point], row_of(result))
-        if "none_valid" in result:
-            print(f"  {stem} point {i + 1}/{len(points)}: {result['none_valid']}", file=sys.stderr)
+        if "none_valid" in result or "failed" in result:
+            print(f"  {stem} point {i + 1}/{len(points)}: {result.get('none_valid') or result['failed']}", file=sys.stderr)
         else:
             print(f"  {stem} point {i + 1}/{len(points)}: {human(row[3]['cycles'])} cycles "
                   f"in {result['seconds']:.1f} s", file=sys.stderr)
-        return row
+        return row, result.get("exit", 0)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        where = args.outdir or tmp
-        rows = run_all(run, searches, args.jobs)  # (workload, point index, point values, row), in grid order
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            where = args.outdir or tmp
+            done = run_all(run, searches, args.jobs)  # in grid order
+    except KeyboardInterrupt:
+        print("sweep: interrupted (no table: the points still running were stopped)", file=sys.stderr)
+        sys.exit(130)
+    rows = [row for row, _ in done]  # (workload, point index, point values, row)
+    failed = next((code for _, code in done if code), 0)
 
     seeds = f"seed {args.seed}" if args.seeds == 1 else f"best of seeds {args.seed}–{args.seed + args.seeds - 1}"
     print(f"Sweep of {args.arch}: {args.evals} evaluations per search, {seeds}"
           + (", --polish" if args.polish else "") + ".\n")
-    for w in args.workloads:
-        stem = os.path.splitext(os.path.basename(w))[0]
-        print(f"### {stem}\n")
+    for w, stem in zip(args.workloads, stems):
+        print(f"### {stem}" + (f" ({w})" if stem != os.path.splitext(os.path.basename(w))[0] else "") + "\n")
         print("| " + " | ".join(names + COLUMNS) + " |")
         print("|" + "---|" * (len(names) + len(COLUMNS)))
         for s, _, values, row in rows:
@@ -195,21 +246,35 @@ def main():
                 print("| " + " | ".join(values + [shown(c, row[c]) for c in COLUMNS]) + " |")
         print()
     if len(args.workloads) > 1 and len(points) > 1:
-        print("### all workloads\n")
-        print("| " + " | ".join(names + ["best cycles vs the first point (geomean)"]) + " |")
-        print("|" + "---|" * (len(names) + 1))
-        first = {s: row["cycles"] for s, i, _, row in rows if i == 0}
-        for i, point in enumerate(points):
-            ratios = [row["cycles"] / first[s] for s, j, _, row in rows if j == i and row["cycles"] and first[s]]
-            whole = len(ratios) == len(args.workloads)  # else a workload has no valid dataflow at one end
-            print("| " + " | ".join([value for _, _, value in point] + [f"{geomean(ratios):.3f}" if whole else "—"]) + " |")
-        print()
+        print_geomeans(rows, points, names, len(args.workloads))
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             out = csv.writer(f, lineterminator="\n")  # Unix lines, for cut and awk
             out.writerow(["workload"] + names + COLUMNS)
             for s, _, values, row in rows:
                 out.writerow([s] + values + [row[c] for c in COLUMNS])
+    if failed:
+        print("sweep: some points failed (their rows say so)", file=sys.stderr)
+        sys.exit(failed)
+
+
+def print_geomeans(rows, points, names, workloads):
+    """Best cycles per point over all workloads, relative to the first point where every workload
+    has a valid dataflow (a point where one has none has no figure)."""
+    cycles = {(s, i): row["cycles"] for s, i, _, row in rows}
+    whole = [i for i in range(len(points)) if sum(1 for s, j, _, row in rows if j == i and row["cycles"]) == workloads]
+    print("### all workloads\n")
+    if not whole:
+        print("No point where every workload has a valid dataflow.\n")
+        return
+    ref = whole[0]
+    print("| " + " | ".join(names + [f"best cycles vs point {ref + 1} (geomean)"]) + " |")
+    print("|" + "---|" * (len(names) + 1))
+    for i, point in enumerate(points):
+        ratios = [row["cycles"] / cycles[(s, ref)] for s, j, _, row in rows if j == i and row["cycles"]]
+        figure = f"{geomean(ratios):.3f}" if i in whole else "—"
+        print("| " + " | ".join([value for _, _, value in point] + [figure]) + " |")
+    print()
 
 
 if __name__ == "__main__":

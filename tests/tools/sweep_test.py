@@ -42,10 +42,39 @@ def main():
         assert by[("1.2 TB/s", "32")] < by[("1.2 TB/s", "64")], by
         lines = [l for l in table.splitlines() if l.startswith("| 0.3 TB/s") or l.startswith("| 1.2 TB/s")]
         assert len(lines) == 4, table
+        # The time column is cycles at the point's clock (edge: 1 GHz, so microseconds = cycles / 1000).
+        for r in rows:
+            assert abs(float(r["time µs"]) - float(r["cycles"]) / 1e3) < 1e-9 * float(r["cycles"]), r
+        check_same_stems_kept_apart(dfx, root, arch, workload, common, tmp)
         check_bad_points_stop_first(dfx, root, arch, workload, common, tmp)
         check_a_point_with_nothing_valid_is_a_row(dfx, root, arch, workload, common, tmp)
     print("sweep: 4 points agree with dfx explore; bad points stop it before any search; "
           "a point where nothing fits is a row")
+
+
+def check_same_stems_kept_apart(dfx, root, arch, workload, common, tmp):
+    """Two workload files of one name (another folder) get rows and files of their own; --csv naming
+    an input is refused before any search."""
+    os.makedirs(f"{tmp}/other", exist_ok=True)
+    with open(workload) as f, open(f"{tmp}/other/gemm_chain_g1.yaml", "w") as g:
+        g.write(f.read().replace("n: 64", "n: 32"))
+    done = subprocess.run(
+        [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, workload, f"{tmp}/other/gemm_chain_g1.yaml",
+         "--vary", "levels.L1.capacity", "1MB", "--csv", f"{tmp}/two.csv", "--outdir", f"{tmp}/two"] + common,
+        capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(f"{tmp}/two.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["workload"] for r in rows] == ["gemm_chain_g1", "gemm_chain_g1#2"], rows
+    assert float(rows[1]["cycles"]) < float(rows[0]["cycles"]), rows  # half of the second GEMM's work
+    assert sorted(os.listdir(f"{tmp}/two")) == ["gemm_chain_g1#2.0.json", "gemm_chain_g1#2.0.yaml",
+                                                "gemm_chain_g1.0.json", "gemm_chain_g1.0.yaml"], os.listdir(f"{tmp}/two")
+    refused = subprocess.run(
+        [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, f"{tmp}/other/gemm_chain_g1.yaml",
+         "--csv", f"{tmp}/other/gemm_chain_g1.yaml"] + common, capture_output=True, text=True)
+    assert refused.returncode == 2 and "is an input of this sweep" in refused.stderr, refused.stderr
+    with open(f"{tmp}/other/gemm_chain_g1.yaml") as f:
+        assert "ops:" in f.read()
 
 
 def check_bad_points_stop_first(dfx, root, arch, workload, common, tmp):
