@@ -240,6 +240,12 @@ const Build& build_for(const arch::Arch& a, const std::string& arch_name) {
       differs("levels[0].write_bw (bytes/cycle)", &dram.loc, dram.write_bw, b.port_words * dram.word_bytes);
       differs("levels[1].read_bw (bytes/cycle)", &spm.loc, spm.read_bw, b.port_words * spm.word_bytes);
       differs("levels[1].capacity (words)", &spm.loc, spm.capacity_bytes / spm.word_bytes, static_cast<double>(b.spm_words));
+      // What the SystemC model times and the RTL has not: banked memories, a broadcasting port.
+      differs("levels[0].banks", &dram.loc, static_cast<double>(dram.banks), 1);
+      differs("levels[1].banks", &spm.loc, static_cast<double>(spm.banks), 1);
+      if (dram.multicast)
+        problems.push_back({SourceLoc{file, dram.loc.line, dram.loc.col, "levels[0].multicast"},
+                            "is true; the RTL build '" + b.name + "' has one DRAM port that sends each core its own copy (multicast: false)"});
       // The chip's engines: transfers into DRAM run on dma_out, every other on dma.
       arch::Instruction in, out;
       in.op = out.op = Opcode::Dma;

@@ -89,6 +89,7 @@ struct SimulateOptions {
 
 struct CosimOptions {
   std::string arch, inputs, json, trace;
+  std::vector<std::string> sets;      // --set changes to the arch (Inputs): it must still match an RTL build
   std::vector<std::string> programs;  // one per core
   uint64_t seed = 1;
 };

@@ -29,7 +29,7 @@ nlohmann::json cosim_json(const verify::Cosim& c) {
 }  // namespace
 
 int run_cosim(const CosimOptions& o) {
-  const arch::Arch a = arch::load_arch(o.arch);
+  const arch::Arch a = load_arch(o.arch, o.sets);
   std::vector<arch::Program> programs;
   for (const std::string& path : o.programs) programs.push_back(arch::load_program(path, a));
   FilePlan files{o.programs, {}, {}};

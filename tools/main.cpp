@@ -79,7 +79,7 @@ void add_programs(CLI::App* c, std::string& arch, std::vector<std::string>& prog
   c->add_option("programs", programs, "Program (text or binary), one per core")->required()->check(CLI::ExistingFile);
   c->add_option("--inputs", inputs, "Directory with NAME.npy for the program's inputs (others get random data)")
       ->check(CLI::ExistingDirectory);
-  c->add_option("--seed", seed, "Seed of the random inputs");
+  c->add_option("--seed", seed, "Seed of the random inputs")->transform(whole_number(0, UINT64_MAX));
 }
 
 void add_jitter(CLI::App* c, int64_t& jitter) {
@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
   auto* cm = app.add_subcommand("compare", "Model vs simulator on one dataflow: cycles, traffic, outputs against a reference");
   add_inputs(cm, cmp.in, true);
   add_dtype(cm, cmp.dtype, "Element type");
-  cm->add_option("--seed", cmp.seed, "Seed of the random inputs");
+  cm->add_option("--seed", cmp.seed, "Seed of the random inputs")->transform(whole_number(0, UINT64_MAX));
   add_jitter(cm, cmp.jitter);
 
   dfx::cli::SimulateOptions sim;
@@ -188,6 +188,7 @@ int main(int argc, char** argv) {
   auto* cs = app.add_subcommand("cosim", "Run programs on the SystemC model and on the verilated RTL; compare outputs and cycles");
   add_programs(cs, co.arch, co.programs, co.inputs, co.seed,
                "Accelerator description (arch.yaml) matching an RTL build (tpu_like, tpu_like_small)");
+  add_sets(cs, co.sets);
   cs->add_option("--json", co.json, "Write the comparison as JSON ('-' for stdout)");
   cs->add_option("--trace", co.trace, "Write a VCD of the RTL's signals");
 

@@ -50,7 +50,9 @@ bool shared_sink(const std::string& path) {
   return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
 }
 
-void check_writable(const std::string& path, const std::string& named) {
+// `made`: directories the command makes before it writes its files (--outputs out/ beside
+// --trace out/trace.json), checked on their own.
+void check_writable(const std::string& path, const std::string& named, const std::vector<std::string>& made) {
   struct stat st {};
   if (path.empty()) fail(named, "an empty path");
   if (::stat(path.c_str(), &st) == 0) {
@@ -59,6 +61,9 @@ void check_writable(const std::string& path, const std::string& named) {
     return;
   }
   const std::string dir = parent_of(path);
+  const auto normal = [](const std::string& p) { return (std::filesystem::path(p) / "").lexically_normal(); };
+  for (const std::string& m : made)
+    if (normal(m) == normal(dir)) return;
   if (::stat(dir.c_str(), &st) != 0) fail(named, "no directory " + dir);
   if (!S_ISDIR(st.st_mode)) fail(named, dir + " is not a directory");
   if (::access(dir.c_str(), W_OK) != 0) fail(named, dir + ": " + std::strerror(errno));
@@ -94,14 +99,16 @@ void check_files(const FilePlan& plan) {
       if (other == id) throw InputError(SourceLoc{option + " " + path, 0, 0, ""}, "is " + what + "; one would overwrite the other");
     taken.push_back({id, "also written by " + option});
   };
-  for (const auto& [option, path] : plan.outputs) {
-    if (path != "-") check_writable(path, option + " " + path);
-    if (!shared_sink(path)) claim(option, path);
-  }
+  std::vector<std::string> made;
   for (const auto& [option, dir] : plan.dirs) {
     check_directory(dir, option + " " + dir);
-    claim(option, dir);
+    made.push_back(dir);
   }
+  for (const auto& [option, path] : plan.outputs) {
+    if (path != "-") check_writable(path, option + " " + path, made);
+    if (!shared_sink(path)) claim(option, path);
+  }
+  for (const auto& [option, dir] : plan.dirs) claim(option, dir);
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {

@@ -26,7 +26,8 @@ struct FilePlan {
 // is one or can be made, and no two of them, and none of them and an input, are the same file
 // (however the paths are spelled: ./x, a symlink, a hard link, absolute or relative; '-' is
 // standard output, which one output may take; devices such as /dev/null any). Else throws
-// InputError naming the option and why. Creates nothing.
+// InputError naming the option and why. Creates nothing. An output may lie in one of `dirs` not
+// made yet (--trace out/t.json beside --outputs out/): the command makes its dirs first.
 void check_files(const FilePlan& plan);
 
 // Writes `bytes` to `path` and closes it. Contract: WriteError with the system's reason if any

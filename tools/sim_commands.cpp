@@ -14,8 +14,8 @@ int run_compare(const CompareOptions& o) {
   const model::Workload w = load_workload(o.in);
   const model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
   const verify::Comparison c = verify::compare(a, w, f, parse_dtype(o.dtype, w), o.seed, o.jitter);
-  std::cout << "dfx compare: " << f.name << " of " << w.name << " on " << a.name << ", " << c.sim.cores.size()
-            << " core(s)\n\n"
+  std::cout << "dfx compare: " << f.name << " of " << w.name << " on " << a.name << change_words(o.in) << ", "
+            << c.sim.cores.size() << " core(s)\n\n"
             << verify::comparison_table(c, a);
   return c.outputs_ok() ? 0 : 1;
 }
