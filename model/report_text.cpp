@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
 #include <map>
 #include <sstream>
 
@@ -8,19 +9,24 @@
 
 namespace dfx::model {
 
+namespace {
+
+std::string formatted(double v, bool scientific, int decimals, const char* unit) {
+  std::ostringstream os;
+  os << (scientific ? std::scientific : std::fixed) << std::setprecision(decimals) << v << unit;
+  return os.str();
+}
+
+}  // namespace
+
 std::string human(double v, int decimals) {
-  char buf[48];
   // Past the last suffix a figure is written in powers of ten (an absurd bandwidth's 1e21
   // cycles), not as twenty-odd digits before a 'P'.
-  if (std::abs(v) >= 1e18) {
-    std::snprintf(buf, sizeof buf, "%.*e", decimals, v);
-    return buf;
-  }
+  if (std::abs(v) >= 1e18) return formatted(v, true, decimals, "");
   const char* suffix[] = {"", "K", "M", "G", "T", "P"};
   int i = 0;
   while ((v >= 1000 || v <= -1000) && i < 5) v /= 1000, ++i;
-  std::snprintf(buf, sizeof buf, "%.*f%s", i ? decimals : std::max(0, decimals - 2), v, suffix[i]);
-  return buf;
+  return formatted(v, false, i ? decimals : std::max(0, decimals - 2), suffix[i]);
 }
 
 std::function<std::string(double)> telling_apart(const std::vector<double>& ranked) {
@@ -38,18 +44,13 @@ std::function<std::string(double)> telling_apart(const std::vector<double>& rank
 
 std::string human_bytes(double b) {
   if (b < 0) return "unlimited";
-  char buf[32];
-  if (b >= 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024) {  // past EiB: in powers of ten, not 20 digits
-    std::snprintf(buf, sizeof buf, "%.1e B", b);
-    return buf;
-  }
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  // Past EiB in powers of ten, not 20 digits.
+  if (b >= 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024) return formatted(b, true, 1, " B");
+  const char* units[] = {" B", " KiB", " MiB", " GiB", " TiB", " PiB", " EiB"};
   int u = 0;
   while (b >= 1024 && u < 6) b /= 1024, ++u;
-  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, units[u]);
-  return buf;
+  return formatted(b, false, u ? 1 : 0, units[u]);
 }
-
 
 std::string to_table(const Report& r) {
   std::ostringstream os;

@@ -1,6 +1,7 @@
 #include "tools/commands.h"
 #include "tools/output_files.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -28,8 +29,20 @@ std::vector<Override> changes(const std::vector<std::string>& typed, const std::
   return out;
 }
 
-// Loads with the changes made; a problem in the changed document says which changes it was
-// read with (it points into the file, which as shipped may be fine).
+// A problem found in a document read with changes says which (it points into the file, which as
+// shipped may be fine), unless it is located at a change itself (its file names one of `options`).
+[[noreturn]] void rethrow_with_changes(const InputError& e, const std::string& with, const std::vector<std::string>& options) {
+  std::vector<Problem> problems = e.problems();
+  for (Problem& p : problems) {
+    const bool at_change = std::any_of(options.begin(), options.end(), [&](const std::string& o) {
+      return p.where.file == o || p.where.file.find("(" + o + ")") != std::string::npos;
+    });
+    if (!at_change) p.message += " (with" + with + ")";
+  }
+  throw InputError(problems);
+}
+
+// Loads with the changes made.
 template <class Load>
 auto load_changed(const Load& load, const std::vector<std::string>& typed, const std::string& option) {
   try {
@@ -38,10 +51,7 @@ auto load_changed(const Load& load, const std::vector<std::string>& typed, const
     if (typed.empty()) throw;
     std::string with;
     for (const auto& t : typed) with += " " + option + " " + shell_word(t);
-    std::vector<Problem> problems = e.problems();
-    for (Problem& p : problems)
-      if (p.where.file != option && p.where.file.find("(" + option + ")") == std::string::npos) p.message += " (with" + with + ")";  // else at the change
-    throw InputError(problems);
+    rethrow_with_changes(e, with, {option});
   }
 }
 
@@ -144,9 +154,7 @@ int run_validate(const ValidateOptions& o) {
       pair_cannot_run = true;
       const std::string with = change_words(o.sets, o.dims);
       if (with.empty()) throw;
-      std::vector<Problem> problems = e.problems();  // the file as shipped may be fine
-      for (Problem& p : problems) p.message += " (with" + with + ")";
-      throw InputError(problems);
+      rethrow_with_changes(e, with, {"--set", "--dim"});
     }
   };
   for (const auto& path : o.files) {
