@@ -2,6 +2,7 @@
 #include "sim/values.h"
 
 #include <random>
+#include <sstream>
 
 namespace dfx::sim {
 
@@ -16,6 +17,22 @@ std::vector<double> random_values(arch::DType t, int64_t count, uint64_t seed) {
     for (double& v : out) v = to_storage(t, d(rng));
   }
   return out;
+}
+
+std::string input_value_problem(arch::DType t, double v) {
+  std::ostringstream said;
+  said.precision(17);
+  said << v;
+  if (std::isnan(v)) return "is NaN";
+  if (std::isinf(v)) return "is " + said.str();
+  if (is_integer(t)) {
+    if (v != std::floor(v)) return "is " + said.str() + ", not a whole number (the programs' type is int16)";
+    if (v < -32768 || v > 32767) return "is " + said.str() + ", outside int16's range [-32768, 32767]";
+    return "";
+  }
+  if (std::isinf(to_storage(t, v)))
+    return "is " + said.str() + ", beyond " + arch::dtype_name(t) + "'s range (it would be stored as infinity)";
+  return "";
 }
 
 }  // namespace dfx::sim

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "arch/isa.h"
@@ -34,6 +35,13 @@ inline double to_storage(arch::DType t, double v) {
   }
   return v;
 }
+
+// Why `v` cannot be an input value of type `t` ("" when it can): NaN and infinities never can;
+// int16 takes whole numbers in [-32768, 32767]; fp16 and bf16 take any finite value within the
+// type's range, rounded to it. Storing such a value would silently change it: to_storage()
+// wraps integers and turns NaN into 0 (what a unit's result must do, not what data given as
+// input should).
+std::string input_value_problem(arch::DType t, double v);
 
 // The accumulator type: int32 (wrapping) for int16 data, fp32 for floats.
 inline double to_accumulator(arch::DType t, double v) {

@@ -44,7 +44,9 @@ int run_cosim(const CosimOptions& o) {
   so.program_names = o.programs;
   rtl::RtlOptions ro;
   ro.trace_file = o.trace;
-  const verify::Cosim c = verify::cosim(a, programs, read_inputs(programs[0], o.inputs), so, ro, o.programs[0]);
+  const GivenInputs given = read_inputs(programs, o.inputs);
+  note_random_inputs(given, o.inputs, o.seed, std::cerr);
+  const verify::Cosim c = verify::cosim(a, programs, given.values, so, ro, o.programs[0]);
   if (o.json == "-") {
     std::cout << cosim_json(c).dump(2) << '\n';
   } else {

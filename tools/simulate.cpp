@@ -9,24 +9,79 @@
 #include "arch/isa.h"
 #include "sim/simulator.h"
 #include "sim/tensor_files.h"
+#include "sim/values.h"
 #include "tools/sim_commands.h"
 #include "tools/output_files.h"
 
 namespace dfx::cli {
 
-sim::TensorValues read_inputs(const arch::Program& p, const std::string& dir) {
-  sim::TensorValues in;
+namespace {
+
+// "[0, 3, 17]": element `flat` of an array of these sizes (C order).
+std::string element_index(int64_t flat, const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> at(sizes.size());
+  for (size_t d = sizes.size(); d-- > 0;) at[d] = flat % std::max<int64_t>(1, sizes[d]), flat /= std::max<int64_t>(1, sizes[d]);
+  std::string s = "[";
+  for (size_t d = 0; d < at.size(); ++d) s += (d ? ", " : "") + std::to_string(at[d]);
+  return s + "]";
+}
+
+std::string sizes_text(const std::vector<int64_t>& sizes) {
+  std::string s;
+  for (size_t d = 0; d < sizes.size(); ++d) s += (d ? "x" : "") + std::to_string(sizes[d]);
+  return s;
+}
+
+// A file DIR/NAME.npy read for the input it names, held to that input's declaration.
+std::vector<double> read_input(const arch::Program& p, const arch::TensorDecl& t, const std::string& path) {
+  std::vector<double> values = sim::read_npy(path);
+  int64_t count = 1;
+  for (int64_t s : t.at.sizes) count *= s;
+  if (static_cast<int64_t>(values.size()) != count)
+    throw InputError(SourceLoc{path, 0, 0, ""}, "holds " + std::to_string(values.size()) + " values; input '" + t.name + "' is " +
+                                                    sizes_text(t.at.sizes) + " = " + std::to_string(count) + " values");
+  for (size_t e = 0; e < values.size(); ++e)
+    if (const std::string problem = sim::input_value_problem(p.dtype, values[e]); !problem.empty())
+      throw InputError(SourceLoc{path, 0, 0, ""},
+                       "element " + element_index(static_cast<int64_t>(e), t.at.sizes) + " of '" + t.name + "' " + problem);
+  return values;
+}
+
+}  // namespace
+
+GivenInputs read_inputs(const std::vector<arch::Program>& programs, const std::string& dir) {
+  GivenInputs in;
   if (dir.empty()) return in;
-  for (const arch::TensorDecl& t : p.tensors) {
-    const std::string path = dir + "/" + t.name + ".npy";
-    if (!t.output && std::filesystem::exists(path)) in[t.name] = sim::read_npy(path);
+  std::vector<std::string> declared, inputs;
+  for (const arch::Program& p : programs)
+    for (const arch::TensorDecl& t : p.tensors) {
+      if (std::find(declared.begin(), declared.end(), t.name) != declared.end()) continue;
+      declared.push_back(t.name);
+      if (t.output) continue;
+      inputs.push_back(t.name);
+      const std::string path = dir + "/" + t.name + ".npy";
+      if (std::filesystem::exists(path)) in.values[t.name] = read_input(p, t, path);
+      else in.random.push_back(t.name);
+    }
+  // A file that names no tensor is most likely a misspelt input, which would otherwise run on
+  // random data unnoticed. Outputs' files are let be: a directory --outputs wrote holds them.
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".npy") continue;
+    const std::string name = entry.path().stem().string();
+    if (std::find(declared.begin(), declared.end(), name) == declared.end())
+      throw InputError(SourceLoc{entry.path().string(), 0, 0, ""},
+                       "the programs declare no tensor '" + name + "'" + names_hint(name, inputs, "their inputs"));
   }
   return in;
 }
 
-namespace {
+void note_random_inputs(const GivenInputs& in, const std::string& dir, uint64_t seed, std::ostream& os) {
+  if (dir.empty() || in.random.empty()) return;
+  std::string names;
+  for (const auto& n : in.random) names += (names.empty() ? "" : ", ") + n;
+  os << "note: " << dir << " has no .npy for input(s) " << names << ": random values (--seed " << seed << ")\n";
+}
 
-}  // namespace
 
 void add_tensor_files(const std::vector<arch::Program>& programs, const std::string& inputs, const std::string& outputs,
                       FilePlan& files) {
@@ -133,7 +188,9 @@ int run_simulate(const SimulateOptions& o) {
   so.seed = o.seed;
   so.program_names = o.programs;
   so.jitter = o.jitter;
-  const sim::SimResult r = sim::simulate(a, programs, read_inputs(programs[0], o.inputs), so, o.programs[0]);
+  const GivenInputs given = read_inputs(programs, o.inputs);
+  note_random_inputs(given, o.inputs, o.seed, std::cerr);
+  const sim::SimResult r = sim::simulate(a, programs, given.values, so, o.programs[0]);
   if (!o.outputs.empty())
     for (const arch::Program& p : programs) write_tensors(p, r, o.outputs);
   if (!o.trace.empty()) write_trace(o.trace, a, r);

@@ -245,5 +245,20 @@ TEST(Values, RoundingRules) {
   EXPECT_EQ(to_storage(arch::DType::Int16, 1.0 / 0.0), 0);
 }
 
+// Input data is held to its type rather than wrapped or zeroed as a unit's result would be.
+TEST(Values, InputsTheTypeCannotHoldAreNamed) {
+  using arch::DType;
+  EXPECT_EQ(input_value_problem(DType::Int16, -32768), "");
+  EXPECT_EQ(input_value_problem(DType::Int16, 32767), "");
+  EXPECT_EQ(input_value_problem(DType::Int16, 32768), "is 32768, outside int16's range [-32768, 32767]");
+  EXPECT_EQ(input_value_problem(DType::Int16, 0.5), "is 0.5, not a whole number (the programs' type is int16)");
+  EXPECT_EQ(input_value_problem(DType::Int16, std::nan("")), "is NaN");
+  EXPECT_EQ(input_value_problem(DType::Fp16, 0.1), "");  // rounded, as every fp16 input is
+  EXPECT_EQ(input_value_problem(DType::Fp16, 65504), "");
+  EXPECT_EQ(input_value_problem(DType::Fp16, 1e5), "is 100000, beyond fp16's range (it would be stored as infinity)");
+  EXPECT_EQ(input_value_problem(DType::Bf16, 1e5), "");
+  EXPECT_EQ(input_value_problem(DType::Bf16, -1.0 / 0.0), "is -inf");
+}
+
 }  // namespace
 }  // namespace dfx::sim
