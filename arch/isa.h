@@ -79,6 +79,10 @@ struct TensorDecl {
 
 struct Program {
   DType dtype = DType::Int16;
+  // `.core I of N`: which of a dataflow's N programs (one per core it uses) this is. cores 0:
+  // not said (a program written by hand), nothing to check it against.
+  int64_t core = 0, cores = 0;
+  int core_line = 0;  // the directive's line, for messages
   std::vector<TensorDecl> tensors;
   std::vector<Instruction> code;
 };
@@ -106,12 +110,19 @@ bool accumulates(const Instruction& mma, const std::vector<int64_t>& loop_index)
 Program parse_program(const std::string& text, const std::string& name, const Arch& a);
 std::string print_program(const Program& p, const Arch& a);
 void check_program(const Program& p, const Arch& a, const std::string& name);
+// Contract: throws InputError, located at the `.core` line, where programs that say which core
+// they are do not make a whole run: each the core of its place among `programs` (core order),
+// all of one dataflow's N, and N of them. One core's program alone would compute its share of
+// the outputs and leave the rest uncomputed. `names`: the programs'
+// files, in the same order.
+void check_program_set(const std::vector<Program>& programs, const std::vector<std::string>& names);
 
 // Contract: reads a program file in either form (binary if it starts with the binary header) and
 // checks it; throws InputError for an unreadable file or any problem.
 Program load_program(const std::string& path, const Arch& a);
 
-// Binary: the header "DFXPROG2", the element type, the tensor table, the instruction count, then
+// Binary: the header "DFXPROG3", the element type, the core and cores (.core; "DFXPROG2" files,
+// which have neither, still read), the tensor table, the instruction count, then
 // one record per instruction, little-endian (docs/isa.md).
 std::vector<uint8_t> encode_program(const Program& p);
 // Contract: throws InputError on a truncated file, a bad header or an unknown opcode.

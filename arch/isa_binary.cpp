@@ -1,4 +1,4 @@
-// The binary form: "DFXPROG2", the element type, the tensor table, the instruction count, then
+// The binary form: "DFXPROG3", the element type, the core and cores, the tensor table, the instruction count, then
 // one variable-length record per instruction.
 #include <cstring>
 
@@ -7,7 +7,9 @@
 namespace dfx::arch {
 namespace {
 
-const char kMagic[8] = {'D', 'F', 'X', 'P', 'R', 'O', 'G', '2'};
+// Version 3 added which core a program is (.core); version 2's programs read as not saying it.
+const char kMagic[8] = {'D', 'F', 'X', 'P', 'R', 'O', 'G', '3'};
+const char kMagicV2[8] = {'D', 'F', 'X', 'P', 'R', 'O', 'G', '2'};
 
 class Writer {
  public:
@@ -91,6 +93,7 @@ std::vector<uint8_t> encode_program(const Program& p) {
   Writer w;
   w.bytes.assign(kMagic, kMagic + 8);
   w.u8(static_cast<uint64_t>(p.dtype));
+  w.i64(p.core), w.i64(p.cores);
   w.u8(p.tensors.size());
   for (const TensorDecl& t : p.tensors) {
     w.u8(t.output ? 1 : 0);
@@ -115,12 +118,17 @@ std::vector<uint8_t> encode_program(const Program& p) {
 
 Program decode_program(const std::vector<uint8_t>& bytes, const std::string& name) {
   Reader r(bytes, name);
-  if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, 8) != 0) r.fail("not a dfx program (bad header)");
+  const bool v2 = bytes.size() >= 16 && std::memcmp(bytes.data(), kMagicV2, 8) == 0;
+  if (bytes.size() < 16 || (!v2 && std::memcmp(bytes.data(), kMagic, 8) != 0)) r.fail("not a dfx program (bad header)");
   r.pos_ = 8;
   Program p;
   const uint8_t dtype = r.u8();
   if (dtype > static_cast<uint8_t>(DType::Bf16)) r.fail("unknown element type " + std::to_string(dtype));
   p.dtype = static_cast<DType>(dtype);
+  if (!v2) {
+    p.core = r.i64(), p.cores = r.i64();
+    if (p.cores < 0 || (p.cores > 0 && (p.core < 0 || p.core >= p.cores))) r.fail("bad core index");
+  }
   for (size_t t = 0, n = r.u8(); t < n; ++t) {
     TensorDecl d;
     d.output = r.u8() != 0;

@@ -161,4 +161,23 @@ class Checker {
 
 void check_program(const Program& p, const Arch& a, const std::string& name) { Checker(a, name).run(p); }
 
+void check_program_set(const std::vector<Program>& programs, const std::vector<std::string>& names) {
+  const auto given = static_cast<int64_t>(programs.size());
+  auto name_of = [&](size_t k) { return k < names.size() ? names[k] : "program " + std::to_string(k); };
+  auto fail = [&](size_t k, const std::string& message) {
+    throw InputError(SourceLoc{name_of(k), programs[k].core_line, 1, ""},
+                     message + " (give every program dfx emit wrote, in core order: its 'run them with' line)");
+  };
+  for (size_t k = 0; k < programs.size(); ++k) {
+    const Program& p = programs[k];
+    if (p.cores == 0) continue;
+    const std::string which = "core " + std::to_string(p.core) + " of " + std::to_string(p.cores);
+    if (p.core != static_cast<int64_t>(k)) fail(k, "this is " + which + ", given as program " + std::to_string(k));
+    if (p.cores != given)
+      fail(k, "this is " + which + ", but " + std::to_string(given) + " program(s) are given: " +
+                  (given < p.cores ? "the missing cores' share of the outputs would not be computed"
+                                   : "they are not one dataflow's programs"));
+  }
+}
+
 }  // namespace dfx::arch

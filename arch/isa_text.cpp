@@ -144,7 +144,7 @@ std::string mem_text(const MemRef& r, const Arch& a) {
   return os.str() + "]";
 }
 
-// `.dtype T`, `.input NAME BLOCK`, `.output NAME BLOCK`: declarations before the code.
+// `.dtype T`, `.core I of N`, `.input NAME BLOCK`, `.output NAME BLOCK`: declarations before the code.
 void directive(LineParser& lp, const std::string& op, int line, Program& p) {
   if (op == ".dtype") {
     const std::string t = lp.word();
@@ -152,6 +152,14 @@ void directive(LineParser& lp, const std::string& op, int line, Program& p) {
     for (DType d : {DType::Int16, DType::Fp16, DType::Bf16})
       if (t == dtype_name(d)) p.dtype = d, known = true;
     if (!known) lp.fail("unknown element type '" + t + "' (int16, fp16, bf16)");
+  } else if (op == ".core") {
+    if (p.cores != 0) lp.fail(".core is given twice");
+    p.core = lp.integer();
+    lp.expect("of");
+    p.cores = lp.integer();
+    p.core_line = line;
+    if (p.cores < 1 || p.core < 0 || p.core >= p.cores)
+      lp.fail("core " + std::to_string(p.core) + " of " + std::to_string(p.cores) + " is not a core (0 <= I < N)");
   } else {
     TensorDecl t;
     t.output = op == ".output";
@@ -180,7 +188,7 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
     Instruction i;
     i.line = line;
     const std::string op = lp.word();
-    if (op == ".dtype" || op == ".input" || op == ".output") {
+    if (op == ".dtype" || op == ".core" || op == ".input" || op == ".output") {
       if (depth != 0 || !p.code.empty()) lp.fail(op + " must come before the first instruction");
       directive(lp, op, line, p);
       continue;
@@ -252,6 +260,7 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
 std::string print_program(const Program& p, const Arch& a) {
   std::ostringstream os;
   if (p.dtype != DType::Int16) os << ".dtype " << dtype_name(p.dtype) << '\n';
+  if (p.cores > 0) os << ".core " << p.core << " of " << p.cores << '\n';
   for (const TensorDecl& t : p.tensors) os << (t.output ? ".output " : ".input ") << t.name << ' ' << mem_text(t.at, a) << '\n';
   int depth = 0;
   for (const Instruction& i : p.code) {

@@ -21,7 +21,11 @@ arch::Program core_program(const arch::Arch& a, const model::Workload& w, const 
                            int64_t core, arch::DType dtype) {
   arch::Program p = lowering::plan_program(a, w, f, s, core, dtype);
   lowering::hoist_loads(p.code, a);
-  const int first = 2 + static_cast<int>(p.tensors.size()) + (p.dtype != arch::DType::Int16 ? 1 : 0);
+  p.core = core, p.cores = s.cores;
+  // Lines as dfx emit writes the program: its comment, .dtype (unless int16), .core, the tensors.
+  const int declared = 2 + (p.dtype != arch::DType::Int16 ? 1 : 0);
+  p.core_line = declared;
+  const int first = declared + 1 + static_cast<int>(p.tensors.size());
   for (size_t k = 0; k < p.code.size(); ++k) p.code[k].line = first + static_cast<int>(k);
   arch::check_program(p, a, f.name + " (lowered, core " + std::to_string(core) + ")");
   return p;

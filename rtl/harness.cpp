@@ -267,6 +267,7 @@ RtlResult run(const arch::Arch& a, const std::vector<arch::Program>& programs,
   const Build& b = build_for(a, name);
   if (programs.empty() || static_cast<int>(programs.size()) > b.cores)
     refuse(name, 0, "the RTL build has " + std::to_string(b.cores) + " cores; got " + std::to_string(programs.size()) + " programs");
+  arch::check_program_set(programs, std::vector<std::string>(programs.size(), name));
   for (const arch::Program& p : programs) check_supported(p, b, name);
   if (b.name == "tpu_like_small") return run_on<Vdfx_chip_tpu_like_small>(b, a, programs, inputs, options, name);
   return run_on<Vdfx_chip_tpu_like>(b, a, programs, inputs, options, name);

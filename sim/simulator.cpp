@@ -54,6 +54,7 @@ SimResult simulate(const arch::Arch& a, const std::vector<arch::Program>& progra
   if (programs.empty() || static_cast<int64_t>(programs.size()) > a.cores)
     throw InputError(SourceLoc{name, 0, 0, ""}, "the arch has " + std::to_string(a.cores) + " core(s); got " +
                                                     std::to_string(programs.size()) + " program(s)");
+  arch::check_program_set(programs, options.program_names.empty() ? std::vector<std::string>(programs.size(), name) : options.program_names);
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   const int n = static_cast<int>(programs.size()), levels = static_cast<int>(a.levels.size());
   auto run = std::make_unique<RunContext>(a, options, n);

@@ -49,8 +49,7 @@ std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload
   for (size_t c = 0; c < l.programs.size(); ++c) {
     paths.push_back(core_path(out, c));
     write_program(l.programs[c], a, paths.back(),
-                  "# " + w.name + " on " + a.name + ", dataflow '" + f.name + "' (" + source + "), lowered by dfx emit: core " +
-                      std::to_string(c) + " of " + std::to_string(l.programs.size()) + ".\n");
+                  "# " + w.name + " on " + a.name + ", dataflow '" + f.name + "' (" + source + "), lowered by dfx emit.\n");
   }
   return paths;
 }

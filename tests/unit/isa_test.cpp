@@ -160,13 +160,47 @@ TEST_F(BadProgram, ShapesMustAgree) {
   EXPECT_NE(err.find("vec.add needs two sources"), std::string::npos) << err;
 }
 
+// `.core I of N` says which of a dataflow's programs a file is, in text and binary; a run of
+// programs that is not the whole set, in core order, is refused at the directive.
+TEST(Isa, ProgramsSayWhichCoreTheyAre) {
+  Arch a = load_arch(test::config("arch/tpu_like.yaml"));
+  const std::string body = ".input A DRAM[0 : 4 / 1]\ndma SPM[0 : 4 / 1] <- DRAM[0 : 4 / 1]\nhalt\n";
+  const Program first = parse_program("# lowered\n.core 0 of 2\n" + body, "p.s", a);
+  const Program second = parse_program(".core 1 of 2\n" + body, "p.core1.s", a);
+  EXPECT_EQ(first.core, 0);
+  EXPECT_EQ(first.cores, 2);
+  EXPECT_EQ(first.core_line, 2);
+  EXPECT_NE(print_program(second, a).find(".core 1 of 2\n"), std::string::npos);
+  const Program back = decode_program(encode_program(second), "p.bin");
+  EXPECT_EQ(back.core, 1);
+  EXPECT_EQ(back.cores, 2);
+  // A version-2 binary (before .core) still reads, as a program that does not say.
+  std::vector<uint8_t> v2 = encode_program(parse_program(body, "h.s", a));
+  v2[7] = '2';
+  v2.erase(v2.begin() + 9, v2.begin() + 25);
+  EXPECT_EQ(decode_program(v2, "old.bin").cores, 0);
+
+  EXPECT_NO_THROW(check_program_set({first, second}, {"p.s", "p.core1.s"}));
+  const Program hand = parse_program(body, "hand.s", a);
+  EXPECT_NO_THROW(check_program_set({hand}, {"hand.s"}));  // says nothing: nothing to check
+  std::string msg = test::input_error([&] { check_program_set({first}, {"p.s"}); });
+  EXPECT_NE(msg.find("p.s:2:1: this is core 0 of 2, but 1 program(s) are given"), std::string::npos) << msg;
+  msg = test::input_error([&] { check_program_set({second, first}, {"p.core1.s", "p.s"}); });
+  EXPECT_NE(msg.find("p.core1.s:1:1: this is core 1 of 2, given as program 0"), std::string::npos) << msg;
+  msg = test::input_error([&] { parse_program(".core 2 of 2\n" + body, "x.s", a); });
+  EXPECT_NE(msg.find("x.s:1:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("core 2 of 2 is not a core"), std::string::npos) << msg;
+  msg = test::input_error([&] { parse_program(body + ".core 0 of 1\n", "late.s", a); });
+  EXPECT_NE(msg.find(".core must come before the first instruction"), std::string::npos) << msg;
+}
+
 TEST(IsaBinary, BadBytesAreRejected) {
   std::string err = test::input_error([] { decode_program({'n', 'o', 'p', 'e'}, "x.bin"); });
   EXPECT_NE(err.find("bad header"), std::string::npos) << err;
   Program p;
   p.code.push_back(Instruction{});
   std::vector<uint8_t> bytes = encode_program(p);
-  bytes[18] = 99;  // the first opcode, after magic, element type, tensor count and instruction count
+  bytes[34] = 99;  // the first opcode, after magic, element type, core, cores, tensor count and instruction count
   err = test::input_error([&] { decode_program(bytes, "x.bin"); });
   EXPECT_NE(err.find("unknown opcode 99"), std::string::npos) << err;
   bytes = encode_program(p);
