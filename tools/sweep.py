@@ -38,6 +38,9 @@ from parallel_runs import run_all  # noqa: E402
 # What dfx explore says where no candidate of the budget fits the arch (exit 2 on good input).
 NONE_VALID = "no valid dataflow found"
 COLUMNS = ["cycles", "time µs", "speed-up", "DRAM bytes", "energy pJ", "util", "bottleneck", "on-chip peak B"]
+# The CSV's too: which seed's search the row is (with --seeds, the one that did best), and how
+# many candidates it scored (--polish's tuning of the baselines adds to --evals).
+CSV_COLUMNS = COLUMNS + ["seed", "evaluations"]
 
 
 def human(v):
@@ -144,7 +147,7 @@ def check_points(args, points):
 def row_of(result):
     if "none_valid" in result or "failed" in result:
         why = "no valid dataflow" if "none_valid" in result else result["failed"]
-        return {c: why if c == "bottleneck" else None for c in COLUMNS}
+        return {c: why if c == "bottleneck" else None for c in CSV_COLUMNS}
     best = result["best"][0]
     layerwise = next((b for b in result["baselines"] if b["name"] == "Layerwise"), None)
     return {
@@ -157,6 +160,8 @@ def row_of(result):
         "util": best["utilization"],
         "bottleneck": best["bottleneck"],
         "on-chip peak B": best["peak_onchip_bytes"],
+        "seed": result["seed"],
+        "evaluations": result["evaluations"],
     }
 
 
@@ -235,8 +240,9 @@ def main():
     failed = next((code for _, code in done if code), 0)
 
     seeds = f"seed {args.seed}" if args.seeds == 1 else f"best of seeds {args.seed}–{args.seed + args.seeds - 1}"
-    print(f"Sweep of {args.arch}: {args.evals} evaluations per search, {seeds}"
-          + (", --polish" if args.polish else "") + ".\n")
+    print(f"Sweep of {args.arch}: --evals {args.evals} per search, {seeds}"
+          + (", --polish (its tuning of the baselines adds evaluations: the CSV counts them)" if args.polish else "")
+          + ".\n")
     for w, stem in zip(args.workloads, stems):
         print(f"### {stem}" + (f" ({w})" if stem != os.path.splitext(os.path.basename(w))[0] else "") + "\n")
         print("| " + " | ".join(names + COLUMNS) + " |")
@@ -250,9 +256,9 @@ def main():
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             out = csv.writer(f, lineterminator="\n")  # Unix lines, for cut and awk
-            out.writerow(["workload"] + names + COLUMNS)
+            out.writerow(["workload"] + names + CSV_COLUMNS)
             for s, _, values, row in rows:
-                out.writerow([s] + values + [row[c] for c in COLUMNS])
+                out.writerow([s] + values + [row[c] for c in CSV_COLUMNS])
     if failed:
         print("sweep: some points failed (their rows say so)", file=sys.stderr)
         sys.exit(failed)

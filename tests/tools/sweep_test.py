@@ -37,6 +37,7 @@ def main():
             assert one["set"] == [f"levels.L1.read_bw={r['levels.L1.read_bw']}"] and one["dims"] == [f"n={r['n']}"], one
             assert float(r["cycles"]) == one["best"][0]["cycles"], (r, one["best"][0]["cycles"])
             assert float(r["DRAM bytes"]) == one["best"][0]["dram_bytes"], r
+            assert r["seed"] == "3" and int(r["evaluations"]) == one["evaluations"], (r, one["evaluations"])
         # Halving n halves the second GEMM's work: the sizes reached the workload.
         by = {(r["levels.L1.read_bw"], r["n"]): float(r["cycles"]) for r in rows}
         assert by[("1.2 TB/s", "32")] < by[("1.2 TB/s", "64")], by
