@@ -115,6 +115,7 @@ namespace dfx::cli {
 
 struct CompareOptions {
   Inputs in;
+  std::string json;  // dfx.compare/1, '-' for stdout alone
   std::string dtype = "auto";
   uint64_t seed = 1;
   int64_t jitter = 0;

@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
   add_dtype(cm, cmp.dtype, "Element type");
   cm->add_option("--seed", cmp.seed, "Seed of the random inputs")->transform(whole_number(0, UINT64_MAX));
   add_jitter(cm, cmp.jitter);
+  cm->add_option("--json", cmp.json, "Write the figures, notes and output checks as JSON (dfx.compare/1; '-' for stdout)");
 
   dfx::cli::SimulateOptions sim;
   auto* sm = app.add_subcommand("simulate", "Run a program on the cycle-level SystemC model with real data");

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "mapper/lower.h"
 #include "model/analyze.h"
@@ -18,6 +19,18 @@ std::string row(const std::string& what, double model, double sim) {
   else
     std::snprintf(buf, sizeof buf, "%-24s %16.0f %16.0f %+11.1f%%\n", what.c_str(), model, sim, model != 0 ? (sim - model) / model * 100 : 0.0);
   return buf;
+}
+
+// `text` in lines of at most `width` characters (a longer word alone on its line), the later ones
+// indented by two spaces.
+std::string wrapped(const std::string& text, size_t width) {
+  std::string out, line, word;
+  std::istringstream words(text);
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) out += line + "\n", line = "  ";
+    line += (line.empty() || line == "  " ? "" : " ") + word;
+  }
+  return out + line + "\n";
 }
 
 }  // namespace
@@ -69,33 +82,52 @@ std::vector<OutputCheck> check_outputs(const sim::TensorValues& outputs, const s
   return out;
 }
 
-std::string comparison_table(const Comparison& c, const arch::Arch& a) {
-  std::string s;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%-24s %16s %16s %12s\n", "", "model", "simulator", "difference");
-  s += buf;
-  s += row("cycles", c.model.cycles, static_cast<double>(c.sim.cycles));
+std::vector<ComparedFigure> compared_figures(const Comparison& c, const arch::Arch& a) {
+  std::vector<ComparedFigure> out;
+  out.push_back({"cycles", c.model.cycles, static_cast<double>(c.sim.cycles)});
   // Bytes across each level's boundary with its parent, both ways; DRAM is the root's total.
-  std::vector<double> in(a.levels.size(), 0), out(a.levels.size(), 0);
+  std::vector<double> in(a.levels.size(), 0), leaving(a.levels.size(), 0);
   for (const auto& p : c.sim.paths) {
     in[static_cast<size_t>(p.to)] += static_cast<double>(p.bytes);
-    out[static_cast<size_t>(p.from)] += static_cast<double>(p.bytes);
+    leaving[static_cast<size_t>(p.from)] += static_cast<double>(p.bytes);
   }
   for (size_t l = 0; l < a.levels.size() && l < c.model.levels.size(); ++l) {
     const auto& lv = c.model.levels[l];
     const double wb = static_cast<double>(lv.word_bytes);
     if (l == 0) {
-      s += row(lv.name + " read (B)", static_cast<double>(lv.traffic.read) * wb, out[0]);
-      s += row(lv.name + " written (B)", static_cast<double>(lv.traffic.update) * wb, in[0]);
+      out.push_back({lv.name + " read (B)", static_cast<double>(lv.traffic.read) * wb, leaving[0]});
+      out.push_back({lv.name + " written (B)", static_cast<double>(lv.traffic.update) * wb, in[0]});
     } else {
       // What arrives over the arch's paths: fills from outside, results written back from inside
       // and staged transfers passing through; not what the units write here themselves.
       const int64_t moved_in = lv.traffic.fill + lv.traffic.update - lv.unit_updates;
       if (in[l] == 0 && moved_in == 0) continue;
       if (a.levels[l].instances > a.cores * a.sub_cores) continue;  // registers: no transfers in a program
-      s += row(lv.name + " moved in (B)", static_cast<double>(moved_in) * wb, in[l]);
+      out.push_back({lv.name + " moved in (B)", static_cast<double>(moved_in) * wb, in[l]});
     }
   }
+  return out;
+}
+
+std::vector<std::string> comparison_notes(const Comparison& c, const arch::Arch& a) {
+  std::vector<std::string> notes;
+  if (!a.instruction_timed())
+    notes.push_back(a.name + " is timed by its tree, as TileFlow times it (the spatial loops place the work on the PEs; loads, "
+                    "compute and stores overlap fully); the simulator runs the lowered programs (the whole array for each mma, "
+                    "in-order pipes, dispatch): expect it slower (docs/simulator.md, \"Why the cycles differ\")");
+  const ComparedFigure dram_read = compared_figures(c, a)[1];
+  if (a.levels[0].multicast && dram_read.simulator > dram_read.model)
+    notes.push_back(a.levels[0].name + " multicasts: the model counts a tile sent to several cores once; the programs each read it");
+  return notes;
+}
+
+std::string comparison_table(const Comparison& c, const arch::Arch& a) {
+  std::string s;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%-24s %16s %16s %12s\n", "", "model", "simulator", "difference");
+  s += buf;
+  for (const ComparedFigure& f : compared_figures(c, a)) s += row(f.name, f.model, f.simulator);
+  for (const std::string& note : comparison_notes(c, a)) s += wrapped("note: " + note, 100);
   s += "\noutputs (" + std::string(arch::dtype_name(c.dtype)) + ", random inputs) against the Eigen reference:\n";
   for (const auto& o : c.outputs) {
     if (c.tolerance == 0)

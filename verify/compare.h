@@ -40,7 +40,18 @@ Comparison compare(const arch::Arch& a, const model::Workload& w, const model::D
 // Each output against the reference: ok when max_error <= tolerance · max_reference.
 std::vector<OutputCheck> check_outputs(const sim::TensorValues& outputs, const sim::TensorValues& reference, double tolerance);
 
-// Model next to simulator: cycles, DRAM traffic, fills per level, and the output checks.
+// One figure both sides give: cycles, DRAM read and written, bytes moved into each on-chip level
+// a program addresses.
+struct ComparedFigure {
+  std::string name;
+  double model = 0, simulator = 0;
+};
+std::vector<ComparedFigure> compared_figures(const Comparison& c, const arch::Arch& a);
+// Why the two may differ, where the arch says: timed by the tree (TileFlow's assumptions) rather
+// than by instructions; a multicasting DRAM the programs cannot use.
+std::vector<std::string> comparison_notes(const Comparison& c, const arch::Arch& a);
+
+// Model next to simulator: the figures, the notes, and the output checks.
 std::string comparison_table(const Comparison& c, const arch::Arch& a);
 
 }  // namespace dfx::verify

@@ -74,6 +74,12 @@ TEST(Lower, ShippedDataflowsRunAndMatchTheModelsTraffic) {
     expect_outputs_ok(c);
     expect_dram_traffic_equal(c);
     EXPECT_EQ(c.sim.cores.size(), 4u) << "the root's b:4:sp runs on four cores";
+    // edge keeps TileFlow's timing: the table says why its cycles differ; its DRAM traffic is
+    // equal here, so no multicast note.
+    const auto notes = comparison_notes(c, k.a);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("edge is timed by its tree"), std::string::npos) << notes[0];
+    EXPECT_NE(comparison_table(c, k.a).find("note: edge is timed by its tree"), std::string::npos);
   }
 }
 
@@ -274,6 +280,13 @@ TEST(Lower, ModelCyclesFollowTheMachineOnTpuLike) {
   Case k = shipped("tpu_like", "gemm_chain_g1", "gemm_chain_g1_tpu_like_explored");
   const Comparison c = compare(k.a, k.w, k.f, arch::DType::Int16, 1);
   EXPECT_NEAR(c.model.cycles / static_cast<double>(c.sim.cycles), 1.0, 0.03);
+  EXPECT_TRUE(comparison_notes(c, k.a).empty()) << "timed by instructions, as the simulator runs them";
+  const auto figures = compared_figures(c, k.a);
+  ASSERT_GE(figures.size(), 3u);
+  EXPECT_EQ(figures[0].name, "cycles");
+  EXPECT_EQ(figures[0].simulator, static_cast<double>(c.sim.cycles));
+  EXPECT_EQ(figures[1].name, "DRAM read (B)");
+  EXPECT_EQ(figures[1].model, figures[1].simulator);
 }
 
 // The dispatcher hands instructions to the pipes in program order and stalls on a full queue.
