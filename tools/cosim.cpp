@@ -11,7 +11,7 @@ namespace dfx::cli {
 namespace {
 
 nlohmann::json cosim_json(const verify::Cosim& c) {
-  nlohmann::json j = {{"schema", "dfx.cosim/1"},
+  nlohmann::json j = {{"schema", "dfx.cosim/2"},
                       {"cycles", {{"systemc", c.sim.cycles}, {"rtl", c.rtl.cycles}, {"error", c.cycle_error()}}},
                       {"outputs_bit_exact", c.first_difference.empty()},
                       {"rtl_seconds", c.rtl.seconds}};
@@ -19,8 +19,7 @@ nlohmann::json cosim_json(const verify::Cosim& c) {
     for (size_t core = 0; core < c.rtl.cores.size(); ++core) {
     nlohmann::json k = {{"core", core}, {"rtl_cycles", c.rtl.cores[core].cycles}, {"systemc_cycles", c.sim.cores[core].cycles}};
     for (size_t p = 0; p < rtl::kUnitPipes.size(); ++p)
-      k["busy"][arch::pipe_name(rtl::kUnitPipes[p])] = {{"systemc", c.sim.cores[core].pipes[static_cast<size_t>(rtl::kUnitPipes[p])].busy},
-                                                        {"rtl", c.rtl.cores[core].busy[p]}};
+      k["occupied"][arch::pipe_name(rtl::kUnitPipes[p])] = {{"systemc", c.systemc_occupied(core, p)}, {"rtl", c.rtl.cores[core].busy[p]}};
     j["cores"].push_back(k);
   }
   return j;

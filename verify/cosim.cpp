@@ -40,6 +40,11 @@ Cosim cosim(const arch::Arch& a, const std::vector<arch::Program>& programs, con
   return c;
 }
 
+int64_t Cosim::systemc_occupied(size_t core, size_t p) const {
+  const sim::PipeStats& s = sim.cores[core].pipes[static_cast<size_t>(rtl::kUnitPipes[p])];
+  return s.busy + s.wait_memory;
+}
+
 std::string cosim_table(const Cosim& c) {
   std::ostringstream os;
   os << std::fixed;
@@ -47,10 +52,10 @@ std::string cosim_table(const Cosim& c) {
   os << "cycles      " << std::setw(12) << c.sim.cycles << std::setw(11) << c.rtl.cycles << std::setw(12) << std::setprecision(2)
      << 100.0 * c.cycle_error() << " %\n";
     for (size_t core = 0; core < c.rtl.cores.size() && core < c.sim.cores.size(); ++core) {
-    os << "core " << core << " busy\n";
+    os << "core " << core << " occupied (working or waiting on memory)\n";
     for (size_t p = 0; p < rtl::kUnitPipes.size(); ++p)
       os << "  " << std::left << std::setw(9) << arch::pipe_name(rtl::kUnitPipes[p]) << std::right << std::setw(12)
-         << c.sim.cores[core].pipes[static_cast<size_t>(rtl::kUnitPipes[p])].busy << std::setw(11) << c.rtl.cores[core].busy[p] << '\n';
+         << c.systemc_occupied(core, p) << std::setw(11) << c.rtl.cores[core].busy[p] << '\n';
   }
   os << "outputs     " << (c.first_difference.empty() ? "bit-exact" : "DIFFER: " + c.first_difference) << '\n';
   os << "RTL host time " << std::setprecision(2) << c.rtl.seconds << " s ("

@@ -16,6 +16,10 @@ struct Cosim {
   rtl::RtlResult rtl;
   std::string first_difference;  // empty when every output is bit-exact
   double cycle_error() const;    // (SystemC − RTL) / RTL
+  // The cycles a core's unit pipe (rtl::kUnitPipes[p]) was occupied on SystemC: working, or
+  // waiting on memory — what the RTL's busy counter counts (the unit holds its instruction while
+  // its memory port stalls), so that the two stand side by side.
+  int64_t systemc_occupied(size_t core, size_t p) const;
 };
 
 // Contract: throws InputError when the programs deadlock, the arch does not match an RTL build
@@ -26,7 +30,7 @@ Cosim cosim(const arch::Arch& a, const std::vector<arch::Program>& programs, con
 // The first element where two runs' outputs differ ("O[12] = 5 on the RTL, 7 on SystemC"), or "".
 std::string first_difference(const sim::TensorValues& rtl, const sim::TensorValues& systemc);
 
-// Cycles of each and their difference, per-pipe busy cycles side by side, the output check.
+// Cycles of each and their difference, per-pipe occupied cycles side by side, the output check.
 std::string cosim_table(const Cosim& c);
 
 }  // namespace dfx::verify
