@@ -108,21 +108,32 @@ class Dram {
   std::deque<Response> pending_;  // in acceptance order; equal latency keeps them in due order
 };
 
+// The trace's clock: a VCD's times are picoseconds (Verilator's default precision), so that a
+// waveform viewer shows the arch's real times, a half period apart.
+struct TraceClock {
+  VerilatedVcdC* vcd = nullptr;
+  uint64_t half_period_ps = 1;
+  uint64_t now = 0;
+  void dump() {
+    if (vcd) vcd->dump(now), now += half_period_ps;
+  }
+};
+
 // One clock cycle; `between` runs after the low phase has settled (the DRAM samples requests).
 template <class Chip, class Between>
-void tick(Chip& chip, VerilatedVcdC* vcd, uint64_t& time, Between between) {
+void tick(Chip& chip, TraceClock& trace, Between between) {
   chip.clk = 0;
   chip.eval();
-  if (vcd) vcd->dump(time++);
+  trace.dump();
   between();
   chip.clk = 1;
   chip.eval();
-  if (vcd) vcd->dump(time++);
+  trace.dump();
 }
 
 template <class Chip>
-void tick(Chip& chip, VerilatedVcdC* vcd, uint64_t& time) {
-  tick(chip, vcd, time, [] {});
+void tick(Chip& chip, TraceClock& trace) {
+  tick(chip, trace, [] {});
 }
 
 template <class Chip>
@@ -136,9 +147,10 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
   if (!options.trace_file.empty()) {
     vcd = std::make_unique<VerilatedVcdC>();
     chip.trace(vcd.get(), 99);
+    if (options.trace_depth < 99) vcd->dumpvars(options.trace_depth, "TOP");
     vcd->open(options.trace_file.c_str());
   }
-  uint64_t time = 0;
+  TraceClock trace{vcd.get(), static_cast<uint64_t>(std::max(1.0, std::round(500.0 / a.clock_ghz))), 0};
   Dram dram(a.levels[0].latency);
   std::vector<int64_t> addresses;
   for (const arch::Program& p : programs)
@@ -152,7 +164,7 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
     }
 
   chip.rst = 1;
-  tick(chip, vcd.get(), time);
+  tick(chip, trace);
   chip.rst = 0;
   arch::Program idle;
   idle.code.push_back(arch::Instruction{});  // halt
@@ -163,12 +175,12 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
       chip.imem_we[c] = 1;
       chip.imem_addr = static_cast<uint32_t>(i);
       for (int f = 0; f < arch::kWordFields; ++f) chip.imem_data[f] = words[i][static_cast<size_t>(f)];
-      tick(chip, vcd.get(), time);
+      tick(chip, trace);
     }
     chip.imem_we[c] = 0;
   }
   chip.start = 1;
-  tick(chip, vcd.get(), time);
+  tick(chip, trace);
   chip.start = 0;
 
   RtlResult result;
@@ -178,8 +190,9 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
   for (int left = b.cores; left > 0; ++cycle) {
     if (cycle > options.max_cycles)
       refuse(name, 0, "the RTL did not finish within " + std::to_string(options.max_cycles) + " cycles");
+    if (options.progress && cycle % std::max<int64_t>(1, options.progress_every) == 0) options.progress(cycle, options.expected_cycles);
     dram.serve(chip, cycle);
-    tick(chip, vcd.get(), time, [&] { dram.accept(chip, cycle); });
+    tick(chip, trace, [&] { dram.accept(chip, cycle); });
     for (int c = 0; c < b.cores; ++c)
       if (!finished[static_cast<size_t>(c)] && chip.done[c]) {
         finished[static_cast<size_t>(c)] = true;

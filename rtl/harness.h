@@ -5,6 +5,7 @@
 // idle (docs/rtl.md). Depends on arch only; verify/ compares it with the SystemC model.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,8 +28,15 @@ struct Build {
 const std::vector<Build>& builds();
 
 struct RtlOptions {
-  std::string trace_file;           // VCD of every signal, if set
+  std::string trace_file;           // VCD of the signals, if set (times in ps at the arch's clock)
+  int trace_depth = 99;             // the levels of the hierarchy it records (99: every signal)
   int64_t max_cycles = 2000000000;  // give up: a hang (dfx cosim bounds it by the SystemC run)
+  // Called every `progress_every` cycles of the run (a verilated chip runs ~25 k cycles/s: an
+  // attention's lowered programs take seconds to minutes).
+  // `expected`: expected_cycles, what the run should take where known (dfx cosim: SystemC's count), else 0.
+  std::function<void(int64_t cycle, int64_t expected)> progress;
+  int64_t expected_cycles = 0;
+  int64_t progress_every = 1 << 14;
 };
 
 // The core's pipes with a unit, in the order of RtlCore::busy.

@@ -92,6 +92,7 @@ struct CosimOptions {
   std::vector<std::string> sets;      // --set changes to the arch (Inputs): it must still match an RTL build
   std::vector<std::string> programs;  // one per core
   uint64_t seed = 1;
+  int trace_depth = 99;               // --trace's levels of the hierarchy (99: every signal)
 };
 
 }  // namespace dfx::cli

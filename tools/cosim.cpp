@@ -1,4 +1,8 @@
 // `dfx cosim`: programs on the SystemC model and on the verilated RTL, compared.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -43,9 +47,21 @@ int run_cosim(const CosimOptions& o) {
   so.program_names = o.programs;
   rtl::RtlOptions ro;
   ro.trace_file = o.trace;
+  ro.trace_depth = o.trace_depth;
+  // On a terminal, the RTL's progress on stderr: it runs ~25 k cycles/s, so a lowered attention
+  // takes tens of seconds with nothing else to show. Its end is SystemC's count (run first).
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto began = std::chrono::steady_clock::now();
+  if (tty)
+    ro.progress = [&](int64_t cycle, int64_t expected) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      std::fprintf(stderr, "\rdfx cosim: RTL at cycle %lld of SystemC's %lld, %.0f s ", static_cast<long long>(cycle),
+                   static_cast<long long>(expected), seconds);
+    };
   const GivenInputs given = read_inputs(programs, o.inputs);
   note_random_inputs(given, o.inputs, o.seed, std::cerr);
   const verify::Cosim c = verify::cosim(a, programs, given.values, so, ro, o.programs[0]);
+  if (tty && c.rtl.cycles >= ro.progress_every) std::fprintf(stderr, "\n");
   if (o.json == "-") {
     std::cout << cosim_json(c).dump(2) << '\n';
   } else {

@@ -35,6 +35,7 @@ Cosim cosim(const arch::Arch& a, const std::vector<arch::Program>& programs, con
   // SystemC has already ruled out deadlocks; an RTL run far longer than it is a hang to report.
   rtl::RtlOptions bounded = rtl_options;
   bounded.max_cycles = std::min(rtl_options.max_cycles, 4 * c.sim.cycles + 100000);
+  bounded.expected_cycles = c.sim.cycles;
   c.rtl = rtl::run(a, programs, c.sim.inputs, bounded, name);
   c.first_difference = first_difference(c.rtl.outputs, c.sim.outputs);
   return c;

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "mapper/lower.h"
 #include "mapper/search.h"
 #include "tests/unit/test_util.h"
+#include "rtl/harness.h"
 #include "verify/cosim.h"
 
 namespace dfx {
@@ -110,6 +112,44 @@ std::vector<Case> cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lowered, RtlRegression, ::testing::ValuesIn(cases()), case_name);
+
+// The VCD is timed in picoseconds at the arch's clock (tpu_like: 400 MHz, a half period of
+// 1,250 ps), and --trace-depth keeps the levels of the hierarchy asked for: at 1 the chip's
+// ports alone, a small part of the whole. Progress is reported on the way.
+TEST(RtlTrace, TimedAtTheArchsClockAndCutToADepth) {
+  const arch::Arch a = arch::load_arch(test::config("arch/tpu_like.yaml"));
+  const arch::Program p = arch::load_program(test::config("programs/tpu_like_gemm.s"), a);
+  sim::TensorValues inputs;
+  for (const arch::TensorDecl& t : p.tensors)
+    if (!t.output) inputs[t.name] = std::vector<double>(static_cast<size_t>(t.at.sizes[0] * t.at.sizes[1]), 1.0);
+  auto traced = [&](int depth, std::string& text) {
+    rtl::RtlOptions o;
+    o.trace_file = ::testing::TempDir() + "/dfx_trace_" + std::to_string(depth) + ".vcd";
+    o.trace_depth = depth;
+    o.progress_every = 100;
+    int64_t reports = 0;
+    o.progress = [&](int64_t, int64_t) { ++reports; };
+    const rtl::RtlResult r = rtl::run(a, {p}, inputs, o, "tpu_like_gemm.s");
+    std::ifstream in(o.trace_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+    std::remove(o.trace_file.c_str());
+    EXPECT_EQ(reports, r.cycles / 100);
+    return r;
+  };
+  std::string all, ports;
+  const rtl::RtlResult whole = traced(99, all);
+  ASSERT_GE(whole.cycles, 1000);
+  traced(1, ports);
+  EXPECT_NE(all.find("$timescale 1ps $end"), std::string::npos);
+  EXPECT_NE(all.find("\n#1250\n"), std::string::npos);
+  EXPECT_NE(all.find("\n#2500\n"), std::string::npos);
+  EXPECT_NE(all.find("#" + std::to_string(2500 * whole.cycles)), std::string::npos) << "the run's end, in ps";
+  EXPECT_NE(all.find("g_core"), std::string::npos);
+  EXPECT_EQ(ports.find("g_core"), std::string::npos) << "depth 1: the chip's ports only";
+  EXPECT_LT(ports.size() * 10, all.size());
+}
 
 }  // namespace
 }  // namespace dfx
