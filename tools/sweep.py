@@ -20,6 +20,13 @@ on its thread count), else one search at a time with all of them.
 
 --outdir keeps each point's JSON and best flow.yaml (WORKLOAD.POINT.json, .yaml; with --seeds,
 those of the seed that did best), whose first line is the command that reproduces it.
+
+After the searches, each point's best flow is evaluated (`dfx eval`) at the points next to it in
+the grid (one axis one step away), and a point takes a neighbour's flow where it is valid there and
+faster than the point's own search found: a search on a small budget can miss at a larger L1 what
+it found at a smaller one, and the table would say more capacity costs cycles. Such rows say
+"point N's search" in the "found by" column; their flow.yaml is the neighbour's (the search's own
+kept as WORKLOAD.POINT.search.yaml); --no-carry leaves every point to its own search.
 """
 import argparse
 import csv
@@ -37,7 +44,8 @@ from parallel_runs import run_all  # noqa: E402
 
 # What dfx explore says where no candidate of the budget fits the arch (exit 2 on good input).
 NONE_VALID = "no valid dataflow found"
-COLUMNS = ["cycles", "time µs", "speed-up", "DRAM bytes", "energy pJ", "util", "bottleneck", "on-chip peak B"]
+COLUMNS = ["cycles", "time µs", "speed-up", "DRAM bytes", "energy pJ", "util", "bottleneck", "on-chip peak B",
+           "found by"]
 # The CSV's too: which seed's search the row is (with --seeds, the one that did best), and how
 # many candidates it scored (--polish's tuning of the baselines adds to --evals).
 CSV_COLUMNS = COLUMNS + ["seed", "evaluations"]
@@ -162,6 +170,86 @@ def row_of(result):
         "on-chip peak B": best["peak_onchip_bytes"],
         "seed": result["seed"],
         "evaluations": result["evaluations"],
+        "found by": "search",
+        "clock_ghz": result["clock_ghz"],
+    }
+
+
+def neighbours(points, i):
+    """The points one axis one step away from point i in the grid (the axes' values in order)."""
+    out = []
+    for j, other in enumerate(points):
+        apart = [k for k, (a, b) in enumerate(zip(points[i], other)) if a != b]
+        if len(apart) == 1:
+            k = apart[0]
+            values = sorted({p[k][1] for p in points}, key=[p[k][1] for p in points].index)
+            if abs(values.index(points[i][k][1]) - values.index(other[k][1])) == 1:
+                out.append(j)
+    return out
+
+
+def evaluate_at(args, workload, point, flow):
+    """dfx eval of a flow at a point's changes: its report, or None where it is not valid there."""
+    cmd = [args.dfx, "eval", args.arch, workload, flow, "--json", "-"]
+    for flag, change, _ in point:
+        cmd += [flag, change]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None  # e.g. its tiles no longer fit, or a --dim its loops do not divide
+    report = json.loads(done.stdout)
+    return report if report.get("valid") else None
+
+
+def carry_over(args, rows, points, where, workload_of):
+    """Each point takes a neighbour's best flow where it is valid there and faster, until no point
+    changes (a flow may travel several steps). A point whose search failed is left alone. Returns
+    how many rows changed."""
+    at = {(s, i): row for s, i, _, row in rows}
+    fresh = set(at)  # the rows whose flow is new since the last pass: only theirs are evaluated
+    changed = 0
+    while fresh:
+        now = set()
+        for (stem, i), row in at.items():
+            if str(row.get("bottleneck", "")).startswith("failed"):
+                continue
+            for j in neighbours(points, i):
+                source = at[(stem, j)]
+                if (stem, j) not in fresh or source["cycles"] is None:
+                    continue
+                report = evaluate_at(args, workload_of[stem], points[i], f"{where}/{stem}.{j}.yaml")
+                if report is None or (row["cycles"] is not None and report["cycles"] >= row["cycles"]):
+                    continue
+                own = f"{where}/{stem}.{i}.yaml"
+                if row["found by"] == "search" and os.path.exists(own):
+                    os.replace(own, f"{where}/{stem}.{i}.search.yaml")
+                with open(f"{where}/{stem}.{j}.yaml") as f:
+                    flow = f.read().split("\n", 1)[1]
+                origin = source.get("origin", j)
+                with open(own, "w") as f:
+                    f.write(f"# point {origin + 1}'s search's best, carried over to point {i + 1} (dfx eval there: "
+                            f"{report['cycles']:.0f} cycles)\n" + flow)
+                row.update(carried_row(row, report, origin))
+                now.add((stem, i))
+                changed += 1
+        fresh = now
+    return changed
+
+
+def carried_row(row, report, origin):
+    """A row's figures for a flow another point's search found, from its dfx eval report here."""
+    layerwise = row["speed-up"] * row["cycles"] if row["speed-up"] and row["cycles"] else None
+    clock = row.get("clock_ghz")
+    return {
+        "cycles": report["cycles"],
+        "time µs": report["cycles"] / (clock * 1e3) if clock else None,
+        "speed-up": layerwise / report["cycles"] if layerwise else None,
+        "DRAM bytes": report["dram_bytes"],
+        "energy pJ": report["energy_pj"],
+        "util": report["utilization"],
+        "bottleneck": report["bottleneck"],
+        "on-chip peak B": max((lv["peak_bytes"] for lv in report["levels"][1:]), default=0),
+        "found by": f"point {origin + 1}'s search",
+        "origin": origin,
     }
 
 
@@ -174,7 +262,7 @@ def shown(column, value):
         return f"{100 * value:.1f}%"
     if column == "time µs":
         return f"{value:.4g}"
-    if column == "bottleneck":
+    if column in ("bottleneck", "found by"):
         return value
     return human(value)
 
@@ -197,6 +285,8 @@ def main():
     p.add_argument("--polish", action="store_true", help="pass --polish (tuned baselines; slower)")
     p.add_argument("--csv", help="also write every row as CSV")
     p.add_argument("--outdir", help="keep each run's JSON and best flow.yaml here")
+    p.add_argument("--no-carry", action="store_true",
+                   help="do not let a point take a neighbour's flow where it is faster there than its own search's")
     args = p.parse_args()
     if args.seeds < 1:
         p.error(f"--seeds {args.seeds}: at least 1")
@@ -233,10 +323,15 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             where = args.outdir or tmp
             done = run_all(run, searches, args.jobs)  # in grid order
+            rows = [row for row, _ in done]  # (workload, point index, point values, row)
+            if not args.no_carry and len(points) > 1:
+                carried = carry_over(args, rows, points, where, dict(zip(stems, args.workloads)))
+                if carried:
+                    print(f"  {carried} point(s) took a neighbour's flow (faster there than their own search's)",
+                          file=sys.stderr)
     except KeyboardInterrupt:
         print("sweep: interrupted (no table: the points still running were stopped)", file=sys.stderr)
         sys.exit(130)
-    rows = [row for row, _ in done]  # (workload, point index, point values, row)
     failed = next((code for _, code in done if code), 0)
 
     seeds = f"seed {args.seed}" if args.seeds == 1 else f"best of seeds {args.seed}–{args.seed + args.seeds - 1}"
