@@ -3,7 +3,9 @@
 
 Each --vary KEY V1 V2 ... is one axis of the grid over the arch (a key path of arch.yaml, as
 `dfx explore --set` takes it: levels.L1.capacity, compute.matrix.rows, levels.DRAM.read_bw...);
-each --vary-dim NAME S1 S2 ... one axis over a dimension of the workloads (`--dim`). Every
+each --vary-dim NAME S1 S2 ... one axis over a dimension of the workloads (`--dim`), and
+--vary-dim m,l S1 S2 ... over several dims set together (an attention's sequence length is both
+m and l). Every
 workload is searched at every point, with the same seed and budget. The output is a Markdown table
 per workload (best cycles, its speed-up over Layerwise at the same point, DRAM bytes, energy,
 utilisation, bottleneck, on-chip peak) and, with several workloads, the geometric mean of the best
@@ -133,20 +135,32 @@ def stems_of(workloads):
     return stems
 
 
+def changes_of(point):
+    """A point's command-line changes: (flag, KEY=VALUE) pairs, two or more for linked dims."""
+    return [(flag, change) for flag, changes, _ in point for change in changes]
+
+
 def check_points(args, points):
-    """Every point checked with `dfx validate` before any search (a few milliseconds each), so that
-    a bad value or a point the arch cannot run stops the sweep at once, every such point named,
-    rather than after the searches before it. Exits with dfx's code."""
+    """Every point checked with `dfx validate`, workload by workload, before any search (a few
+    milliseconds each), so that a bad value or a point the arch cannot run stops the sweep at once,
+    every such point and workload named, rather than after the searches before it. A problem shared
+    by several points (a dim one workload does not have) is said once, with the points. Exits with
+    dfx's code."""
     failed = 0
-    for i, point in enumerate(points):
-        cmd = [args.dfx, "validate", args.arch] + args.workloads
-        for flag, change, _ in point:
-            cmd += [flag, change]
-        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode != 0:
-            print(f"sweep: point {i + 1}/{len(points)} ({' '.join(cmd[3 + len(args.workloads):])}) cannot run "
-                  f"(exit {done.returncode}):\n{done.stderr.strip()}", file=sys.stderr)
-            failed = failed or done.returncode
+    problems = {}  # (workload, message) -> the points with it, in order
+    for w in args.workloads:
+        for i, point in enumerate(points):
+            cmd = [args.dfx, "validate", args.arch, w]
+            for flag, change in changes_of(point):
+                cmd += [flag, change]
+            done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if done.returncode != 0:
+                problems.setdefault((w, done.stderr.strip()), []).append(i)
+                failed = failed or done.returncode
+    for (w, message), at in problems.items():
+        shown = ", ".join(f"{i + 1}/{len(points)} ({' '.join(c for _, c in changes_of(points[i]))})" for i in at[:3])
+        more = f" and {len(at) - 3} more" if len(at) > 3 else ""
+        print(f"sweep: {w} cannot run at point{'s' if len(at) > 1 else ''} {shown}{more}:\n{message}", file=sys.stderr)
     if failed:
         print("sweep: nothing searched", file=sys.stderr)
         sys.exit(failed)
@@ -175,6 +189,11 @@ def row_of(result):
     }
 
 
+def linked(flag, key):
+    """The keys one axis sets: a --vary-dim NAME,NAME... sets every dim it names to each value."""
+    return [k for k in key.split(",") if k] if flag == "--dim" else [key]
+
+
 def neighbours(points, i):
     """The points one axis one step away from point i in the grid (the axes' values in order)."""
     out = []
@@ -182,8 +201,8 @@ def neighbours(points, i):
         apart = [k for k, (a, b) in enumerate(zip(points[i], other)) if a != b]
         if len(apart) == 1:
             k = apart[0]
-            values = sorted({p[k][1] for p in points}, key=[p[k][1] for p in points].index)
-            if abs(values.index(points[i][k][1]) - values.index(other[k][1])) == 1:
+            values = sorted({p[k][2] for p in points}, key=[p[k][2] for p in points].index)
+            if abs(values.index(points[i][k][2]) - values.index(other[k][2])) == 1:
                 out.append(j)
     return out
 
@@ -191,7 +210,7 @@ def neighbours(points, i):
 def evaluate_at(args, workload, point, flow):
     """dfx eval of a flow at a point's changes: its report, or None where it is not valid there."""
     cmd = [args.dfx, "eval", args.arch, workload, flow, "--json", "-"]
-    for flag, change, _ in point:
+    for flag, change in changes_of(point):
         cmd += [flag, change]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
@@ -275,7 +294,8 @@ def main():
     p.add_argument("--vary", nargs="+", action="append", default=[], metavar=("KEY", "VALUE"),
                    help="an arch key path and its values (dfx --set)")
     p.add_argument("--vary-dim", nargs="+", action="append", default=[], metavar=("NAME", "SIZE"),
-                   help="a workload dimension and its sizes (dfx --dim)")
+                   help="a workload dimension and its sizes (dfx --dim); NAME,NAME... sets several dims to each "
+                        "size together (attention's m,l)")
     p.add_argument("--evals", type=int, default=10000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--seeds", type=int, default=1,
@@ -299,7 +319,9 @@ def main():
         if not values:
             p.error(f"{'--vary' if flag == '--set' else '--vary-dim'} {key}: give at least one value")
     names = [key for _, key, _ in axes]
-    points = list(itertools.product(*[[(flag, f"{key}={v}", v) for v in values] for flag, key, values in axes]))
+    # A --vary-dim over "m,l" sets both dims to each value (linked: attention's sequence length).
+    points = list(itertools.product(*[[(flag, tuple(f"{k}={v}" for k in linked(flag, key)), v) for v in values]
+                                      for flag, key, values in axes]))
     if args.outdir:
         os.makedirs(args.outdir, exist_ok=True)
 
@@ -310,7 +332,7 @@ def main():
     def run(search, threads):
         w, stem, i, point = search
         base = os.path.join(where, f"{stem}.{i}")
-        result = explore(args, w, [(flag, change) for flag, change, _ in point], base + ".json", base + ".yaml", threads)
+        result = explore(args, w, changes_of(point), base + ".json", base + ".yaml", threads)
         row = (stem, i, [value for _, _, value in point], row_of(result))
         if "none_valid" in result or "failed" in result:
             print(f"  {stem} point {i + 1}/{len(points)}: {result.get('none_valid') or result['failed']}", file=sys.stderr)

@@ -50,6 +50,7 @@ def main():
         check_bad_points_stop_first(dfx, root, arch, workload, common, tmp)
         check_a_point_with_nothing_valid_is_a_row(dfx, root, arch, workload, common, tmp)
         check_neighbours_flows_carry_over(dfx, root, arch, tmp)
+        check_linked_dims(dfx, root, arch, common, tmp)
     print("sweep: 4 points agree with dfx explore; bad points stop it before any search; "
           "a point where nothing fits is a row")
 
@@ -127,6 +128,29 @@ def check_bad_points_stop_first(dfx, root, arch, workload, common, tmp):
     assert "levels[1].capacity" in done.stderr and "dims.n" in done.stderr, done.stderr
     assert "nothing searched" in done.stderr, done.stderr
     assert not os.listdir(out), os.listdir(out)  # no point was searched
+    # A dim one workload lacks: that workload named, its points said once.
+    conv = f"{root}/configs/workloads/conv_chain_c1.yaml"
+    done = subprocess.run(
+        [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, workload, conv, "--vary-dim", "l", "256", "512"]
+        + common, capture_output=True, text=True)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert f"{conv} cannot run at points 1/2 (l=256), 2/2 (l=512):" in done.stderr, done.stderr
+    assert done.stderr.count("no key 'l' in 'dims'") == 1 and "gemm_chain_g1.yaml cannot" not in done.stderr, done.stderr
+
+
+def check_linked_dims(dfx, root, arch, common, tmp):
+    """--vary-dim m,l sets both dims to each size: the row equals dfx explore with both --dim."""
+    attention = f"{root}/configs/workloads/attention_g1.yaml"
+    done = subprocess.run(
+        [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, attention, "--vary-dim", "m,l", "256", "512",
+         "--csv", f"{tmp}/linked.csv", "--no-carry"] + common, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with open(f"{tmp}/linked.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["m,l"] for r in rows] == ["256", "512"], rows
+    one = json.loads(subprocess.run([dfx, "explore", arch, attention, "--dim", "m=256", "--dim", "l=256", "--quiet",
+                                     "--json", "-"] + common, check=True, capture_output=True, text=True).stdout)
+    assert float(rows[0]["cycles"]) == one["best"][0]["cycles"], (rows[0], one["best"][0]["cycles"])
 
 
 def check_a_point_with_nothing_valid_is_a_row(dfx, root, arch, workload, common, tmp):
