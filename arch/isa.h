@@ -111,10 +111,10 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
 std::string print_program(const Program& p, const Arch& a);
 void check_program(const Program& p, const Arch& a, const std::string& name);
 // Contract: throws InputError, located at the `.core` line, where programs that say which core
-// they are do not make a whole run: each the core of its place among `programs` (core order),
-// all of one dataflow's N, and N of them. One core's program alone would compute its share of
-// the outputs and leave the rest uncomputed. `names`: the programs'
-// files, in the same order.
+// they are do not make a whole run: each must be the core of its place among `programs` (core
+// order) and say N where N are given. One core's program alone would compute its share of the
+// outputs and leave the rest uncomputed. (Programs of two emits of the same core count pass: the
+// directive names no dataflow.) `names`: the programs' files, in the same order.
 void check_program_set(const std::vector<Program>& programs, const std::vector<std::string>& names);
 
 // Contract: reads a program file in either form (binary if it starts with the binary header) and

@@ -176,7 +176,7 @@ void check_program_set(const std::vector<Program>& programs, const std::vector<s
     if (p.cores != given)
       fail(k, "this is " + which + ", but " + std::to_string(given) + " program(s) are given: " +
                   (given < p.cores ? "the missing cores' share of the outputs would not be computed"
-                                   : "they are not one dataflow's programs"));
+                                   : "more programs than the cores it says"));
   }
 }
 

@@ -45,7 +45,7 @@ Lowered lower(const arch::Arch& a, const model::Workload& w, const model::Datafl
   Lowered out;
   for (int64_t core = 0; core < cores; ++core) out.programs.push_back(core_program(a, w, f, s, core, dtype));
   out.text = "# " + w.name + " on " + a.name + ", dataflow '" + f.name + "', lowered by dfx emit: core 0 of " +
-             std::to_string(cores) + " (the others differ only in their DRAM addresses).\n" +
+             std::to_string(cores) + " (the others differ only in their DRAM addresses and .core).\n" +
              arch::print_program(out.programs.front(), a);
   return out;
 }

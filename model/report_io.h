@@ -14,8 +14,10 @@ struct InputChanges {
   std::vector<std::string> set, dims;
 };
 
+// `clock_ghz`: the arch's clock, so that a reader can turn cycles into time (a sweep over
+// clocks); 0 leaves it out.
 std::string to_json(const Report& r, const std::string& arch, const std::string& workload,
-                    const std::string& dataflow, const InputChanges& changes = {});
+                    const std::string& dataflow, const InputChanges& changes = {}, double clock_ghz = 0);
 std::string to_table(const Report& r);
 // 1234567 → "1.23M": numbers as a reader scans them in tables.
 std::string human(double v, int decimals = 2);  // decimals after an SI suffix (K, M, G...); two fewer without one

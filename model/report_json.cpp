@@ -13,7 +13,7 @@ nlohmann::json traffic_json(const Traffic& t) {
 }  // namespace
 
 std::string to_json(const Report& r, const std::string& arch, const std::string& workload,
-                    const std::string& dataflow, const InputChanges& changes) {
+                    const std::string& dataflow, const InputChanges& changes, double clock_ghz) {
   nlohmann::json j;
   j["schema"] = "dfx.report/1";
   j["arch"] = arch;
@@ -25,6 +25,7 @@ std::string to_json(const Report& r, const std::string& arch, const std::string&
   j["reason"] = r.reason;
   j["problems"] = nlohmann::json::array();
   for (const auto& p : r.problems) j["problems"].push_back(p.str());
+  if (clock_ghz > 0) j["clock_ghz"] = clock_ghz;
   j["cycles"] = r.cycles;
   j["latency_cycles"] = r.latency_cycles;
   j["energy_pj"] = r.energy_pj;

@@ -150,6 +150,9 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
     if (options.trace_depth < 99) vcd->dumpvars(options.trace_depth, "TOP");
     vcd->open(options.trace_file.c_str());
   }
+  // Reset and the program load are not traced (a core's instruction memory takes a cycle a
+  // word): the trace's time 0 is the start, and the run's cycle c begins at c periods.
+  TraceClock loading{nullptr, 1, 0};
   TraceClock trace{vcd.get(), static_cast<uint64_t>(std::max(1.0, std::round(500.0 / a.clock_ghz))), 0};
   Dram dram(a.levels[0].latency);
   std::vector<int64_t> addresses;
@@ -164,7 +167,7 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
     }
 
   chip.rst = 1;
-  tick(chip, trace);
+  tick(chip, loading);
   chip.rst = 0;
   arch::Program idle;
   idle.code.push_back(arch::Instruction{});  // halt
@@ -175,7 +178,7 @@ RtlResult run_on(const Build& b, const arch::Arch& a, const std::vector<arch::Pr
       chip.imem_we[c] = 1;
       chip.imem_addr = static_cast<uint32_t>(i);
       for (int f = 0; f < arch::kWordFields; ++f) chip.imem_data[f] = words[i][static_cast<size_t>(f)];
-      tick(chip, trace);
+      tick(chip, loading);
     }
     chip.imem_we[c] = 0;
   }

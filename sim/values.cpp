@@ -2,7 +2,7 @@
 #include "sim/values.h"
 
 #include <random>
-#include <sstream>
+#include <charconv>
 
 namespace dfx::sim {
 
@@ -20,18 +20,20 @@ std::vector<double> random_values(arch::DType t, int64_t count, uint64_t seed) {
 }
 
 std::string input_value_problem(arch::DType t, double v) {
-  std::ostringstream said;
-  said.precision(17);
-  said << v;
+  // The shortest form that reads back as v (0.1, not 0.10000000000000001), in plain digits
+  // where they are not many (100000, not 1e+05).
+  char text[400];
+  const bool plain = std::fabs(v) >= 1e-4 && std::fabs(v) < 1e15;
+  const std::string said(text, std::to_chars(text, text + sizeof text, v, plain ? std::chars_format::fixed : std::chars_format::scientific).ptr);
   if (std::isnan(v)) return "is NaN";
-  if (std::isinf(v)) return "is " + said.str();
+  if (std::isinf(v)) return "is " + said;
   if (is_integer(t)) {
-    if (v != std::floor(v)) return "is " + said.str() + ", not a whole number (the programs' type is int16)";
-    if (v < -32768 || v > 32767) return "is " + said.str() + ", outside int16's range [-32768, 32767]";
+    if (v != std::floor(v)) return "is " + said + ", not a whole number (the programs' type is int16)";
+    if (v < -32768 || v > 32767) return "is " + said + ", outside int16's range [-32768, 32767]";
     return "";
   }
   if (std::isinf(to_storage(t, v)))
-    return "is " + said.str() + ", beyond " + arch::dtype_name(t) + "'s range (it would be stored as infinity)";
+    return "is " + said + ", beyond " + arch::dtype_name(t) + "'s range (it would be stored as infinity)";
   return "";
 }
 

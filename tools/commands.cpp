@@ -110,7 +110,7 @@ int run_eval(const EvalOptions& o) {
   table << "dfx eval: " << f.name << " of " << w.name << " on " << a.name << change_words(o.in) << "\n\n";
   table << model::to_table(r);
   if (!o.json.empty()) {
-    std::string text = model::to_json(r, o.in.arch, o.in.workload, o.in.flow, {o.in.sets, o.in.dims});
+    std::string text = model::to_json(r, o.in.arch, o.in.workload, o.in.flow, {o.in.sets, o.in.dims}, a.clock_ghz);
     if (o.json == "-") {
       std::cout << text;
     } else {

@@ -52,8 +52,16 @@ int run_cosim(const CosimOptions& o) {
   // takes tens of seconds with nothing else to show. Its end is SystemC's count (run first).
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto began = std::chrono::steady_clock::now();
+  // The progress line ends with the run, however it ends (an RTL that does not finish throws).
+  struct LineEnd {
+    bool shown = false;
+    ~LineEnd() {
+      if (shown) std::fprintf(stderr, "\n");
+    }
+  } line_end;
   if (tty)
     ro.progress = [&](int64_t cycle, int64_t expected) {
+      line_end.shown = true;
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       std::fprintf(stderr, "\rdfx cosim: RTL at cycle %lld of SystemC's %lld, %.0f s ", static_cast<long long>(cycle),
                    static_cast<long long>(expected), seconds);
@@ -61,7 +69,6 @@ int run_cosim(const CosimOptions& o) {
   const GivenInputs given = read_inputs(programs, o.inputs);
   note_random_inputs(given, o.inputs, o.seed, std::cerr);
   const verify::Cosim c = verify::cosim(a, programs, given.values, so, ro, o.programs[0]);
-  if (tty && c.rtl.cycles >= ro.progress_every) std::fprintf(stderr, "\n");
   if (o.json == "-") {
     std::cout << cosim_json(c).dump(2) << '\n';
   } else {

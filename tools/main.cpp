@@ -191,11 +191,12 @@ int main(int argc, char** argv) {
                "Accelerator description (arch.yaml) matching an RTL build (tpu_like, tpu_like_small)");
   add_sets(cs, co.sets);
   cs->add_option("--json", co.json, "Write the comparison as JSON ('-' for stdout)");
-  cs->add_option("--trace", co.trace, "Write a VCD of the RTL's signals (times in ps at the arch's clock)");
+  auto* cosim_trace = cs->add_option("--trace", co.trace, "Write a VCD of the RTL's signals (times in ps at the arch's clock)");
   cs->add_option("--trace-depth", co.trace_depth,
                  "Levels of the RTL's hierarchy --trace records, as $dumpvars N (1: the chip's ports, ~0.7 KB per cycle; "
                  "4: each core's signals, ~6.4 KB; default: all, ~18 KB per cycle on tpu_like)")
-      ->check(CLI::Range(1, 99));
+      ->check(CLI::Range(1, 99))
+      ->needs(cosim_trace);
 
   try {
     app.parse(argc, argv);

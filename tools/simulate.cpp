@@ -52,6 +52,7 @@ std::vector<double> read_input(const arch::Program& p, const arch::TensorDecl& t
 GivenInputs read_inputs(const std::vector<arch::Program>& programs, const std::string& dir) {
   GivenInputs in;
   if (dir.empty()) return in;
+  std::error_code error;
   std::vector<std::string> declared, inputs;
   for (const arch::Program& p : programs)
     for (const arch::TensorDecl& t : p.tensors) {
@@ -60,12 +61,15 @@ GivenInputs read_inputs(const std::vector<arch::Program>& programs, const std::s
       if (t.output) continue;
       inputs.push_back(t.name);
       const std::string path = dir + "/" + t.name + ".npy";
-      if (std::filesystem::exists(path)) in.values[t.name] = read_input(p, t, path);
+      if (std::filesystem::exists(path, error)) in.values[t.name] = read_input(p, t, path);
+      else if (error) throw InputError(SourceLoc{path, 0, 0, ""}, "cannot read: " + error.message());
       else in.random.push_back(t.name);
     }
   // A file that names no tensor is most likely a misspelt input, which would otherwise run on
   // random data unnoticed. Outputs' files are let be: a directory --outputs wrote holds them.
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+  std::filesystem::directory_iterator files(dir, error);
+  if (error) throw InputError(SourceLoc{dir, 0, 0, ""}, "cannot read the directory: " + error.message());
+  for (const auto& entry : files) {
     if (entry.path().extension() != ".npy") continue;
     const std::string name = entry.path().stem().string();
     if (std::find(declared.begin(), declared.end(), name) == declared.end())
@@ -90,7 +94,8 @@ void add_tensor_files(const std::vector<arch::Program>& programs, const std::str
     for (const arch::TensorDecl& t : p.tensors)
       if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
   for (const auto& name : names) {
-    if (!inputs.empty() && std::filesystem::exists(inputs + "/" + name + ".npy")) files.inputs.push_back(inputs + "/" + name + ".npy");
+    std::error_code unreadable;  // said by read_inputs, with the file
+    if (!inputs.empty() && std::filesystem::exists(inputs + "/" + name + ".npy", unreadable)) files.inputs.push_back(inputs + "/" + name + ".npy");
     if (!outputs.empty() && std::filesystem::is_directory(outputs)) files.outputs.push_back({"--outputs", outputs + "/" + name + ".npy"});
   }
 }

@@ -185,13 +185,12 @@ def row_of(result):
         "seed": result["seed"],
         "evaluations": result["evaluations"],
         "found by": "search",
-        "clock_ghz": result["clock_ghz"],
     }
 
 
 def linked(flag, key):
     """The keys one axis sets: a --vary-dim NAME,NAME... sets every dim it names to each value."""
-    return [k for k in key.split(",") if k] if flag == "--dim" else [key]
+    return key.split(",") if flag == "--dim" else [key]
 
 
 def neighbours(points, i):
@@ -220,47 +219,53 @@ def evaluate_at(args, workload, point, flow):
 
 
 def carry_over(args, rows, points, where, workload_of):
-    """Each point takes a neighbour's best flow where it is valid there and faster, until no point
-    changes (a flow may travel several steps). A point whose search failed is left alone. Returns
-    how many rows changed."""
+    """Each point takes the fastest of its neighbours' flows where one is valid there and faster
+    than its own, pass after pass until no point changes (a flow may travel several steps). A
+    pass weighs every point against the flows its neighbours held when the pass began and changes
+    them only at its end, so that the result does not depend on the order of the points. A point
+    whose search failed is left alone. Returns how many rows changed."""
     at = {(s, i): row for s, i, _, row in rows}
-    fresh = set(at)  # the rows whose flow is new since the last pass: only theirs are evaluated
+    searched = {key: (row.get("seed"), row.get("evaluations")) for key, row in at.items()}
+    fresh = set(at)  # the points whose flow is new since the last pass: only theirs are offered
     changed = 0
     while fresh:
-        now = set()
+        offers = {}  # point -> (report, neighbour): the fastest neighbour's flow there
         for (stem, i), row in at.items():
             if str(row.get("bottleneck", "")).startswith("failed"):
                 continue
             for j in neighbours(points, i):
-                source = at[(stem, j)]
-                if (stem, j) not in fresh or source["cycles"] is None:
+                if (stem, j) not in fresh or at[(stem, j)]["cycles"] is None:
                     continue
                 report = evaluate_at(args, workload_of[stem], points[i], f"{where}/{stem}.{j}.yaml")
-                if report is None or (row["cycles"] is not None and report["cycles"] >= row["cycles"]):
-                    continue
-                own = f"{where}/{stem}.{i}.yaml"
-                if row["found by"] == "search" and os.path.exists(own):
-                    os.replace(own, f"{where}/{stem}.{i}.search.yaml")
-                with open(f"{where}/{stem}.{j}.yaml") as f:
-                    flow = f.read().split("\n", 1)[1]
-                origin = source.get("origin", j)
-                with open(own, "w") as f:
-                    f.write(f"# point {origin + 1}'s search's best, carried over to point {i + 1} (dfx eval there: "
-                            f"{report['cycles']:.0f} cycles)\n" + flow)
-                row.update(carried_row(row, report, origin))
-                now.add((stem, i))
-                changed += 1
-        fresh = now
+                best = offers[(stem, i)][0]["cycles"] if (stem, i) in offers else row["cycles"]
+                if report is not None and (best is None or report["cycles"] < best):
+                    offers[(stem, i)] = (report, j)
+        taken = {}
+        for (stem, i), (report, j) in offers.items():  # every offered flow read before any changes
+            with open(f"{where}/{stem}.{j}.yaml") as f:
+                taken[(stem, i)] = f.read().split("\n", 1)[1], at[(stem, j)].get("origin", j)
+        for (stem, i), (report, _) in offers.items():
+            flow, origin = taken[(stem, i)]
+            own = f"{where}/{stem}.{i}.yaml"
+            if at[(stem, i)]["found by"] == "search" and os.path.exists(own):
+                os.replace(own, f"{where}/{stem}.{i}.search.yaml")
+            with open(own, "w") as f:
+                f.write(f"# point {origin + 1}'s search's best, carried over to point {i + 1} (dfx eval there: "
+                        f"{report['cycles']:.0f} cycles)\n" + flow)
+            at[(stem, i)].update(carried_row(at[(stem, i)], report, origin, searched[(stem, origin)]))
+        changed += len(offers)
+        fresh = set(offers)
     return changed
 
 
-def carried_row(row, report, origin):
-    """A row's figures for a flow another point's search found, from its dfx eval report here."""
+def carried_row(row, report, origin, origin_search):
+    """A row's figures for a flow another point's search found, from its dfx eval report here; its
+    seed and evaluations are that search's."""
     layerwise = row["speed-up"] * row["cycles"] if row["speed-up"] and row["cycles"] else None
-    clock = row.get("clock_ghz")
+    seed, evaluations = origin_search
     return {
         "cycles": report["cycles"],
-        "time µs": report["cycles"] / (clock * 1e3) if clock else None,
+        "time µs": report["cycles"] / (report["clock_ghz"] * 1e3),
         "speed-up": layerwise / report["cycles"] if layerwise else None,
         "DRAM bytes": report["dram_bytes"],
         "energy pJ": report["energy_pj"],
@@ -269,6 +274,8 @@ def carried_row(row, report, origin):
         "on-chip peak B": max((lv["peak_bytes"] for lv in report["levels"][1:]), default=0),
         "found by": f"point {origin + 1}'s search",
         "origin": origin,
+        "seed": seed,
+        "evaluations": evaluations,
     }
 
 
@@ -316,6 +323,8 @@ def main():
 
     axes = [("--set", v[0], v[1:]) for v in args.vary] + [("--dim", v[0], v[1:]) for v in args.vary_dim]
     for flag, key, values in axes:
+        if flag == "--dim" and not all(linked(flag, key)):
+            p.error(f"--vary-dim {key}: name each dim, NAME or NAME,NAME...")
         if not values:
             p.error(f"{'--vary' if flag == '--set' else '--vary-dim'} {key}: give at least one value")
     names = [key for _, key, _ in axes]

@@ -145,7 +145,10 @@ TEST(RtlTrace, TimedAtTheArchsClockAndCutToADepth) {
   EXPECT_NE(all.find("$timescale 1ps $end"), std::string::npos);
   EXPECT_NE(all.find("\n#1250\n"), std::string::npos);
   EXPECT_NE(all.find("\n#2500\n"), std::string::npos);
-  EXPECT_NE(all.find("#" + std::to_string(2500 * whole.cycles)), std::string::npos) << "the run's end, in ps";
+  // Time 0 is the start (reset and the program load untraced): the run's last cycle, cycle
+  // `cycles`, begins at cycles periods, and its high phase is the trace's last time.
+  EXPECT_EQ(all.substr(all.rfind("\n#") + 2, all.find('\n', all.rfind("\n#") + 1) - all.rfind("\n#") - 2),
+            std::to_string(2500 * whole.cycles + 1250));
   EXPECT_NE(all.find("g_core"), std::string::npos);
   EXPECT_EQ(ports.find("g_core"), std::string::npos) << "depth 1: the chip's ports only";
   EXPECT_LT(ports.size() * 10, all.size());

@@ -51,6 +51,7 @@ def main():
         check_a_point_with_nothing_valid_is_a_row(dfx, root, arch, workload, common, tmp)
         check_neighbours_flows_carry_over(dfx, root, arch, tmp)
         check_linked_dims(dfx, root, arch, common, tmp)
+        check_carry_over_weighs_every_neighbour(root)
     print("sweep: 4 points agree with dfx explore; bad points stop it before any search; "
           "a point where nothing fits is a row")
 
@@ -88,6 +89,42 @@ def check_neighbours_flows_carry_over(dfx, root, arch, tmp):
         [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, attention, "--vary", "levels.L1.capacity",
          "1MB", "8MB", "--evals", "300", "--seed", "1", "--no-carry"], capture_output=True, text=True)
     assert no_carry.returncode == 0 and "point 2's search" not in no_carry.stdout, no_carry.stdout
+
+
+def check_carry_over_weighs_every_neighbour(root):
+    """carry_over on three points of one axis with dfx eval replaced by a table of cycles (flow,
+    point): point 1's own flow F0 takes 50 at point 2 although point 1 itself takes point 2's F1 (80
+    against its own 100) in the same pass; the result must not depend on which point is weighed
+    first, and F0 then travels on to point 3 only where it is valid (it is not)."""
+    sys.path.insert(0, f"{root}/tools")
+    import sweep
+    cost = {("F0", 0): 100, ("F1", 0): 80, ("F2", 0): None,
+            ("F0", 1): 50, ("F1", 1): 90, ("F2", 1): 95,
+            ("F0", 2): None, ("F1", 2): 99, ("F2", 2): 97}
+
+    def table(args, workload, point, flow):
+        with open(flow) as f:
+            c = cost[(f.read().split("\n", 1)[1].strip(), int(point[0][2]))]
+        return None if c is None else {"cycles": c, "clock_ghz": 1.0, "dram_bytes": 0, "energy_pj": 0,
+                                       "utilization": 0, "bottleneck": "compute", "levels": []}
+    evaluate_at, sweep.evaluate_at = sweep.evaluate_at, table
+    try:
+        points = [(("--set", (f"k={v}",), str(v)),) for v in range(3)]
+        with tempfile.TemporaryDirectory() as d:
+            rows = []
+            for i in range(3):
+                with open(f"{d}/w.{i}.yaml", "w") as f:
+                    f.write(f"# found by: a search\nF{i}\n")
+                rows.append(("w", i, [str(i)], {"cycles": cost[(f"F{i}", i)], "speed-up": None, "found by": "search",
+                                                "bottleneck": "compute", "seed": 10 + i, "evaluations": 300}))
+            sweep.carry_over(None, rows, points, d, {"w": "w.yaml"})
+            got = [(r["cycles"], r["found by"], r["seed"]) for _, _, _, r in rows]
+            assert got == [(80, "point 2's search", 11), (50, "point 1's search", 10), (97, "search", 12)], got
+            with open(f"{d}/w.1.yaml") as f:
+                assert f.read().split("\n", 1)[1].strip() == "F0"
+            assert os.path.exists(f"{d}/w.1.search.yaml") and not os.path.exists(f"{d}/w.2.search.yaml")
+    finally:
+        sweep.evaluate_at = evaluate_at
 
 
 def check_same_stems_kept_apart(dfx, root, arch, workload, common, tmp):

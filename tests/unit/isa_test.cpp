@@ -175,10 +175,14 @@ TEST(Isa, ProgramsSayWhichCoreTheyAre) {
   EXPECT_EQ(back.core, 1);
   EXPECT_EQ(back.cores, 2);
   // A version-2 binary (before .core) still reads, as a program that does not say.
-  std::vector<uint8_t> v2 = encode_program(parse_program(body, "h.s", a));
+  std::vector<uint8_t> v2 = encode_program(second);
   v2[7] = '2';
   v2.erase(v2.begin() + 9, v2.begin() + 25);
-  EXPECT_EQ(decode_program(v2, "old.bin").cores, 0);
+  const Program old = decode_program(v2, "old.bin");
+  EXPECT_EQ(old.cores, 0);
+  EXPECT_TRUE(old.tensors == second.tensors);
+  ASSERT_EQ(old.code.size(), second.code.size());
+  for (size_t i = 0; i < old.code.size(); ++i) EXPECT_TRUE(old.code[i] == second.code[i]) << "instruction " << i;
 
   EXPECT_NO_THROW(check_program_set({first, second}, {"p.s", "p.core1.s"}));
   const Program hand = parse_program(body, "hand.s", a);

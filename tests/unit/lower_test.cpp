@@ -190,7 +190,10 @@ TEST(Lower, EmittedProgramsRoundTripThroughTextAndBinary) {
   Case k = shipped("edge", "attention_g1", "attention_g1_edge_fused_pipe");
   const mapper::Lowered low = mapper::lower(k.a, k.w, k.f, arch::DType::Fp16);
   ASSERT_NE(low.text.find("%2*"), std::string::npos) << "buffers inside loops are double buffered";
-  for (const arch::Program& p : low.programs) {
+  for (size_t c = 0; c < low.programs.size(); ++c) {
+    const arch::Program& p = low.programs[c];
+    EXPECT_EQ(p.core, static_cast<int64_t>(c));
+    EXPECT_EQ(p.cores, static_cast<int64_t>(low.programs.size()));
     const arch::Program text = arch::parse_program(arch::print_program(p, k.a), "printed", k.a);
     const arch::Program bin = arch::decode_program(arch::encode_program(p), "bin");
     for (const arch::Program* q : {&text, &bin}) {
@@ -198,8 +201,17 @@ TEST(Lower, EmittedProgramsRoundTripThroughTextAndBinary) {
       for (size_t i = 0; i < p.code.size(); ++i) EXPECT_TRUE(q->code[i] == p.code[i]) << "instruction " << i;
       EXPECT_TRUE(q->tensors == p.tensors);
       EXPECT_EQ(q->dtype, p.dtype);
+      EXPECT_EQ(q->core, p.core);
+      EXPECT_EQ(q->cores, p.cores);
     }
   }
+  // The lines the lowering records for messages are those of the file dfx emit writes: a comment,
+  // then the program as printed (.dtype, .core, the tensors, the code).
+  const arch::Program emitted = arch::parse_program(low.text, "emitted", k.a);
+  const arch::Program& first = low.programs.front();
+  EXPECT_EQ(emitted.core_line, first.core_line);
+  ASSERT_EQ(emitted.code.size(), first.code.size());
+  for (size_t i = 0; i < first.code.size(); ++i) EXPECT_EQ(emitted.code[i].line, first.code[i].line) << "instruction " << i;
 }
 
 TEST(Lower, ExploredAttentionWithBatchLoopsInsideTheTile) {
