@@ -109,11 +109,12 @@ Outcome Searcher::run() {
     throw InputError(SourceLoc{}, "no dataflow found in " + std::to_string(out_.evaluations) + " evaluations that the lowering (--emit) can express; it refused " +
                                       std::to_string(out_.not_lowered) + " valid ones:" + lowering_.refusals());
   if (out_.best.empty()) {
-    const std::string least = scorer_.least_needed();
+    const std::string least = scorer_.least_needed(), commonest = commonest_problem();
     throw InputError(SourceLoc{}, "no valid dataflow found in " + std::to_string(out_.evaluations) +
                                       " evaluations: raise --evals, " + (o_.max_footprint.empty() ? "" : "relax --max-footprint, ") +
                                       "or check capacities and PE counts" +
-                                      (least.empty() ? "" : " (no candidate checked could hold less than " + least + ", a bound from their footprints, not a tree that fits)"));
+                                      (least.empty() ? "" : " (no candidate checked could hold less than " + least + ", a bound from their footprints, not a tree that fits)") +
+                                      (commonest.empty() ? "" : "; most often: " + commonest));
   }
   std::sort(front_.begin(), front_.end(), [](const Entry& x, const Entry& y) { return x.report->cycles < y.report->cycles; });
   for (size_t i = 0; i < front_.size(); ++i) out_.pareto.push_back(candidate(front_[i], "pareto" + std::to_string(i + 1)));

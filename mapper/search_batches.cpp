@@ -73,6 +73,7 @@ std::vector<Searcher::Entry> Searcher::count(std::vector<Entry> done) {
 
 void Searcher::note_invalid(const Entry& e) {
   if (e.ruled_out || !e.report) return;
+  if (!e.report->problems.empty()) ++invalid_because_[e.report->problems.front().message];
   for (size_t b = 0; b < named_.size(); ++b) {
     if (!(e.follows >> b & 1) || named_best_[b].valid) continue;
     Unfitting& u = named_unfitting_[b];
@@ -83,6 +84,18 @@ void Searcher::note_invalid(const Entry& e) {
       u.reason = e.report->valid ? scorer_.over_limits(*e.report) : e.report->reason;
     }
   }
+}
+
+std::string Searcher::commonest_problem() const {
+  int64_t all = 0;
+  auto most = invalid_because_.end();
+  for (auto it = invalid_because_.begin(); it != invalid_because_.end(); ++it) {
+    all += it->second;
+    if (most == invalid_because_.end() || it->second > most->second) most = it;
+  }
+  // Said where one problem is most of them: problems that name sizes differ from tree to tree.
+  if (most == invalid_because_.end() || 2 * most->second <= all) return "";
+  return most->first + " (said of " + std::to_string(most->second) + " of the " + std::to_string(all) + " invalid candidates)";
 }
 
 bool Searcher::before(const model::Report& x, double x_cost, const model::Report& y, double y_cost) const {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -201,6 +202,12 @@ class Searcher {
   // (whole rows of a 64 K sequence in L1), that says why, where "none found" alone would suggest
   // a larger budget.
   void note_invalid(const Entry& e);
+  // Why the analysed candidates were invalid: per problem (its message, without the node it
+  // names), how many said it first. Said when nothing valid is found and one problem is most of
+  // them: "check capacities" alone misled where no tree of the template can hold (a tensor read
+  // along different dims).
+  std::map<std::string, int64_t> invalid_because_;
+  std::string commonest_problem() const;
   std::optional<Candidate> extra_;  // a baseline from outside the template (the chain solver)
   // The best valid points counted, whatever phase found them (--top lists them; the population
   // keeps only what the search climbs from): up to --top, distinct trees (two choices can make

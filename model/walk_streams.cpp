@@ -19,21 +19,32 @@ bool Walker<Held>::spreads_for(int node, int tensor, const OpBoxes& boxes, const
     OpBoxes& moved = *lease;
     moved.move_by(sl.delta);
     Held next = slice_of(node, tensor, moved);
-    if (parts_of(next) != parts_of(now)) continue;
+    // A spread stands for the instances' slices only where each is the first one moved along
+    // one axis: every part by the same step. A tensor read along different dims (A[m,k] and
+    // A[n,k], or A[m,n] and A[n,m], under a spatial loop over m) has parts that move apart, or
+    // that meet in one instance and not in the next: its instances read slices of different
+    // shapes, which the spread would count as the first one's, below the tensor's own size.
+    bool alike = parts_of(next) == parts_of(now);
     int axis = -1;
     int64_t step = 0;
-    for (size_t part = 0; part < parts_of(now); ++part)
-      for (size_t j = 0; j < part_rank(now, part); ++j) {
-        int64_t d = part_lo(next, part, j) - part_lo(now, part, j);
+    for (size_t part = 0; part < parts_of(now) && alike; ++part) {
+      int part_axis = -1;
+      int64_t part_step = 0;
+      for (size_t j = 0; j < part_rank(now, part) && alike; ++j) {
+        const int64_t d = part_lo(next, part, j) - part_lo(now, part, j);
         if (d == 0) continue;
-        if (axis >= 0 && (axis != static_cast<int>(j) || step != d)) {
-          problem(f_.nodes[static_cast<size_t>(node)].loc,
-                  "'" + w_.tensors[static_cast<size_t>(tensor)].name +
-                      "' is read along different dimensions by the ops of one tile; spatial loops over it are not supported");
-          return false;
-        }
-        axis = static_cast<int>(j), step = d;
+        alike = part_axis < 0;
+        part_axis = static_cast<int>(j), part_step = d;
       }
+      if (part > 0) alike = alike && part_axis == axis && part_step == step;
+      axis = part_axis, step = part_step;
+    }
+    if (!alike) {
+      problem(f_.nodes[static_cast<size_t>(node)].loc,
+              "'" + w_.tensors[static_cast<size_t>(tensor)].name +
+                  "' is read along different dimensions below this tile; spatial loops over them are not supported");
+      return false;
+    }
     if (axis >= 0) spreads.emplace_back(static_cast<size_t>(axis), step, sl.count);
   }
   return true;
@@ -125,6 +136,10 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
     entangled_ = true, ++entangles_;
   if (std::find(s.owners.begin(), s.owners.end(), node) == s.owners.end()) s.owners.push_back(node);
   s.owner = node;  // the snapshot below belongs to this node's subtree
+  if (moves_apart(node, tensor))
+    problem(f_.nodes[static_cast<size_t>(node)].loc,
+            "'" + w_.tensors[static_cast<size_t>(tensor)].name +
+                "' is read along different dimensions below this tile; spatial loops over them are not supported");
   Held now = slice_of(node, tensor, boxes);
   const int64_t fresh = now.minus_size(s.resident);
   const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)]);
@@ -134,7 +149,10 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
   // together once; without it, each its own copy (they still share the source's bandwidth).
   const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
   if (multicast && merged > 1 && s.spreads_owner != node && !now.empty()) {
-    if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) return {};
+    // A spread that cannot stand for the instances is a problem (the tree is invalid); the walk
+    // goes on with none, so that the buffer's state stays whole for what follows (a stream left
+    // without its boxes crashed a later translation).
+    if (!spreads_for(node, tensor, boxes, now, prefix, s.spreads)) s.spreads.clear();
     s.spreads_owner = node;
   }
   const bool over_passes = passes_ && prefix <= passes_->level;
@@ -287,6 +305,16 @@ void Walker<Held>::translate_since(size_t mark, size_t cover_mark, const OpBoxes
     if (uniform_shift(s.owner, s.tensor, delta, extra, shift_)) s.resident.shift(shift_);
     else s.resident = slice_of(s.owner, s.tensor, s.snapshot);
   }
+}
+
+template <class Held>
+bool Walker<Held>::moves_apart(int node, int tensor) const {
+  const BufferAccesses::Accesses by = accesses_.of(node, tensor);
+  if (by.end() - by.begin() < 2) return false;  // one access: its slice moves as a whole
+  std::vector<int64_t> shift;
+  for (size_t k = 0; k < spatial_stack_.size(); ++k)
+    if (spatial_stack_[k].count > 1 && !uniform_shift(node, tensor, spatial_stack_[k].delta, 1, shift)) return true;
+  return false;
 }
 
 template <class Held>

@@ -379,6 +379,10 @@ class Walker {
   // index of a translated box is the index translated by Σ coef·k·delta. True (and `shift` per
   // tensor dimension) when every access of t below `node` moves alike.
   bool uniform_shift(int node, int tensor, const OpBoxes& delta, int64_t k, std::vector<int64_t>& shift) const;
+  // Whether the accesses to `tensor` below `node` move apart from one instance of a spatial loop
+  // around to the next (A[m,k] and A[n,k] under a loop over m): the instances' slices then differ
+  // in shape, and the walk's instance does not stand for the others.
+  bool moves_apart(int node, int tensor) const;
 
   // A write stream's cover over the `extra` iterations: what the representative wrote, repeated
   // at the step its slice moves by. Leaves the snapshot moved on by `extra` steps.

@@ -242,6 +242,30 @@ levels:
   EXPECT_EQ(r.macs, 32);
 }
 
+// A tensor read along different dims (a Gram matrix: A[m,k] and A[n,k]) under spatial loops over
+// m or n: the instances' slices differ in shape (on the diagonal m = n they are one block, off it
+// two), so the walk's instance cannot stand for the others. Such trees are refused, multicast or
+// not; they used to count A's DRAM reads at half of A (1,024 of 2,048 elements). Spatial loops
+// over k move both accesses alike and stay: A is read whole at least once.
+TEST(Analyze, ATensorReadAlongDifferentDimsIsNotSpreadOverThem) {
+  Workload w = load_workload_from_string("name: gram\ndims: {m: 64, n: 64, k: 32}\nops: [\"C[m,n] += A[m,k] * A[n,k]\"]\n", "w");
+  const std::string spread_mn = "tree:\n  tile: DRAM\n  loops: [\"m:2:sp\", \"n:2:sp\"]\n  children:\n"
+                                "    - tile: L1\n      loops: [\"k:32\", \"m:32:sp\", \"n:32:sp\"]\n"
+                                "      children: [{tile: Reg, children: [{op: C}]}]\n";
+  for (const char* multicast : {"true", "false"}) {
+    const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"), {parse_override(std::string("levels.DRAM.multicast=") + multicast, "--set")});
+    const Report r = analyze(a, w, load_dataflow_from_string(spread_mn, "f.yaml", a, w));
+    EXPECT_FALSE(r.valid) << multicast;
+    EXPECT_NE(r.reason.find("'A' is read along different dimensions below this tile"), std::string::npos) << r.reason;
+  }
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const Report k_only = analyze(a, w, load_dataflow_from_string("tree:\n  tile: DRAM\n  loops: [\"k:4:sp\"]\n  children:\n"
+                                                                "    - tile: L1\n      loops: [\"m:64\", \"n:64\", \"k:8:sp\"]\n"
+                                                                "      children: [{tile: Reg, children: [{op: C}]}]\n", "f.yaml", a, w));
+  ASSERT_TRUE(k_only.valid) << k_only.reason;
+  EXPECT_GE(find(k_only, 0, "A")->traffic.read, 64 * 32);
+}
+
 // Runs of a spatial loop whose instances are not all alike are walked apart and the first one
 // timed, each at its source's full bandwidth; without multicast they share DRAM's 4 B/cycle.
 // Here m's partial last step runs one of Sp m:2's instances, so the two form runs: the tree's
