@@ -191,7 +191,8 @@ bool write_flows(const ExploreOptions& o, const mapper::Outcome& out, std::FILE*
     std::string first;
     if (f && std::getline(f, first) && first.rfind(kFoundBy, 0) == 0) std::remove(stale.c_str());
   }
-  if (ok) std::fprintf(text, "\nbest dataflow written to %s%s\n", o.out.c_str(), out.best.size() > 1 ? " (the others beside it)" : "");
+  if (ok) std::fprintf(text, "\nbest dataflow written to %s%s\n", o.out == "-" ? "standard output" : o.out.c_str(),
+                      out.best.size() > 1 ? " (the others beside it)" : "");
   return ok;
 }
 
@@ -251,8 +252,9 @@ int run_explore(const ExploreOptions& o) {
   attach_progress(o, s, tty);
   mapper::Outcome out = mapper::explore(a, w, s);
   if (tty) std::fprintf(stderr, "\n");
-  // With --json -, standard output carries the JSON alone (for a pipe into jq): the rest to stderr.
-  std::FILE* text = o.json == "-" ? stderr : stdout;
+  // With --json -, --out - or --html -, standard output carries that file alone (for a pipe into
+  // jq, or > flow.yaml): the rest to stderr.
+  std::FILE* text = o.json == "-" || o.out == "-" || o.html == "-" ? stderr : stdout;
   // `valid` counts candidates (repeats answered from the cache included), not analyses.
   std::fprintf(text, "dfx explore: %s on %s%s — %lld evaluations (%lld analysed, %lld ruled out by a floor on their cycles, "
               "the rest repeats), %lld of them valid, in %.1f s, %.0f per second\n\n",

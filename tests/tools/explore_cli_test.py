@@ -100,6 +100,14 @@ def main():
         assert r.returncode == 2 and "is an input of this command" in r.stderr, r.stderr
         r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--json", "-", "--html", "-"])
         assert r.returncode == 2 and "is also written by --json" in r.stderr, r.stderr
+        # --out - holds standard output alone, as --json - does: a flow file eval reads.
+        r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--out", "-"])
+        assert r.returncode == 0 and r.stdout.startswith("# found by: dfx explore ") and "speed-up" in r.stderr, r.stdout
+        with open(f"{tmp}/from_stdout.yaml", "w") as f:
+            f.write(r.stdout)
+        assert run([dfx, "eval", edge, chain, f"{tmp}/from_stdout.yaml"]).returncode == 0
+        r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--html", "-"])
+        assert r.returncode == 0 and r.stdout.lstrip().lower().startswith("<!doctype html>"), r.stdout[:200]
         # A symlink to a file not yet written names that file (before, the HTML replaced the JSON).
         os.symlink("later.json", f"{tmp}/to_later.json")
         r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--html", f"{tmp}/to_later.json", "--json", f"{tmp}/later.json"])
