@@ -37,7 +37,13 @@ class LineParser {
     size_t b = pos_;
     while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' || s_[pos_] == '.')) ++pos_;
     if (b == pos_) fail("expected a name");
+    word_at_ = b;
     return s_.substr(b, pos_ - b);
+  }
+  // A problem with the word word() read last, located at its first character.
+  [[noreturn]] void fail_word(const std::string& msg) {
+    pos_ = word_at_;
+    fail(msg);
   }
   int64_t integer() {
     skip();
@@ -58,7 +64,7 @@ class LineParser {
     MemRef r;
     const std::string name = word();
     r.level = a_.level_index(name);
-    if (r.level < 0) fail("unknown level '" + name + "'");
+    if (r.level < 0) fail_word("unknown level '" + name + "'");
     expect("[");
     r.base = integer();
     r.loop_steps.assign(static_cast<size_t>(loop_depth), 0);
@@ -111,7 +117,7 @@ class LineParser {
     const std::string p = word();
     for (int x = 0; x < kPipeCount; ++x)
       if (p == pipe_name(static_cast<Pipe>(x))) return static_cast<Pipe>(x);
-    fail("unknown pipe '" + p + "' (dma, matrix, vector, scalar, mte1, mte2, mte3, fixpipe, dma_out)");
+    fail_word("unknown pipe '" + p + "' (dma, matrix, vector, scalar, mte1, mte2, mte3, fixpipe, dma_out)");
   }
 
  private:
@@ -119,7 +125,7 @@ class LineParser {
   const std::string& file_;
   int line_;
   const Arch& a_;
-  size_t pos_ = 0;
+  size_t pos_ = 0, word_at_ = 0;
 };
 
 std::string mem_text(const MemRef& r, const Arch& a) {
@@ -151,7 +157,7 @@ void directive(LineParser& lp, const std::string& op, int line, Program& p) {
     bool known = false;
     for (DType d : {DType::Int16, DType::Fp16, DType::Bf16})
       if (t == dtype_name(d)) p.dtype = d, known = true;
-    if (!known) lp.fail("unknown element type '" + t + "' (int16, fp16, bf16)");
+    if (!known) lp.fail_word("unknown element type '" + t + "' (int16, fp16, bf16)");
   } else if (op == ".core") {
     if (p.cores != 0) lp.fail(".core is given twice");
     p.core = lp.integer();
@@ -180,6 +186,7 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
   std::istringstream in(text);
   std::string raw;
   int line = 0, depth = 0;
+  std::vector<int> open_loops;  // the lines of the loops not yet closed
   while (std::getline(in, raw)) {
     ++line;
     const std::string code = raw.substr(0, raw.find('#'));
@@ -240,20 +247,24 @@ Program parse_program(const std::string& text, const std::string& name, const Ar
       i.op = Opcode::Loop;
       i.count = lp.integer();
       ++depth;
+      open_loops.push_back(line);
     } else if (op == "endloop") {
       i.op = Opcode::EndLoop;
       if (--depth < 0) lp.fail("endloop without loop");
+      open_loops.pop_back();
     } else if (op == "halt") {
       i.op = Opcode::Halt;
     } else if (op == "barrier") {
       i.op = Opcode::Barrier;
     } else {
-      lp.fail("unknown instruction '" + op + "'");
+      lp.fail_word("unknown instruction '" + op + "'");
     }
     if (!lp.done()) lp.fail("unexpected text after the instruction");
     p.code.push_back(i);
   }
-  if (depth != 0) throw InputError(SourceLoc{name, line, 1, ""}, std::to_string(depth) + " loop(s) never closed with endloop");
+  if (depth != 0)
+    throw InputError(SourceLoc{name, open_loops.back(), 1, ""},
+                     "this loop is never closed with endloop" + (depth > 1 ? " (nor " + std::to_string(depth - 1) + " around it)" : std::string()));
   return p;
 }
 

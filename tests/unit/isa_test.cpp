@@ -73,12 +73,11 @@ class BadProgram : public ::testing::Test {
 
 TEST_F(BadProgram, SyntaxErrorsHaveLineAndColumn) {
   std::string err = test::input_error([&] { parse_program("halt\ndma SPM[0 : 4 / 1] <- DRAN[0 : 4 / 1]\n", "p.s", tpu); });
-  EXPECT_NE(err.find("p.s:2:"), std::string::npos) << err;
-  EXPECT_NE(err.find("unknown level 'DRAN'"), std::string::npos) << err;
-  err = test::input_error([&] { parse_program("frobnicate SPM\n", "p.s", tpu); });
-  EXPECT_NE(err.find("unknown instruction 'frobnicate'"), std::string::npos) << err;
-  err = test::input_error([&] { parse_program("loop 2\nhalt\n", "p.s", tpu); });
-  EXPECT_NE(err.find("never closed"), std::string::npos) << err;
+  EXPECT_NE(err.find("p.s:2:23: unknown level 'DRAN'"), std::string::npos) << err;  // at the name's first letter
+  err = test::input_error([&] { parse_program("  frobnicate SPM\n", "p.s", tpu); });
+  EXPECT_NE(err.find("p.s:1:3: unknown instruction 'frobnicate'"), std::string::npos) << err;
+  err = test::input_error([&] { parse_program("loop 3\n  loop 2\n  endloop\nloop 2\nhalt\n", "p.s", tpu); });
+  EXPECT_NE(err.find("p.s:4:1: this loop is never closed with endloop"), std::string::npos) << err;
 }
 
 TEST_F(BadProgram, RingsAndInitMasks) {
