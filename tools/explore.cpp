@@ -225,7 +225,7 @@ bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outc
       const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.emit, which + " found by dfx explore");
       std::fprintf(text, "programs (%s dataflow):", which.c_str());
       for (const auto& p : paths) std::fprintf(text, " %s", p.c_str());
-      std::fprintf(text, "\n");
+      std::fprintf(text, "\nrun them with: %s\n", simulate_command(o.in, paths).c_str());
       return true;
     } catch (const WriteError& e) {
       std::fprintf(stderr, "%s\n", e.what());

@@ -65,10 +65,14 @@ int run_emit(const EmitOptions& o) {
   const std::vector<std::string> paths = emit_lowered(a, w, f, o.dtype, o.out, shell_word(o.in.flow) + change_words(o.in));
   std::cout << "wrote " << paths.size() << " program(s):";
   for (const auto& p : paths) std::cout << ' ' << p;
-  std::cout << "\nrun them with: dfx simulate " << shell_word(o.in.arch) << change_words(o.in.sets, {});
-  for (const auto& p : paths) std::cout << ' ' << shell_word(p);
-  std::cout << '\n';
+  std::cout << "\nrun them with: " << simulate_command(o.in, paths) << '\n';
   return 0;
+}
+
+std::string simulate_command(const Inputs& in, const std::vector<std::string>& programs) {
+  std::string s = "dfx simulate " + shell_word(in.arch) + change_words(in.sets, {});
+  for (const auto& p : programs) s += ' ' + shell_word(p);
+  return s;
 }
 
 int run_asm(const std::string& arch_path, const std::string& in, const std::string& out) {

@@ -20,7 +20,7 @@ each as a process of its own with the threads shared out (one each when there ar
 separate processes scale better than one search's threads, and a search's result never depends
 on its thread count), else one search at a time with all of them.
 
---outdir keeps each point's JSON and best flow.yaml (WORKLOAD.POINT.json, .yaml; with --seeds,
+--outdir keeps each point's JSON and best flow.yaml (WORKLOAD.N.json, .yaml, N the point's number from 1; with --seeds,
 those of the seed that did best), whose first line is the command that reproduces it.
 
 After the searches, each point's best flow is evaluated (`dfx eval`) at the points next to it in
@@ -28,7 +28,7 @@ the grid (one axis one step away), and a point takes a neighbour's flow where it
 faster than the point's own search found: a search on a small budget can miss at a larger L1 what
 it found at a smaller one, and the table would say more capacity costs cycles. Such rows say
 "point N's search" in the "found by" column; their flow.yaml is the neighbour's (the search's own
-kept as WORKLOAD.POINT.search.yaml); --no-carry leaves every point to its own search.
+kept as WORKLOAD.N.search.yaml); --no-carry leaves every point to its own search.
 """
 import argparse
 import csv
@@ -135,6 +135,12 @@ def stems_of(workloads):
     return stems
 
 
+def point_file(where, stem, i, suffix):
+    """A point's file in --outdir: WORKLOAD.N.json, .yaml, .search.yaml, N numbered from 1 as the
+    table and the messages number the points."""
+    return os.path.join(where, f"{stem}.{i + 1}{suffix}")
+
+
 def changes_of(point):
     """A point's command-line changes: (flag, KEY=VALUE) pairs, two or more for linked dims."""
     return [(flag, change) for flag, changes, _ in point for change in changes]
@@ -236,19 +242,19 @@ def carry_over(args, rows, points, where, workload_of):
             for j in neighbours(points, i):
                 if (stem, j) not in fresh or at[(stem, j)]["cycles"] is None:
                     continue
-                report = evaluate_at(args, workload_of[stem], points[i], f"{where}/{stem}.{j}.yaml")
+                report = evaluate_at(args, workload_of[stem], points[i], point_file(where, stem, j, ".yaml"))
                 best = offers[(stem, i)][0]["cycles"] if (stem, i) in offers else row["cycles"]
                 if report is not None and (best is None or report["cycles"] < best):
                     offers[(stem, i)] = (report, j)
         taken = {}
         for (stem, i), (report, j) in offers.items():  # every offered flow read before any changes
-            with open(f"{where}/{stem}.{j}.yaml") as f:
+            with open(point_file(where, stem, j, ".yaml")) as f:
                 taken[(stem, i)] = f.read().split("\n", 1)[1], at[(stem, j)].get("origin", j)
         for (stem, i), (report, _) in offers.items():
             flow, origin = taken[(stem, i)]
-            own = f"{where}/{stem}.{i}.yaml"
+            own = point_file(where, stem, i, ".yaml")
             if at[(stem, i)]["found by"] == "search" and os.path.exists(own):
-                os.replace(own, f"{where}/{stem}.{i}.search.yaml")
+                os.replace(own, point_file(where, stem, i, ".search.yaml"))
             with open(own, "w") as f:
                 f.write(f"# point {origin + 1}'s search's best, carried over to point {i + 1} (dfx eval there: "
                         f"{report['cycles']:.0f} cycles)\n" + flow)
@@ -340,8 +346,8 @@ def main():
 
     def run(search, threads):
         w, stem, i, point = search
-        base = os.path.join(where, f"{stem}.{i}")
-        result = explore(args, w, changes_of(point), base + ".json", base + ".yaml", threads)
+        result = explore(args, w, changes_of(point), point_file(where, stem, i, ".json"), point_file(where, stem, i, ".yaml"),
+                         threads)
         row = (stem, i, [value for _, _, value in point], row_of(result))
         if "none_valid" in result or "failed" in result:
             print(f"  {stem} point {i + 1}/{len(points)}: {result.get('none_valid') or result['failed']}", file=sys.stderr)

@@ -75,13 +75,13 @@ def check_neighbours_flows_carry_over(dfx, root, arch, tmp):
     carried = [i for i, r in enumerate(rows) if r["found by"] != "search"]
     assert carried, rows
     for i, r in enumerate(rows):
-        with open(f"{tmp}/carry/attention_g1.{i}.json") as f:
+        with open(f"{tmp}/carry/attention_g1.{i + 1}.json") as f:
             own = json.load(f)["best"][0]["cycles"]
         assert float(r["cycles"]) <= own, (r, own)
         if i in carried:
-            assert float(r["cycles"]) < own and os.path.exists(f"{tmp}/carry/attention_g1.{i}.search.yaml"), (r, own)
+            assert float(r["cycles"]) < own and os.path.exists(f"{tmp}/carry/attention_g1.{i + 1}.search.yaml"), (r, own)
             report = json.loads(subprocess.run(
-                [dfx, "eval", arch, attention, f"{tmp}/carry/attention_g1.{i}.yaml", "--set",
+                [dfx, "eval", arch, attention, f"{tmp}/carry/attention_g1.{i + 1}.yaml", "--set",
                  f"levels.L1.capacity={r['levels.L1.capacity']}", "--json", "-"],
                 check=True, capture_output=True, text=True).stdout)
             assert report["cycles"] == float(r["cycles"]) and report["dram_bytes"] == float(r["DRAM bytes"]), (r, report)
@@ -113,16 +113,16 @@ def check_carry_over_weighs_every_neighbour(root):
         with tempfile.TemporaryDirectory() as d:
             rows = []
             for i in range(3):
-                with open(f"{d}/w.{i}.yaml", "w") as f:
+                with open(f"{d}/w.{i + 1}.yaml", "w") as f:
                     f.write(f"# found by: a search\nF{i}\n")
                 rows.append(("w", i, [str(i)], {"cycles": cost[(f"F{i}", i)], "speed-up": None, "found by": "search",
                                                 "bottleneck": "compute", "seed": 10 + i, "evaluations": 300}))
             sweep.carry_over(None, rows, points, d, {"w": "w.yaml"})
             got = [(r["cycles"], r["found by"], r["seed"]) for _, _, _, r in rows]
             assert got == [(80, "point 2's search", 11), (50, "point 1's search", 10), (97, "search", 12)], got
-            with open(f"{d}/w.1.yaml") as f:
+            with open(f"{d}/w.2.yaml") as f:
                 assert f.read().split("\n", 1)[1].strip() == "F0"
-            assert os.path.exists(f"{d}/w.1.search.yaml") and not os.path.exists(f"{d}/w.2.search.yaml")
+            assert os.path.exists(f"{d}/w.2.search.yaml") and not os.path.exists(f"{d}/w.3.search.yaml")
     finally:
         sweep.evaluate_at = evaluate_at
 
@@ -142,8 +142,8 @@ def check_same_stems_kept_apart(dfx, root, arch, workload, common, tmp):
         rows = list(csv.DictReader(f))
     assert [r["workload"] for r in rows] == ["gemm_chain_g1", "gemm_chain_g1#2"], rows
     assert float(rows[1]["cycles"]) < float(rows[0]["cycles"]), rows  # half of the second GEMM's work
-    assert sorted(os.listdir(f"{tmp}/two")) == ["gemm_chain_g1#2.0.json", "gemm_chain_g1#2.0.yaml",
-                                                "gemm_chain_g1.0.json", "gemm_chain_g1.0.yaml"], os.listdir(f"{tmp}/two")
+    assert sorted(os.listdir(f"{tmp}/two")) == ["gemm_chain_g1#2.1.json", "gemm_chain_g1#2.1.yaml",
+                                                "gemm_chain_g1.1.json", "gemm_chain_g1.1.yaml"], os.listdir(f"{tmp}/two")
     refused = subprocess.run(
         [sys.executable, f"{root}/tools/sweep.py", "--dfx", dfx, arch, f"{tmp}/other/gemm_chain_g1.yaml",
          "--csv", f"{tmp}/other/gemm_chain_g1.yaml"] + common, capture_output=True, text=True)
