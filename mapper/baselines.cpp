@@ -105,13 +105,15 @@ std::vector<Baseline> Space::baselines() const {
   }
   if (n > 1) out.push_back({"Fused (Pipe)", grouped(std::vector<int>(n, 0), model::Prim::Pipe)});  // one op: Layerwise
   // Only what the allowed primitives can build (a lone op's Seq is always allowed), grouped as
-  // the user fixed it, if they did.
-  auto allowed = [&](const Baseline& b) {
+  // the user fixed it, if they did; those kept take the fixed homes of ops' outputs (they were
+  // tiled without them: a baseline row ignored --fix OP:home).
+  auto allowed = [&](Baseline& b) {
     if (!fixed_groups_.empty() && b.structure.group_of != fixed_groups_) return false;
     // The parts fixed by hand: the same primitives, and loops where the baseline may have them.
     Choice pinned = b.structure;
     pin_structure(pinned);
     if (pinned.prim != b.structure.prim) return false;
+    b.structure.home = pinned.home;
     auto members = group_members(b.structure);
     for (size_t g = 0; g < pins_.loops.size(); ++g) {
       const bool spread = b.structure.may_spread.empty() || b.structure.may_spread[g];
@@ -123,7 +125,7 @@ std::vector<Baseline> Space::baselines() const {
       if (members[g].size() > 1 && std::find(prims_.begin(), prims_.end(), b.structure.prim[g]) == prims_.end()) return false;
     return true;
   };
-  out.erase(std::remove_if(out.begin(), out.end(), [&](const Baseline& b) { return !allowed(b); }), out.end());
+  out.erase(std::remove_if(out.begin(), out.end(), [&](Baseline& b) { return !allowed(b); }), out.end());
   return out;
 }
 

@@ -1016,7 +1016,16 @@ TEST(SharedLevel, OutputsWaitThereBetweenGroups) {
       c = i % 3 == 0 ? fixed.crossover(c, d, rng) : fixed.mutate(c, rng);
       ASSERT_EQ(c.home, want) << level << " step " << i;
     }
+    // The baselines kept keep it too (they were tiled without it: QA pass 8).
+    for (const Baseline& b : fixed.baselines()) EXPECT_EQ(b.structure.home, want) << level << " " << b.name;
   }
+  SearchOptions pinned = all;
+  pinned.exhaustive = false;
+  pinned.evaluations = 600;
+  pinned.fix = {"ex:home=L2"};
+  const Outcome kept = explore(a, w, pinned);
+  ASSERT_FALSE(kept.baselines.empty());
+  for (const Candidate& b : kept.baselines) EXPECT_EQ(b.choice.home, (std::vector<int>{1, 0})) << b.name;
 }
 
 TEST(ChainSolver, PredictionEqualsTheAnalysis) {
