@@ -32,12 +32,18 @@ bool indexes_all(const model::Workload& w, const std::vector<int>& ops, int d) {
   return true;
 }
 
-// The second product's output dims that slide a window over the first's result (empty: no window).
+// The second product's output dims that slide a window over the first's result, or over what the
+// element-wise ops between them made of it (a ReLU between two convolutions); empty: no window.
 std::vector<int> window_dims(const model::Workload& w, size_t first, size_t second) {
   std::vector<int> out;
   const model::Op& op = w.ops[second];
+  auto made_between = [&](int tensor) {
+    for (size_t o = first; o < second; ++o)
+      if (w.ops[o].out.tensor == tensor) return true;
+    return false;
+  };
   for (const auto& in : op.inputs) {
-    if (in.tensor != w.ops[first].out.tensor) continue;
+    if (!made_between(in.tensor)) continue;
     for (const auto& ix : in.index)
       if (ix.terms.size() > 1 || (ix.terms.size() == 1 && ix.terms[0].coef != 1))
         for (const auto& t : ix.terms)
@@ -89,9 +95,11 @@ std::vector<Baseline> Space::baselines() const {
   std::vector<int> alone(n);
   for (size_t o = 0; o < n; ++o) alone[o] = static_cast<int>(o);
   out.push_back({"Layerwise", grouped(alone, model::Prim::Seq)});
-  if (matrix.size() >= 2 && matrix[1] > matrix[0] + 1) attention_baselines(matrix[1], out);  // vector ops between
+  const std::vector<int> window = matrix.size() >= 2 ? window_dims(w_, matrix[0], matrix[1]) : std::vector<int>{};
+  // Vector ops between two products: attention's softmax, unless the second slides a window over
+  // the first's result (a convolution chain with its activation between: its baselines are below).
+  if (matrix.size() >= 2 && matrix[1] > matrix[0] + 1 && window.empty()) attention_baselines(matrix[1], out);
   if (matrix.size() >= 2) {
-    const std::vector<int> window = window_dims(w_, matrix[0], matrix[1]);
     const std::vector<int> together(n, 0);
     if (!window.empty()) {  // a convolution chain
       Baseline fused{"Fused-Layer", grouped(together, model::Prim::Seq)};

@@ -806,6 +806,17 @@ TEST(Baselines, EachWorkloadFamilyGetsItsNamedDataflows) {
   EXPECT_EQ(baseline_names("edge", "gemm_chain_g1"), (std::vector<std::string>{"Layerwise", "Chimera", "Fused (Pipe)"}));
   EXPECT_EQ(baseline_names("cloud", "conv_chain_c3"),
             (std::vector<std::string>{"Layerwise", "Fused-Layer", "ISOS", "Fused (Pipe)"}));
+  // A ReLU between the convolutions keeps them a convolution chain (it got attention's
+  // baselines, and none of its own: QA pass 8).
+  const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
+  const model::Workload relu = model::load_workload_from_string(
+      "name: c\ndims: {c: 8, k1: 8, k2: 8, p1: 10, r1: 3, p2: 8, r2: 3}\nops:\n"
+      "  - {name: conv1, expr: \"O1[k1,p1] += I[c,p1+r1] * W1[k1,c,r1]\"}\n"
+      "  - {name: act, expr: \"A1[k1,p1] = relu(O1[k1,p1])\"}\n"
+      "  - {name: conv2, expr: \"O2[k2,p2] += A1[k1,p2+r2] * W2[k2,k1,r2]\"}\n", "relu.yaml");
+  std::vector<std::string> names;
+  for (const auto& b : Space(a, relu).baselines()) names.push_back(b.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Layerwise", "Fused-Layer", "ISOS", "Fused (Pipe)"}));
 }
 
 TEST(Baselines, FlatHGranTilesOnlyBatchAndHeads) {
