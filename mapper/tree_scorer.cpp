@@ -117,21 +117,29 @@ bool TreeScorer::within_limits(const model::Report& r) const {
 std::shared_ptr<const model::Report> TreeScorer::cannot_fit(const model::Dataflow& f, double& overflow) const {
   if (limits_.empty()) return nullptr;
   const std::vector<int64_t> floor = model::footprint_floor(a_, w_, f);
-  auto over = [&](size_t l, double bytes) {
-    note_needs(floor);  // what it needs is known no closer: it is not analysed
-    overflow = static_cast<double>(floor[l]) / bytes;
-    auto r = std::make_shared<model::Report>();
-    r->valid = false;
-    r->reason = "level '" + a_.levels[l].name + "' needs at least " + model::human_bytes(static_cast<double>(floor[l])) +
-                " per instance, more than " + model::human_bytes(bytes);
-    return r;
+  // The bound it overflows most, as fullest() measures a report: how near a tree is to fitting
+  // is taken against the tighter of a level's capacity and its limit (a floor over the capacity
+  // was said against the capacity even where the limit was 15 times smaller).
+  size_t worst = floor.size();
+  double worst_ratio = 1;
+  std::string worst_bound;
+  auto consider = [&](size_t l, double bytes, const std::string& bound) {
+    const double ratio = static_cast<double>(floor[l]) / bytes;
+    if (ratio > worst_ratio) worst = l, worst_ratio = ratio, worst_bound = bound;
   };
   for (size_t l = 0; l < floor.size(); ++l)
-    if (!a_.levels[l].unlimited() && static_cast<double>(floor[l]) > a_.levels[l].capacity_bytes)
-      return over(l, a_.levels[l].capacity_bytes);
+    if (!a_.levels[l].unlimited()) consider(l, a_.levels[l].capacity_bytes, "its capacity, " + model::human_bytes(a_.levels[l].capacity_bytes));
   for (const auto& [level, bytes] : limits_)
-    if (static_cast<double>(floor[static_cast<size_t>(level)]) > bytes) return over(static_cast<size_t>(level), bytes);
-  return nullptr;
+    consider(static_cast<size_t>(level), bytes,
+             "--max-footprint " + a_.levels[static_cast<size_t>(level)].name + "=" + model::human_bytes(bytes));
+  if (worst == floor.size()) return nullptr;
+  note_needs(floor);  // what it needs is known no closer: it is not analysed
+  overflow = worst_ratio;
+  auto r = std::make_shared<model::Report>();
+  r->valid = false;
+  r->reason = "level '" + a_.levels[worst].name + "' needs at least " + model::human_bytes(static_cast<double>(floor[worst])) +
+              " per instance, more than " + worst_bound;
+  return r;
 }
 
 void TreeScorer::note_needs(const std::vector<int64_t>& bytes_per_level) const {
