@@ -56,7 +56,7 @@ const Entry kSearches[] = {
     {"exhaustive", "dfx explore --exhaustive: every point of the template space (small spaces)"},
     {"polish", "dfx explore --polish: then the best's tiling, one decision at a time, until no single change improves it"},
     {"mcts", "dfx explore --mcts: baselines tiled by Monte-Carlo tree search (UCB1), one decision at a time"},
-    {"chain solver", "closed-form Chimera tiles for two-GEMM chains (REFERENCE.md §3), a baseline"},
+    {"chain solver", "closed-form Chimera tiles for GEMM chains, element-wise ops and softmax between (REFERENCE.md §3), a baseline"},
     {"--objective", "cycles (default), energy, edp"},
 };
 const Entry kTileKeys[] = {
@@ -64,6 +64,7 @@ const Entry kTileKeys[] = {
     {"loops", "outermost first: 'dim:factor' temporal, 'dim:factor:sp' spatial"},
     {"prim", "inter-tile primitive for the children: Seq (default), Shar, Para, Pipe"},
     {"children", "tiles, or leaves written {op: NAME}"},
+    {"keep", "optional: {TENSOR: LEVEL}, an intermediate fused here kept at a level inside its fusion tile's"},
 };
 
 void section(const char* title, const Entry* begin, const Entry* end) {

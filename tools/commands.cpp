@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "arch/arch.h"
 #include "arch/config.h"
@@ -98,11 +99,38 @@ std::string change_words(const std::vector<std::string>& sets, const std::vector
   return s;
 }
 
+namespace {
+
+// For a flow dfx explore wrote with --set or --dim changes that this command does not make: a
+// note saying so (its factors fit the changed sizes: "factor 1024 for 'l' exceeds its extent 512"
+// alone did not say why). "" otherwise.
+std::string found_with_other_changes(const Inputs& in) {
+  std::ifstream flow(in.flow);
+  std::string first;
+  const std::string found_by = "# found by: dfx explore ";
+  if (!flow || !std::getline(flow, first) || first.rfind(found_by, 0) != 0) return "";
+  const std::string ours = change_words(in);
+  std::string theirs;
+  std::istringstream words(first.substr(found_by.size()));
+  for (std::string word, value; words >> word;)
+    if ((word == "--set" || word == "--dim") && words >> value) theirs += " " + word + " " + value;
+  if (theirs.empty() || theirs == ours) return "";
+  return "note: " + in.flow + " was found with" + theirs + " (its first line); give the same changes to analyse it as found\n";
+}
+
+}  // namespace
+
 int run_eval(const EvalOptions& o) {
   if (!o.json.empty()) check_files({{o.in.arch, o.in.workload, o.in.flow}, {{"--json", o.json}}, {}});
   arch::Arch a = load_arch(o.in);
   model::Workload w = load_workload(o.in);
-  model::Dataflow f = model::load_dataflow(o.in.flow, a, w);
+  model::Dataflow f;
+  try {
+    f = model::load_dataflow(o.in.flow, a, w);
+  } catch (const InputError&) {
+    std::cerr << found_with_other_changes(o.in);
+    throw;
+  }
   // With --json -, standard output carries the JSON alone (for a pipe into jq): the rest to stderr.
   std::ostream& table = o.json == "-" ? std::cerr : std::cout;
   if (o.explain) table << model::explain(f, a, w) << '\n';
@@ -119,6 +147,7 @@ int run_eval(const EvalOptions& o) {
   }
   if (!r.valid) {
     for (const auto& p : r.problems) std::cerr << p.str() << '\n';
+    std::cerr << found_with_other_changes(o.in);
     return 2;
   }
   return 0;

@@ -108,6 +108,11 @@ def main():
         assert run([dfx, "eval", edge, chain, f"{tmp}/from_stdout.yaml"]).returncode == 0
         r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--html", "-"])
         assert r.returncode == 0 and r.stdout.lstrip().lower().startswith("<!doctype html>"), r.stdout[:200]
+        # A flow found with --dim, evaluated without it: the failure says which changes it was found with.
+        assert run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--dim", "n=128", "--out", f"{tmp}/n128.yaml"]).returncode == 0
+        r = run([dfx, "eval", edge, chain, f"{tmp}/n128.yaml"])
+        assert r.returncode == 2 and "was found with --dim n=128 (its first line)" in r.stderr, r.stderr
+        assert run([dfx, "eval", edge, chain, f"{tmp}/n128.yaml", "--dim", "n=128"]).returncode == 0
         # A symlink to a file not yet written names that file (before, the HTML replaced the JSON).
         os.symlink("later.json", f"{tmp}/to_later.json")
         r = run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--html", f"{tmp}/to_later.json", "--json", f"{tmp}/later.json"])
