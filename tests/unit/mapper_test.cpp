@@ -317,9 +317,11 @@ TEST_F(Explore, ABaselineThatCannotFitSaysWhy) {
   EXPECT_NE(fused->nearest.find("level 'L1'"), std::string::npos) << fused->nearest;
   // Said against the limit, the tighter bound, even for a tree whose floor also passes L1's
   // capacity (it was said against the capacity: QA pass 8).
-  for (const BaselineNotFound& b : under.baselines_not_found)
-    if (b.nearest.find("needs at least") != std::string::npos)
+  for (const BaselineNotFound& b : under.baselines_not_found) {
+    if (b.nearest.find("needs at least") != std::string::npos) {
       EXPECT_NE(b.nearest.find("more than --max-footprint L1=64.0 KiB"), std::string::npos) << b.name << ": " << b.nearest;
+    }
+  }
   // One that fits has no such entry.
   const Outcome fits = explore(a, w, options(2));
   EXPECT_TRUE(fits.baselines_not_found.empty());
