@@ -24,8 +24,9 @@ Figures ranked_figures(const mapper::Outcome& out);
 // were invalid and the nearest to fitting's reason, where that is known.
 std::string not_found_text(const mapper::BaselineNotFound& b);
 
-// The roofline chart's roof, in ops per cycle at `ops_per_dram_byte`: the units' peak, or DRAM's
-// read and write bandwidth together (its points count reads and writes).
-double roof(const arch::Arch& a, double ops_per_dram_byte);
+// The roofline chart's roof, in ops per cycle at `ops_per_dram_byte`: the peak of the units the
+// workload's ops run on, or DRAM's read and write bandwidth together (its points count reads and
+// writes).
+double roof(const arch::Arch& a, const model::Workload& w, double ops_per_dram_byte);
 
 }  // namespace dfx::cli

@@ -129,10 +129,15 @@ TEST(ExploreReport, EveryPointIsUnderTheRoof) {
     for (const auto* list : {&out.best, &out.baselines})
       for (const Candidate& c : *list) {
         const double ops = static_cast<double>(c.report.macs + c.report.vector_ops);
-        EXPECT_LE(ops / c.report.cycles, cli::roof(a, ops / static_cast<double>(c.report.dram_bytes)) * (1 + 1e-9))
+        EXPECT_LE(ops / c.report.cycles, cli::roof(a, w, ops / static_cast<double>(c.report.dram_bytes)) * (1 + 1e-9))
             << pair << " " << c.name;
       }
   }
+  // The roof's peak counts the units the workload runs on: edge's array alone for a GEMM chain,
+  // its 256 lanes too for attention.
+  const arch::Arch edge = arch::load_arch(test::config("arch/edge.yaml"));
+  EXPECT_EQ(cli::roof(edge, model::load_workload(test::config("workloads/gemm_chain_g1.yaml")), 1e9), 4096);
+  EXPECT_EQ(cli::roof(edge, model::load_workload(test::config("workloads/attention_g1.yaml")), 1e9), 4096 + 256);
 }
 
 // --top lists distinct trees (two choices can make one tree), each named as it is listed, and
