@@ -9,6 +9,7 @@
 
 #include "arch/config.h"
 #include "arch/units.h"
+#include "mapper/lower.h"
 #include "mapper/search.h"
 #include "model/report_io.h"
 #include "tools/commands.h"
@@ -217,6 +218,21 @@ void check_outputs(const ExploreOptions& o, int64_t cores) {
 
 // Lowers the best dataflow the lowering can express: the first of the --top K that lowers (its
 // buffers may need more room than the model's peak; docs/lowering.md lists the limits).
+// Without --emit: whether the best can go on to dfx emit, simulate and compare, and if not why
+// (a best that splits a GEMM's reduction over the cores relies on the model adding the cores'
+// partial sums, which no program does; a QA pass took such a best to emit and was refused).
+void say_if_not_lowerable(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o,
+                          std::FILE* text) {
+  try {
+    const model::Dataflow f = model::load_dataflow_from_string(out.best.front().flow_yaml, "best1", a, w);
+    mapper::check_lowering(a, w, f, parse_dtype(o.dtype, w));
+  } catch (const InputError& e) {
+    const std::string why = e.problems().empty() ? e.what() : e.problems().front().message;
+    std::fprintf(text, "\nnote: dfx emit cannot lower best1 to programs (%s); explore --emit searches among those it can\n",
+                 why.c_str());
+  }
+}
+
 bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o, std::FILE* text) {
   for (size_t k = 0; k < out.best.size(); ++k) {
     const std::string which = k == 0 ? "the best" : "number " + std::to_string(k + 1);
@@ -277,6 +293,7 @@ int run_explore(const ExploreOptions& o) {
   if (o.out.empty()) std::fprintf(text, "\nbest dataflow (write it with --out FILE):\n%s", out.best.front().flow_yaml.c_str());
   else ok = write_flows(o, out, text);
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o, text);
+  else say_if_not_lowerable(a, w, out, o, text);
   if (!o.json.empty()) ok &= write_file("--json", o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}, a.clock_ghz));
   if (!o.html.empty()) ok &= write_file("--html", o.html, html_report(a, w, out, change_words(o.in)));
   return ok ? 0 : 2;
