@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -52,6 +51,17 @@ std::string human_bytes(double b) {
   return formatted(b, false, u ? 1 : 0, units[u]);
 }
 
+std::string table_row(std::initializer_list<std::pair<std::string, int>> cells) {
+  std::ostringstream os;
+  bool first = true;
+  for (const auto& [text, width] : cells) {
+    if (!first) os << ' ';
+    first = false;
+    os << (width < 0 ? std::left : std::right) << std::setw(std::abs(width)) << text;
+  }
+  return os.str();
+}
+
 std::string to_table(const Report& r) {
   std::ostringstream os;
   if (!r.valid) {
@@ -59,49 +69,34 @@ std::string to_table(const Report& r) {
     for (const auto& p : r.problems) os << "  " << p.str() << '\n';
     return os.str();
   }
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "cycles %s   energy %s pJ   MACs %s   vector ops %s   utilization %.1f%%\n",
-                human(r.cycles).c_str(), human(r.energy_pj).c_str(), human(static_cast<double>(r.macs)).c_str(),
-                human(static_cast<double>(r.vector_ops)).c_str(), 100 * r.utilization);
-  os << line;
-  std::snprintf(line, sizeof line, "bottleneck %s (busy %.0f%% of the cycles)   roofline %s cycles (%.2fx of it)   DRAM %s\n",
-                r.bottleneck.c_str(), r.cycles > 0 ? 100 * r.bottleneck_cycles / r.cycles : 0.0, human(r.roofline_cycles).c_str(),
-                r.roofline_cycles > 0 ? r.cycles / r.roofline_cycles : 0.0,
-                human_bytes(static_cast<double>(r.dram_bytes)).c_str());
-  os << line;
+  auto h = [](auto v) { return human(static_cast<double>(v)); };
+  os << "cycles " << h(r.cycles) << "   energy " << h(r.energy_pj) << " pJ   MACs " << h(r.macs) << "   vector ops "
+     << h(r.vector_ops) << "   utilization " << formatted(100 * r.utilization, false, 1, "%") << '\n';
+  os << "bottleneck " << r.bottleneck << " (busy " << formatted(r.cycles > 0 ? 100 * r.bottleneck_cycles / r.cycles : 0.0, false, 0, "%")
+     << " of the cycles)   roofline " << h(r.roofline_cycles) << " cycles ("
+     << formatted(r.roofline_cycles > 0 ? r.cycles / r.roofline_cycles : 0.0, false, 2, "x") << " of it)   DRAM "
+     << human_bytes(static_cast<double>(r.dram_bytes)) << '\n';
   if (r.cycles > r.latency_cycles * (1 + 1e-9))
     os << "cycles set by " << r.bottleneck << " (the tree's latency, " << human(r.latency_cycles)
        << " cycles, overlaps transfers that share it: docs/semantics.md, \"Latency\")\n";
   os << '\n';
-  std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s %10s\n", "level", "tensor",
-                "fill", "read", "update", "peak", "capacity");
-  os << line;
+  os << table_row({{"level", -8}, {"tensor", -10}, {"fill", 12}, {"read", 12}, {"update", 12}, {"peak", 12}, {"capacity", 10}}) << '\n';
   for (const auto& l : r.levels) {
-    std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s %10s\n", l.name.c_str(), "(all)",
-                  human(static_cast<double>(l.traffic.fill)).c_str(), human(static_cast<double>(l.traffic.read)).c_str(),
-                  human(static_cast<double>(l.traffic.update)).c_str(), human_bytes(static_cast<double>(l.peak_bytes)).c_str(),
-                  human_bytes(l.capacity_bytes).c_str());
-    os << line;
-    for (const auto& t : l.tensors) {
-      std::snprintf(line, sizeof line, "%-8s %-10s %12s %12s %12s %12s\n", "", t.tensor.c_str(),
-                    human(static_cast<double>(t.traffic.fill)).c_str(), human(static_cast<double>(t.traffic.read)).c_str(),
-                    human(static_cast<double>(t.traffic.update)).c_str(), (human(static_cast<double>(t.peak_elems)) + " el").c_str());
-      os << line;
-    }
+    os << table_row({{l.name, -8}, {"(all)", -10}, {h(l.traffic.fill), 12}, {h(l.traffic.read), 12}, {h(l.traffic.update), 12},
+               {human_bytes(static_cast<double>(l.peak_bytes)), 12}, {human_bytes(l.capacity_bytes), 10}})
+       << '\n';
+    for (const auto& t : l.tensors)
+      os << table_row({{"", -8}, {t.tensor, -10}, {h(t.traffic.fill), 12}, {h(t.traffic.read), 12}, {h(t.traffic.update), 12},
+                 {h(t.peak_elems) + " el", 12}})
+         << '\n';
   }
   os << '\n';
-  std::snprintf(line, sizeof line, "%-10s %-7s %12s %10s %15s %12s\n", "op", "unit", "work", "instances", "compute cycles",
-                "own cycles");
-  os << line;
+  os << table_row({{"op", -10}, {"unit", -7}, {"work", 12}, {"instances", 10}, {"compute cycles", 15}, {"own cycles", 12}}) << '\n';
   const double slowest = longest_stage_cycles(r);
-  for (const auto& o : r.ops) {
-    std::snprintf(line, sizeof line, "%-10s %-7s %12s %10lld %15s %12s%s\n", o.name.c_str(), o.unit.c_str(),
-                  human(static_cast<double>(o.work)).c_str(), static_cast<long long>(o.instances),
-                  human(o.compute_cycles).c_str(), o.own_cycles ? human(*o.own_cycles).c_str() : "-",
-                  stage_cycles(o) == slowest ? "  (longest)" : "");
-    os << line;
-  }
+  for (const auto& o : r.ops)
+    os << table_row({{o.name, -10}, {o.unit, -7}, {h(o.work), 12}, {std::to_string(o.instances), 10}, {h(o.compute_cycles), 15},
+               {o.own_cycles ? h(*o.own_cycles) : "-", 12}})
+       << (stage_cycles(o) == slowest ? "  (longest)" : "") << '\n';
   return os.str();
 }
 

@@ -311,9 +311,8 @@ template <class Held>
 bool Walker<Held>::moves_apart(int node, int tensor) const {
   const BufferAccesses::Accesses by = accesses_.of(node, tensor);
   if (by.end() - by.begin() < 2) return false;  // one access: its slice moves as a whole
-  std::vector<int64_t> shift;
   for (size_t k = 0; k < spatial_stack_.size(); ++k)
-    if (spatial_stack_[k].count > 1 && !uniform_shift(node, tensor, spatial_stack_[k].delta, 1, shift)) return true;
+    if (spatial_stack_[k].count > 1 && !uniform_shift(node, tensor, spatial_stack_[k].delta, 1, apart_shift_)) return true;
   return false;
 }
 

@@ -383,6 +383,7 @@ class Walker {
   // around to the next (A[m,k] and A[n,k] under a loop over m): the instances' slices then differ
   // in shape, and the walk's instance does not stand for the others.
   bool moves_apart(int node, int tensor) const;
+  std::vector<int64_t>& apart_shift_ = walk_kept<std::vector<int64_t>, 3>();  // scratch of moves_apart (activate: no allocation)
 
   // A write stream's cover over the `extra` iterations: what the representative wrote, repeated
   // at the step its slice moves by. Leaves the snapshot moved on by `extra` steps.

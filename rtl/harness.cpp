@@ -3,10 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <sstream>
 
 #include "Vdfx_chip_tpu_like.h"
 #include "Vdfx_chip_tpu_like_small.h"
@@ -238,9 +238,9 @@ const Build& build_for(const arch::Arch& a, const std::string& arch_name) {
     problems.clear();
     auto differs = [&](const std::string& key, const SourceLoc* at, double arch_value, double build_value) {
       if (std::fabs(arch_value - build_value) <= 1e-9) return;
-      char msg[200];
-      std::snprintf(msg, sizeof msg, "is %g; the RTL build '%s' has %g", arch_value, b.name.c_str(), build_value);
-      problems.push_back({SourceLoc{file, at ? at->line : 0, at ? at->col : 0, key}, msg});
+      std::ostringstream msg;  // %g's figures: the stream's default
+      msg << "is " << arch_value << "; the RTL build '" << b.name << "' has " << build_value;
+      problems.push_back({SourceLoc{file, at ? at->line : 0, at ? at->col : 0, key}, msg.str()});
     };
     const arch::ComputeUnit* mx = a.unit(arch::UnitKind::Matrix);
     const arch::ComputeUnit* vx = a.unit(arch::UnitKind::Vector);

@@ -107,7 +107,7 @@ namespace {
 std::string found_with_other_changes(const Inputs& in) {
   std::ifstream flow(in.flow);
   std::string first;
-  const std::string found_by = "# found by: dfx explore ";
+  const std::string found_by = kFoundBy;
   if (!flow || !std::getline(flow, first) || first.rfind(found_by, 0) != 0) return "";
   const std::string ours = change_words(in);
   std::string theirs;

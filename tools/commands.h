@@ -109,6 +109,8 @@ int run_emit(const EmitOptions& o);
 arch::DType parse_dtype(const std::string& name, const model::Workload& w);
 std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const std::string& dtype,
                                       const std::string& out, const std::string& source);
+// How the flow files dfx explore writes begin (the command that found them follows).
+constexpr const char* kFoundBy = "# found by: dfx explore ";
 // "dfx simulate ARCH [--set ...] PROGRAM...": the command that runs emitted programs, every core's
 // in core order, as a shell takes it.
 std::string simulate_command(const Inputs& in, const std::vector<std::string>& programs);

@@ -173,8 +173,6 @@ bool write_file(const std::string& option, const std::string& path, const std::s
 // The K-th best's file beside --out's: flow.yaml → flow.2.yaml (FILE.2.yaml without an extension).
 std::string kth_path(const std::string& out, size_t k) { return beside(out, std::to_string(k), ".yaml"); }
 
-constexpr const char* kFoundBy = "# found by: dfx explore ";  // how --out's files begin
-
 // --out's files: the best with the command that found it, the K-th bests beside it, and no
 // earlier run's K-th for a place this run left empty (it would read as this run's; only files
 // with explore's header are removed). False if a write failed (said on stderr).

@@ -2,23 +2,35 @@
 #include "verify/compare.h"
 
 #include <cmath>
-#include <cstdio>
+#include <iomanip>
 #include <sstream>
 
 #include "mapper/lower.h"
 #include "model/analyze.h"
+#include "model/report_io.h"
 #include "verify/reference.h"
 
 namespace dfx::verify {
 namespace {
 
+// `v` with `decimals` fixed decimals, a sign always where `sign`.
+std::string fixed(double v, int decimals, bool sign = false) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(decimals) << (sign ? std::showpos : std::noshowpos) << v;
+  return os.str();
+}
+
+// `v` in `digits` significant digits, as %g writes it.
+std::string general(double v, int digits = 6) {
+  std::ostringstream os;
+  os << std::setprecision(digits) << v;
+  return os.str();
+}
+
 std::string row(const std::string& what, double model, double sim) {
-  char buf[160];
-  if (model == 0 && sim != 0)  // e.g. staging the model does not count
-    std::snprintf(buf, sizeof buf, "%-24s %16.0f %16.0f %12s\n", what.c_str(), model, sim, "(not in model)");
-  else
-    std::snprintf(buf, sizeof buf, "%-24s %16.0f %16.0f %+11.1f%%\n", what.c_str(), model, sim, model != 0 ? (sim - model) / model * 100 : 0.0);
-  return buf;
+  // A figure the model does not count (staging) has no relative difference.
+  const std::string difference = model == 0 && sim != 0 ? "(not in model)" : fixed(model != 0 ? (sim - model) / model * 100 : 0.0, 1, true) + "%";
+  return model::table_row({{what, -24}, {fixed(model, 0), 16}, {fixed(sim, 0), 16}, {difference, 12}}) + "\n";
 }
 
 // `text` in lines of at most `width` characters (a longer word alone on its line), the later ones
@@ -122,21 +134,18 @@ std::vector<std::string> comparison_notes(const Comparison& c, const arch::Arch&
 }
 
 std::string comparison_table(const Comparison& c, const arch::Arch& a) {
-  std::string s;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%-24s %16s %16s %12s\n", "", "model", "simulator", "difference");
-  s += buf;
+  std::string s = model::table_row({{"", -24}, {"model", 16}, {"simulator", 16}, {"difference", 12}}) + "\n";
   for (const ComparedFigure& f : compared_figures(c, a)) s += row(f.name, f.model, f.simulator);
   for (const std::string& note : comparison_notes(c, a)) s += wrapped("note: " + note, 100);
   s += "\noutputs (" + std::string(arch::dtype_name(c.dtype)) + ", random inputs) against the Eigen reference:\n";
   for (const auto& o : c.outputs) {
+    s += "  " + model::table_row({{o.tensor, -10}}) + " ";
     if (c.tolerance == 0)
-      std::snprintf(buf, sizeof buf, "  %-10s %s (largest difference %g; largest value %g)\n", o.tensor.c_str(),
-                    o.ok ? "bit-exact" : "DIFFERS", o.max_error, o.max_reference);
+      s += std::string(o.ok ? "bit-exact" : "DIFFERS") + " (largest difference " + general(o.max_error) + "; largest value " +
+           general(o.max_reference) + ")\n";
     else
-      std::snprintf(buf, sizeof buf, "  %-10s %s: largest error %.3g, largest value %.3g (tolerance %.2g of it)\n", o.tensor.c_str(),
-                    o.ok ? "ok" : "OUT OF TOLERANCE", o.max_error, o.max_reference, c.tolerance);
-    s += buf;
+      s += std::string(o.ok ? "ok" : "OUT OF TOLERANCE") + ": largest error " + general(o.max_error, 3) + ", largest value " +
+           general(o.max_reference, 3) + " (tolerance " + general(c.tolerance, 2) + " of it)\n";
   }
   return s;
 }
