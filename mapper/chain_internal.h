@@ -36,6 +36,14 @@ struct CoreUnits {
 
 int64_t largest_divisor_at_most(int64_t n, double at_most);
 
+// The tile of an extent n the solver takes for an ideal of `at_most`: the largest divisor up to
+// it, or, where that is under half of the widest even chunk up to it (a prime's divisors leave
+// 1), that chunk with a partial last step (97 rows at most 60 at a time: 49 + 48). Extents with
+// a divisor near every tile (powers of two) keep their divisors.
+int64_t chain_tile(int64_t n, double at_most);
+// Every tile chain_tile gives over n, ascending.
+std::vector<int64_t> chain_tiles(int64_t n);
+
 // The tree of a solution (ChainSolution::flow_yaml). Two GEMMs: the cores' loop, batch and m, l
 // at DRAM (C and what the ops between make of it kept in the buffer); k below for gemm1, n for
 // gemm2. Longer chains: m at DRAM, and below it the first two GEMMs as a tile over l_1 (C_1 kept

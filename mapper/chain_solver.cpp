@@ -17,6 +17,23 @@ int64_t largest_divisor_at_most(int64_t n, double at_most) {
   return best;
 }
 
+int64_t chain_tile(int64_t n, double at_most) {
+  const int64_t divisor = largest_divisor_at_most(n, at_most);
+  const int64_t limit = std::clamp<int64_t>(static_cast<int64_t>(std::floor(at_most)), 1, n);
+  const int64_t chunk = widest_spread(n, limit);
+  return 2 * divisor >= chunk ? divisor : chunk;
+}
+
+std::vector<int64_t> chain_tiles(int64_t n) {
+  std::vector<int64_t> tiles;
+  for (int64_t trips : trip_counts(n)) {
+    const int64_t chunk = ceil_div(n, trips);
+    if (chain_tile(n, static_cast<double>(chunk)) == chunk) tiles.push_back(chunk);
+  }
+  std::sort(tiles.begin(), tiles.end());
+  return tiles;
+}
+
 namespace {
 
 // The dims of an access that indexes each tensor dimension by one dim, unscaled and unshifted
@@ -157,8 +174,9 @@ struct ChainCosts {
   double batch = 1, copies = 1;  // B_i's copies out of DRAM: one per core without multicast
 
   int64_t size(int d) const { return w.dims[static_cast<size_t>(d)].size; }
-  int64_t alpha(int d) const { return largest_divisor_at_most(size(d), static_cast<double>(units.cols)); }
-  double trips_m(int64_t tm) const { return static_cast<double>(m_per_core / tm); }
+  int64_t alpha(int d) const { return chain_tile(size(d), static_cast<double>(units.cols)); }
+  double trips_m(int64_t tm) const { return static_cast<double>(ceil_div(m_per_core, tm)); }
+  double trips_l(int64_t tl) const { return static_cast<double>(ceil_div(size(c.stages[0].l), tl)); }
   double M() const { return static_cast<double>(size(c.m)); }
   double K() const { return static_cast<double>(size(c.k)); }
   double L(size_t stage) const { return static_cast<double>(size(c.stages[stage].l)); }
@@ -178,9 +196,8 @@ struct ChainCosts {
   // Two GEMMs, order m, l, k, n: A and E move once per step of l (E's partial sums), B and D once
   // per step of m; C and the ops' outputs stay on chip.
   double two_gemm_dv(int64_t tm, int64_t tl) const {
-    const double trips_l = L(0) / static_cast<double>(tl);
-    return batch * (M() * K() * trips_l + K() * L(0) * trips_m(tm) * copies + L(1) * L(0) * trips_m(tm) * copies +
-                    M() * L(1) * trips_l);
+    return batch * (M() * K() * trips_l(tl) + K() * L(0) * trips_m(tm) * copies + L(1) * L(0) * trips_m(tm) * copies +
+                    M() * L(1) * trips_l(tl));
   }
 
   // Longer chains (chain_tree): A moves once per step of l_1, each B_i once per step of m, the
@@ -188,7 +205,7 @@ struct ChainCosts {
   double longer_dv(int64_t tm, int64_t tl) const {
     double weights = K() * L(0);
     for (size_t i = 1; i < c.stages.size(); ++i) weights += L(i - 1) * L(i);
-    return batch * (M() * K() * (L(0) / static_cast<double>(tl)) + weights * trips_m(tm) * copies + M() * L(c.stages.size() - 1));
+    return batch * (M() * K() * trips_l(tl) + weights * trips_m(tm) * copies + M() * L(c.stages.size() - 1));
   }
 
   // The kept tiles: the first stage's m × l_1 (and its rows), the later stages' whole rows; and
@@ -210,7 +227,8 @@ struct ChainCosts {
   }
 };
 
-// Two GEMMs: REFERENCE.md §3's closed form, rounded to divisors.
+// Two GEMMs: REFERENCE.md §3's closed form, rounded to tiles (chain_tile: divisors, or a
+// partial last step where an extent's divisors fall short).
 bool solve_two_gemms(const ChainCosts& costs, double mc, ChainSolution& s) {
   const Chain& c = costs.c;
   const ChainStage& first = c.stages[0];
@@ -226,37 +244,37 @@ bool solve_two_gemms(const ChainCosts& costs, double mc, ChainSolution& s) {
     s.ideal_tile = std::min((mc - static_cast<double>(s.tk * L)) / (per_row + static_cast<double>(s.tk)),
                             (mc - static_cast<double>(s.tn * L)) / (per_row + static_cast<double>(s.tn)));
     if (mu_of(1, L) > mc) return false;
-    s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
+    s.tm = chain_tile(m_per_core, s.ideal_tile);
   } else {
     // MU = t·T² + 2αT at T_M = T_L = T, T_K = T_N = α (rows reduced: none), and MU = MC gives
     // T* = (−α + √(α² + t·MC)) / t (§3's formula for t = 1).
     const double alpha = static_cast<double>(std::max(s.tk, s.tn)), kept = static_cast<double>(t);
     s.ideal_tile = (-alpha + std::sqrt(alpha * alpha + kept * mc)) / kept;
-    s.tm = largest_divisor_at_most(m_per_core, s.ideal_tile);
-    s.tl = largest_divisor_at_most(L, s.ideal_tile);
+    s.tm = chain_tile(m_per_core, s.ideal_tile);
+    s.tl = chain_tile(L, s.ideal_tile);
     // Rounding down may still overflow when α was rounded too: shrink the larger tile until MU fits.
     while (mu_of(s.tm, s.tl) > mc && (s.tm > 1 || s.tl > 1)) {
-      if (s.tm >= s.tl) s.tm = largest_divisor_at_most(m_per_core, static_cast<double>(s.tm - 1));
-      else s.tl = largest_divisor_at_most(L, static_cast<double>(s.tl - 1));
+      if (s.tm >= s.tl) s.tm = chain_tile(m_per_core, static_cast<double>(s.tm - 1));
+      else s.tl = chain_tile(L, static_cast<double>(s.tl - 1));
     }
     // A tile held down by its extent (one core's rows, or all of L) leaves room: the other grows
-    // into it, the largest divisor that still fits (DV falls as either tile grows).
-    for (int64_t d : divisors(L))
+    // into it, the largest tile that still fits (DV falls as either tile grows).
+    for (int64_t d : chain_tiles(L))
       if (d > s.tl && mu_of(s.tm, d) <= mc) s.tl = d;
   }
-  for (int64_t d : divisors(m_per_core))
+  for (int64_t d : chain_tiles(m_per_core))
     if (d > s.tm && mu_of(d, s.tl) <= mc) s.tm = d;
   return true;
 }
 
-// Longer chains: two unknowns (T_M, T_L1), and the least DV over every pair of divisor tiles
-// that fits — §3's rule has no closed form for this order, and the pairs are few.
+// Longer chains: two unknowns (T_M, T_L1), and the least DV over every pair of tiles
+// (chain_tiles) that fits — §3's rule has no closed form for this order, and the pairs are few.
 bool solve_longer(const ChainCosts& costs, double mc, ChainSolution& s) {
   const Chain& c = costs.c;
   const int64_t L1 = costs.size(c.stages[0].l);
-  const std::vector<int64_t> tls = c.stages[0].rows_whole ? std::vector<int64_t>{L1} : divisors(L1);
+  const std::vector<int64_t> tls = c.stages[0].rows_whole ? std::vector<int64_t>{L1} : chain_tiles(L1);
   double best = INFINITY, best_mu = INFINITY;
-  for (int64_t tm : divisors(costs.m_per_core))
+  for (int64_t tm : chain_tiles(costs.m_per_core))
     for (int64_t tl : tls) {
       const double mu = costs.longer_mu(tm, tl), dv = costs.longer_dv(tm, tl);
       if (mu > mc || dv > best || (dv == best && mu >= best_mu)) continue;
@@ -298,6 +316,11 @@ struct Prepared {
     own_loop(chain.stages[1].gemm, chain.stages[1].l, s.tn);
   }
 
+  // The template's own loops step evenly (Space::fused_at): T_K and T_N divide k and n.
+  bool own_loops_even(const model::Workload& w) const {
+    return w.dims[static_cast<size_t>(chain.k)].size % s.tk == 0 && w.dims[static_cast<size_t>(chain.stages[1].l)].size % s.tn == 0;
+  }
+
   ChainSolution finish(const arch::Arch& a, const model::Workload& w) {
     const ChainCosts c = costs(w);
     s.tk = c.alpha(chain.k);
@@ -305,7 +328,7 @@ struct Prepared {
     s.footprint_elems = c.mu(s.tm, s.tl);
     s.predicted_dram_elems = c.dv(s.tm, s.tl);
     s.flow_yaml = chain_tree(a, w, chain, s, registers, units);
-    if (chain.stages.size() == 2) template_tiles(w);
+    if (chain.stages.size() == 2 && own_loops_even(w)) template_tiles(w);
     return s;
   }
 };
@@ -335,11 +358,14 @@ std::optional<Prepared> prepare(const arch::Arch& a, const model::Workload& w) {
   auto size = [&](int d) { return w.dims[static_cast<size_t>(d)].size; };
   // The cores take a batch dim they divide, else m: rows of C and E are independent, and the
   // cores then share the B_i's tiles (one transfer at DRAM serves them all, or one per core
-  // where DRAM does not multicast).
+  // where DRAM does not multicast). Where the cores divide neither, m in even chunks, the last
+  // core's shorter, on machines that schedule by the tree (one program per core lowers only
+  // even shares): 97 rows as 25 + 25 + 25 + 22 rather than all on one core.
   for (int b : p.chain.batch)
     if (p.s.core_dim < 0 && a.cores > 1 && size(b) % a.cores == 0) p.s.core_dim = b;
-  if (p.s.core_dim < 0 && a.cores > 1 && size(p.chain.m) % a.cores == 0) p.s.core_dim = p.chain.m;
-  p.m_per_core = p.s.core_dim == p.chain.m ? size(p.chain.m) / a.cores : size(p.chain.m);
+  const bool padded_rows = !a.instruction_timed() && size(p.chain.m) >= a.cores;
+  if (p.s.core_dim < 0 && a.cores > 1 && (size(p.chain.m) % a.cores == 0 || padded_rows)) p.s.core_dim = p.chain.m;
+  p.m_per_core = p.s.core_dim == p.chain.m ? ceil_div(size(p.chain.m), a.cores) : size(p.chain.m);
   for (int b : p.chain.batch) p.batch *= static_cast<double>(size(b));
   p.copies = p.s.core_dim == p.chain.m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
   return p;

@@ -11,8 +11,11 @@
 // need the whole row before a later op reads it: T_L = L, and T_M is the largest that fits.
 // Longer chains (C_i = C_{i-1}·B_i, G GEMMs) tile the first two as above and let each later
 // GEMM read whole rows of the one before (kept in the buffer, no recomputation): §3's traffic
-// MK·L_1/T_L1 + (K·L_1 + Σ L_{i-1}·L_i)·M/T_M + M·L_G, minimised over every pair of divisor
-// tiles (T_M, T_L1) that fits.
+// MK·⌈L_1/T_L1⌉ + (K·L_1 + Σ L_{i-1}·L_i)·⌈M/T_M⌉ + M·L_G, minimised over every pair of
+// tiles (T_M, T_L1) that fits. Tiles are divisors where an extent has one near the ideal, else
+// chunks with a partial last step (a prime's divisors would leave tiles of 1); where the cores
+// divide neither a batch dim nor m, a machine that schedules by the tree spreads m over them
+// in even chunks.
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,8 +27,9 @@ namespace dfx::mapper {
 
 struct ChainSolution {
   int gemms = 2;                           // G, the chain's GEMMs
-  int64_t tm = 1, tl = 1, tk = 1, tn = 1;  // tiles after rounding to divisors (tm: of one core's rows; tl of l_1; tn of
-                                           // the last GEMM's output dim)
+  int64_t tm = 1, tl = 1, tk = 1, tn = 1;  // tiles after rounding (tm: of one core's rows; tl of l_1; tn of the last
+                                           // GEMM's output dim): divisors, or chunks with a partial last step where
+                                           // an extent's divisors fall short (97 rows: 49 + 48)
   int core_dim = -1;                       // the dim spread over the cores (a batch dim or m), -1: none
   int buffer_level = -1;                   // the level that keeps C (MC is its capacity)
   double ideal_tile = 0;                   // two GEMMs: T_M* = T_L* (or T_M* with whole rows) before rounding
@@ -35,7 +39,8 @@ struct ChainSolution {
   // The same tiles as a point of the search's template (Space::fused_at), where it has one: two
   // GEMMs (a longer chain's first two sit under a tile of their own). Per workload dim the fused
   // group's tile on one core; per op, per op dim, the trips of its own loop at DRAM (k for the
-  // first GEMM, n for the second). Both empty for longer chains.
+  // first GEMM, n for the second). Both empty for longer chains, and where T_K or T_N leaves a
+  // partial last step (the template's own loops step evenly).
   std::vector<int64_t> group_tile;
   std::vector<std::vector<int64_t>> own_trips;
 };

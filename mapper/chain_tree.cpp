@@ -21,7 +21,7 @@ class ChainTreeWriter {
     const ChainStage& first = c_.stages[0];
     const ChainStage& second = c_.stages[1];
     std::vector<std::string> outer = outer_loops();
-    if (size(first.l) / s_.tl > 1) outer.push_back(loop(first.l, size(first.l) / s_.tl));  // one trip: above a row's reductions, none
+    if (ceil_div(size(first.l), s_.tl) > 1) outer.push_back(loop(first.l, ceil_div(size(first.l), s_.tl)));  // one trip: above a row's reductions, none
     root(outer, kept_by(first));
     gemm_tree("    ", first.gemm, first.l, s_.tl, c_.k, s_.tk);
     between_tiles("    ", first, s_.tl);
@@ -37,7 +37,7 @@ class ChainTreeWriter {
     // The first two GEMMs under a tile over l_1: C_1 lives there, C_2 adds up over its steps.
     const ChainStage& first = c_.stages[0];
     const ChainStage& second = c_.stages[1];
-    const int64_t l1_trips = size(first.l) / s_.tl;
+    const int64_t l1_trips = ceil_div(size(first.l), s_.tl);
     os_ << "    - tile: " << dram_ << "\n      loops: [" << (l1_trips > 1 ? loop(first.l, l1_trips) : "")
         << "]\n      keep: {" << list(kept_by(first)) << "}\n      children:\n";
     gemm_tree("        ", first.gemm, first.l, s_.tl, c_.k, s_.tk);
@@ -64,7 +64,7 @@ class ChainTreeWriter {
   std::ostringstream os_;
 
   int64_t size(int d) const { return w_.dims[static_cast<size_t>(d)].size; }
-  int64_t alpha(int d) const { return largest_divisor_at_most(size(d), static_cast<double>(units_.cols)); }
+  int64_t alpha(int d) const { return chain_tile(size(d), static_cast<double>(units_.cols)); }
   std::string loop(int d, int64_t f, bool spatial = false) const {
     return "\"" + w_.dims[static_cast<size_t>(d)].name + ":" + std::to_string(f) + (spatial ? ":sp\"" : "\"");
   }
@@ -91,8 +91,8 @@ class ChainTreeWriter {
       const int64_t per_core = b == s_.core_dim ? size(b) / a_.cores : size(b);
       if (b != s_.core_dim || per_core > 1) outer.push_back(loop(b, per_core));
     }
-    const int64_t m_per_core = c_.m == s_.core_dim ? size(c_.m) / a_.cores : size(c_.m);
-    outer.push_back(loop(c_.m, m_per_core / s_.tm));
+    const int64_t m_per_core = c_.m == s_.core_dim ? ceil_div(size(c_.m), a_.cores) : size(c_.m);
+    outer.push_back(loop(c_.m, ceil_div(m_per_core, s_.tm)));
     return outer;
   }
 
@@ -143,7 +143,7 @@ class ChainTreeWriter {
   // DRAM over the rest of `out` (k for the first GEMM: its reduction, not its output, steps there).
   void gemm_tree(const std::string& indent, int gemm, int out, int64_t t_out, int red, int64_t t_red) {
     const int stepped = gemm == c_.stages[0].gemm ? red : out;
-    const int64_t trips = size(stepped) / (stepped == red ? t_red : t_out);
+    const int64_t trips = ceil_div(size(stepped), stepped == red ? t_red : t_out);
     os_ << indent << "- tile: " << dram_ << "\n" << indent << "  loops: [" << loop(stepped, trips) << "]\n" << indent << "  children:\n";
     buffer_tile(gemm, indent + "    ", out, s_.tm, t_out, units_.rows, units_.cols, red, t_red);
   }

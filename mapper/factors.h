@@ -24,6 +24,9 @@ const T& pick(const std::vector<T>& v, Rng& rng) {
 
 std::vector<int64_t> divisors(int64_t n);
 
+// n / d rounded up (n ≥ 0, d ≥ 1): the steps of chunks of d that cover n.
+inline int64_t ceil_div(int64_t n, int64_t d) { return (n + d - 1) / d; }
+
 // Every trip count a temporal loop over n elements can have: the F with F = ceil(n / ceil(n/F)),
 // one per chunk size (others name the same loop: 36 trips over 73 rows run in chunks of 3, so 25
 // trips). Ascending; about 2·sqrt(n) of them, the divisors among them.

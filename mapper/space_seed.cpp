@@ -34,8 +34,9 @@ std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, const std:
     }
     const auto i = static_cast<size_t>(at - dims.begin());
     const int64_t extent = core_extent(c, members, 0, i);
-    if (tile[d] < 1 || extent % tile[d] != 0) return std::nullopt;
-    c.outer[0][i] = extent / tile[d];
+    // A tile with a partial last step is a trip count's chunk (73 rows: 15 is, 16 is not).
+    if (tile[d] < 1 || tile[d] > extent || ceil_div(extent, ceil_div(extent, tile[d])) != tile[d]) return std::nullopt;
+    c.outer[0][i] = ceil_div(extent, tile[d]);
   }
   const model::OpBoxes first = group_tile(c, 0), last = group_tile(c, 0, true);
   c.own_trips.assign(w_.ops.size(), {});

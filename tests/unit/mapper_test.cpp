@@ -1107,11 +1107,62 @@ TEST(ChainSolver, SeedsTheSearchWithItsTiles) {
   tile[static_cast<size_t>(att.dim_index("l"))] = 64;  // max and sum reduce over l inside the group
   EXPECT_FALSE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
   tile[static_cast<size_t>(att.dim_index("l"))] = 512;
-  tile[static_cast<size_t>(att.dim_index("m"))] = 48;  // not a divisor of 512
+  tile[static_cast<size_t>(att.dim_index("m"))] = 48;  // no trip count gives it: 11 trips over 512 are 47 each
   EXPECT_FALSE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+  tile[static_cast<size_t>(att.dim_index("m"))] = 47;  // 10 steps of 47 and a partial one of 42
+  EXPECT_TRUE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
   tile[static_cast<size_t>(att.dim_index("m"))] = 64;
   EXPECT_TRUE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
   EXPECT_FALSE(Space(a, att, {model::Prim::Pipe}).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+}
+
+// Extents with no useful divisor (QA pass 8: 97×61×131×53 on edge ran on one core with T_K =
+// T_N = 1, 29.3 K cycles against Layerwise's 1.57 K): tiles with a partial last step, m over
+// the cores in even chunks where the machine schedules by the tree, and the prediction still
+// equals the analysis — for two GEMMs, with a ReLU between, and for three.
+TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
+  const std::string two = "name: odd\ndims: {m: 97, k: 61, l: 131, n: 53}\nops:\n"
+                          "  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n";
+  const std::string relu = "  - {name: relu, expr: \"R[m,l] = relu(C[m,l])\"}\n  - {name: g2, expr: \"E[m,n] += R[m,l] * D[l,n]\"}\n";
+  const std::string plain = "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n";
+  const std::string three = "name: odd3\ndims: {m: 97, k: 61, l: 131, n: 53, p: 29}\nops:\n"
+                            "  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
+                            "  - {name: g2, expr: \"E[m,n] += C[m,l] * D[l,n]\"}\n"
+                            "  - {name: g3, expr: \"G[m,p] += E[m,n] * F[n,p]\"}\n";
+  // k and n that the arrays' width divides: the search's seed too, with m and l in partial tiles.
+  const std::string even_k = "name: odd\ndims: {m: 97, k: 64, l: 131, n: 64}\nops:\n"
+                             "  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n";
+  int seeded = 0;
+  for (const char* arch_name : {"edge", "cloud", "tpu_like"})
+    for (const std::string& text : {two + plain, two + relu, three, even_k + plain}) {
+      SCOPED_TRACE(std::string(arch_name) + "\n" + text);
+      const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + arch_name + ".yaml"));
+      const model::Workload w = model::load_workload_from_string(text, "odd");
+      auto s = solve_gemm_chain(a, w);
+      ASSERT_TRUE(s.has_value());
+      EXPECT_GT(s->tk, 1);
+      EXPECT_GT(s->tn, 1);
+      EXPECT_GT(s->tm, 1);
+      if (!a.instruction_timed()) {
+        EXPECT_EQ(s->core_dim, w.dim_index("m"));
+      }
+      const model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
+      ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
+      EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s->predicted_dram_elems) << s->flow_yaml;
+      const auto& buf = r.levels[static_cast<size_t>(s->buffer_level)];
+      EXPECT_LE(s->footprint_elems * buf.word_bytes, buf.capacity_bytes);
+      EXPECT_LE(static_cast<double>(buf.peak_bytes), s->footprint_elems * buf.word_bytes) << s->flow_yaml;
+      if (!s->group_tile.empty()) {  // the seed of the search, with the same partial tiles
+        Space space(a, w);
+        auto seed = space.fused_at(model::Prim::Seq, s->core_dim, s->group_tile, s->own_trips);
+        ASSERT_TRUE(seed.has_value());
+        const model::Report sr = model::analyze(a, w, space.build(*seed, "seed"));
+        ASSERT_TRUE(sr.valid) << sr.reason << "\n" << space.flow_yaml(*seed, "seed");
+        EXPECT_EQ(static_cast<double>(chain_dram(w, sr)), s->predicted_dram_elems) << space.flow_yaml(*seed, "seed");
+        ++seeded;
+      }
+    }
+  EXPECT_GE(seeded, 2);
 }
 
 // §3's DV and MU for every pair of divisor tiles (T_M of one core's rows, T_L), T_K and T_N as
