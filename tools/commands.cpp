@@ -10,6 +10,7 @@
 
 #include "arch/arch.h"
 #include "arch/config.h"
+#include "mapper/lower.h"
 #include "mapper/search.h"
 #include "model/analyze.h"
 #include "model/dataflow.h"
@@ -137,6 +138,13 @@ int run_eval(const EvalOptions& o) {
   model::Report r = model::analyze(a, w, f);
   table << "dfx eval: " << f.name << " of " << w.name << " on " << a.name << change_words(o.in) << "\n\n";
   table << model::to_table(r);
+  // Figures of a tree no program runs are the model's alone (a QA pass took eval's figures for a
+  // flow that splits a reduction over the cores as the chip's): said below the table.
+  if (r.valid)
+    if (const std::string why = why_not_lowerable(a, w, f, mapper::default_dtype(w), true); !why.empty())
+      table << "\nnote: dfx emit cannot lower this dataflow to programs, so dfx compare cannot check these figures against a "
+               "simulation: "
+            << why << '\n';
   if (!o.json.empty()) {
     std::string text = model::to_json(r, o.in.arch, o.in.workload, o.in.flow, {o.in.sets, o.in.dims}, a.clock_ghz);
     if (o.json == "-") {

@@ -107,6 +107,11 @@ struct EmitOptions {
 int run_emit(const EmitOptions& o);
 // --dtype's word as an element type ("auto": mapper::default_dtype).
 arch::DType parse_dtype(const std::string& name, const model::Workload& w);
+// Why dfx emit cannot lower `f` to programs (its first problem, with where it is when `where`),
+// or "" when it can: the model analyses trees no program runs (a reduction split over the cores
+// is added up as by a reduction tree, docs/semantics.md), so explore and eval say so.
+std::string why_not_lowerable(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType dtype,
+                              bool where);
 std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const std::string& dtype,
                                       const std::string& out, const std::string& source);
 // How the flow files dfx explore writes begin (the command that found them follows).

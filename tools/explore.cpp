@@ -9,7 +9,6 @@
 
 #include "arch/config.h"
 #include "arch/units.h"
-#include "mapper/lower.h"
 #include "mapper/search.h"
 #include "model/report_io.h"
 #include "tools/commands.h"
@@ -221,14 +220,11 @@ void check_outputs(const ExploreOptions& o, int64_t cores) {
 // partial sums, which no program does; a QA pass took such a best to emit and was refused).
 void say_if_not_lowerable(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o,
                           std::FILE* text) {
-  try {
-    const model::Dataflow f = model::load_dataflow_from_string(out.best.front().flow_yaml, "best1", a, w);
-    mapper::check_lowering(a, w, f, parse_dtype(o.dtype, w));
-  } catch (const InputError& e) {
-    const std::string why = e.problems().empty() ? e.what() : e.problems().front().message;
+  const model::Dataflow f = model::load_dataflow_from_string(out.best.front().flow_yaml, "best1", a, w);
+  const std::string why = why_not_lowerable(a, w, f, parse_dtype(o.dtype, w), false);
+  if (!why.empty())
     std::fprintf(text, "\nnote: dfx emit cannot lower best1 to programs (%s); explore --emit searches among those it can\n",
                  why.c_str());
-  }
 }
 
 bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o, std::FILE* text) {

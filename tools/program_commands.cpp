@@ -42,6 +42,17 @@ arch::DType parse_dtype(const std::string& name, const model::Workload& w) {
   return mapper::default_dtype(w);  // auto
 }
 
+std::string why_not_lowerable(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType dtype,
+                              bool where) {
+  try {
+    mapper::check_lowering(a, w, f, dtype);
+  } catch (const InputError& e) {
+    if (e.problems().empty()) return e.what();
+    return where ? e.problems().front().str() : e.problems().front().message;
+  }
+  return "";
+}
+
 std::vector<std::string> emit_lowered(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const std::string& dtype,
                                       const std::string& out, const std::string& source) {
   const mapper::Lowered l = mapper::lower(a, w, f, parse_dtype(dtype, w));

@@ -11,7 +11,8 @@
 - outputs that are inputs or one another (a hard link, stdout twice, a tensor file, eval's --json
   naming its flow) are refused;
 - the `# found by:` header is a command a shell runs again, whatever the paths hold, and keeps --emit;
-- the table and the HTML tell apart ranked rows whose values differ.
+- the table and the HTML tell apart ranked rows whose values differ;
+- explore and eval say when dfx emit cannot lower a dataflow, and then emit refuses it.
 
   explore_cli_test.py DFX PROJECT_DIR
 """
@@ -116,6 +117,11 @@ def main():
             noted = "note: dfx emit cannot lower best1 to programs (" in r.stdout
             e = run([dfx, "emit", a_path, w_path, f"{tmp}/lw.yaml", "-o", f"{tmp}/lw.s"])
             assert r.returncode == 0 and e.returncode == (2 if noted else 0), (arch_name, noted, e.stderr)
+            # eval says the same of the flow, where it is, under its table.
+            v = run([dfx, "eval", a_path, w_path, f"{tmp}/lw.yaml"])
+            eval_noted = "note: dfx emit cannot lower this dataflow to programs" in v.stdout
+            assert v.returncode == 0 and eval_noted == noted, (arch_name, noted, v.stdout)
+            assert not noted or f"{tmp}/lw.yaml:" in v.stdout, v.stdout
         # A flow found with --dim, evaluated without it: the failure says which changes it was found with.
         assert run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--dim", "n=128", "--out", f"{tmp}/n128.yaml"]).returncode == 0
         r = run([dfx, "eval", edge, chain, f"{tmp}/n128.yaml"])
