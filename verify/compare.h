@@ -48,7 +48,8 @@ struct ComparedFigure {
 };
 std::vector<ComparedFigure> compared_figures(const Comparison& c, const arch::Arch& a);
 // Why the two may differ, where the arch says: timed by the tree (TileFlow's assumptions) rather
-// than by instructions; a multicasting DRAM the programs cannot use.
+// than by instructions; a multicasting DRAM the programs cannot use; partial sums the programs
+// read back at a reduction's first step too.
 std::vector<std::string> comparison_notes(const Comparison& c, const arch::Arch& a);
 
 // Model next to simulator: the figures, the notes, and the output checks.

@@ -1,13 +1,41 @@
 #!/usr/bin/env python3
 """dfx compare --json: the same figures, notes and output checks as its table, as dfx.compare/1;
-'-' writes the JSON alone on stdout; a --json naming an input is refused before the run.
+'-' writes the JSON alone on stdout; a --json naming an input is refused before the run. Where
+the programs read partial sums back at a reduction's first step (ascend_like's L0C under a loop
+over l at GM), a note says so, and only there.
 
   compare_json_test.py DFX PROJECT_DIR
 """
 import json
+import os
 import subprocess
 import sys
 import tempfile
+
+
+SPLIT_L = """name: split_l
+workload: gemm_chain_g1
+tree:
+  tile: GM
+  children:
+  - tile: GM
+    loops: ["b:8:sp", "m:4:sp", "l:2"]
+    children:
+    - tile: [L1,UB]
+      children:
+      - tile: L1
+        loops: ["l:8"]
+        children:
+        - tile: [L0A,L0B,L0C]
+          loops: ["k:64", "m:128:sp", "l:32:sp"]
+          children: [{op: gemm1}]
+      - tile: L1
+        loops: ["m:2", "n:2"]
+        children:
+        - tile: [L0A,L0B,L0C]
+          loops: ["l:256", "m:64:sp", "n:32:sp"]
+          children: [{op: gemm2}]
+"""
 
 
 def main():
@@ -28,6 +56,17 @@ def main():
         for fig in j["figures"]:
             line = next(l for l in table.splitlines() if l.startswith(fig["name"]))
             assert line.split()[-3:-1] == [f"{fig['model']:.0f}", f"{fig['simulator']:.0f}"], (line, fig)
+        # gemm2 reduces over l in two steps at GM: E's partial sums come back into L0C at both in the
+        # programs, at the second alone in the model (QA pass 8 met it on an explore --emit pick).
+        flow = os.path.join(tmp, "split_l.yaml")
+        with open(flow, "w") as f:
+            f.write(SPLIT_L)
+        asc = [f"{root}/configs/arch/ascend_like.yaml", f"{root}/configs/workloads/gemm_chain_g1.yaml", flow, "--json", "-"]
+        k = json.loads(subprocess.run([dfx, "compare"] + asc, check=True, capture_output=True, text=True).stdout)
+        l0c = next(fig for fig in k["figures"] if fig["name"] == "L0C moved in (B)")
+        assert l0c["simulator"] == 2 * l0c["model"] > 0, l0c
+        assert any(n.startswith("L0C takes back partial sums of E") for n in k["notes"]), k["notes"]
+        assert not any("partial sums" in n for n in j["notes"]), j["notes"]
     refused = subprocess.run([dfx, "compare"] + args + ["--json", args[2]], capture_output=True, text=True)
     assert refused.returncode == 2 and "--json" in refused.stderr, refused.stderr
     print("ok")
