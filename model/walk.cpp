@@ -268,7 +268,8 @@ Time Walker<Held>::loops(int node, size_t li, const OpBoxes& boxes, int64_t weig
     if (middle == 1) {
       latency.next_iteration(step(node, li + 1, *b1, weight));
     } else if (BoxPool::Lease b2 = at(2);
-               !index_.steps_alike(node, loop.dim, boxes, chunk, full) && !evenly_spaced(*b1, *b2, *at(full - 1), full - 2)) {
+               (!index_.steps_alike(node, loop.dim, boxes, chunk, full) && !evenly_spaced(*b1, *b2, *at(full - 1), full - 2)) ||
+               moves_accesses_apart(node, *b1, *b2)) {
       for (int64_t i = 1; i < full; ++i) {
         BoxPool::Lease bi = at(i);
         latency.next_iteration(loops(node, li + 1, *bi, weight));
@@ -312,7 +313,13 @@ Time Walker<Held>::spatial(int node, size_t li, int64_t weight, int64_t trips, b
       // less than its factor there.
       const bool partial = uneven && first == trips - 1;
       partial_ += partial;
-      const Time t = instances(node, li, weight, 1, key + pass, *b, nullptr);
+      Time t;
+      if (trips > 1 && reads_differ_) {  // moves_apart still asks how the loop moves the accesses
+        BoxPool::Lease i0 = at(0), i1 = at(1);
+        t = instances(node, li, weight, 1, key + pass, *b, nullptr, &*i0, &*i1);
+      } else {
+        t = instances(node, li, weight, 1, key + pass, *b, nullptr);
+      }
       partial_ -= partial;
       return t;
     }
@@ -351,12 +358,14 @@ Time Walker<Held>::spatial(int node, size_t li, int64_t weight, int64_t trips, b
 
 template <class Held>
 Time Walker<Held>::instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, const OpBoxes& first,
-                       const OpBoxes* next) {
+                       const OpBoxes* next, const OpBoxes* several_from, const OpBoxes* several_to) {
   const int64_t saved_weight = instance_weight_;
   SpatialLevel& level = spatial_stack_.push();
   level.count = count;
   if (next) level.delta.assign_move(first, *next);  // reuses the level's storage
   else level.delta.assign_zero(first);
+  level.several = several_to != nullptr;
+  if (level.several) level.several_move.assign_move(*several_from, *several_to);
   const int saved_inst = inst_ctx_;
   inst_ctx_ = contexts_.enter(inst_ctx_, ctx_key);
   instance_weight_ = saved_weight * count;

@@ -222,7 +222,9 @@ bool Walker<Held>::replay(const StepRecording<Held>& rec, const OpBoxes& boxes, 
     const Stream<Held>& s = streams_[static_cast<size_t>(c.id)];
     if (s.owner != c.owner || s.dropped != c.dropped || !moved_by(s.snapshot, c.snapshot, delta, accesses_.of(c.owner, s.tensor))) return false;
     uniform[i] = uniform_shift(c.end_owner, s.tensor, delta, 1, shifts[i]);
-    if (s.write && !uniform[i]) return false;
+    // A tensor read in two ways whose reads the move takes apart (A[m,k] beside A[n,k], n moved)
+    // overlaps what the buffer holds otherwise than in the recorded step: its fills differ.
+    if (!uniform[i] && (s.write || accesses_.read_two_ways(s.tensor))) return false;
   }
   const int64_t k = weight / rec.weight;
   const double kd = rec.repeat != 0 ? repeat_ / rec.repeat : 1;

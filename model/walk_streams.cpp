@@ -1,6 +1,7 @@
 // The fast walk's buffers: what each holds after its last activation, what an activation
 // moves and from where, and how representative iterations stand for the identical ones.
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "model/transfer_time.h"
@@ -311,8 +312,25 @@ template <class Held>
 bool Walker<Held>::moves_apart(int node, int tensor) const {
   const BufferAccesses::Accesses by = accesses_.of(node, tensor);
   if (by.end() - by.begin() < 2) return false;  // one access: its slice moves as a whole
-  for (size_t k = 0; k < spatial_stack_.size(); ++k)
-    if (spatial_stack_[k].count > 1 && !uniform_shift(node, tensor, spatial_stack_[k].delta, 1, apart_shift_)) return true;
+  for (size_t k = 0; k < spatial_stack_.size(); ++k) {
+    const SpatialLevel& sl = spatial_stack_[k];
+    // A run of one instance among several is refused too (the oracle's rule: instances of one
+    // step alike), though the walk would take it apart: it keeps the rule one of the tree.
+    const OpBoxes* move = sl.count > 1 ? &sl.delta : sl.several ? &sl.several_move : nullptr;
+    if (move && !uniform_shift(node, tensor, *move, 1, apart_shift_)) return true;
+  }
+  return false;
+}
+
+template <class Held>
+bool Walker<Held>::moves_accesses_apart(int node, const OpBoxes& from, const OpBoxes& to) {
+  std::optional<BoxPool::Lease> move;  // worked out at the first tensor read two ways below
+  for (int t : accesses_.tensors_read_two_ways()) {
+    const BufferAccesses::Accesses by = accesses_.of(node, t);
+    if (by.end() - by.begin() < 2) continue;
+    if (!move) move.emplace(pool_, to), (**move).assign_move(from, to);
+    if (!uniform_shift(node, t, **move, 1, apart_shift_)) return true;
+  }
   return false;
 }
 

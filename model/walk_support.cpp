@@ -202,6 +202,21 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
   return region.size();
 }
 
+namespace {
+
+bool same_index(const TensorAccess& x, const TensorAccess& y) {
+  if (x.index.size() != y.index.size()) return false;
+  for (size_t j = 0; j < x.index.size(); ++j) {
+    const AffineIndex &a = x.index[j], &b = y.index[j];
+    if (a.offset != b.offset || a.terms.size() != b.terms.size()) return false;
+    for (size_t t = 0; t < a.terms.size(); ++t)
+      if (a.terms[t].dim != b.terms[t].dim || a.terms[t].coef != b.terms[t].coef) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 BufferAccesses::BufferAccesses(const Workload& w, const Dataflow& f, const Placement& p)
     : tensors_(w.tensors.size()), at_(f.nodes.size() * w.tensors.size() + 1, 0) {
   // Counted, then placed: per (node, tensor) in the order of the ops, an op's output before its
@@ -217,6 +232,16 @@ BufferAccesses::BufferAccesses(const Workload& w, const Dataflow& f, const Place
   };
   each([&](size_t k, const Access&) { ++at_[k + 1]; });
   for (size_t k = 1; k < at_.size(); ++k) at_[k] += at_[k - 1];
+  std::vector<const TensorAccess*> first(w.tensors.size(), nullptr);
+  auto note = [&](const TensorAccess& acc) {
+    const TensorAccess*& seen = first[static_cast<size_t>(acc.tensor)];
+    if (!seen) seen = &acc;
+    if (!same_index(*seen, acc) && !read_two_ways(acc.tensor)) read_two_ways_.push_back(acc.tensor);
+  };
+  for (const Op& op : w.ops) {
+    note(op.out);
+    for (const auto& in : op.inputs) note(in);
+  }
   table_.resize(at_.back());
   std::vector<uint32_t> next(at_.begin(), at_.end() - 1);
   each([&](size_t k, const Access& a) { table_[next[k]++] = a; });

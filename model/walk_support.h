@@ -1,5 +1,6 @@
 #pragma once
 // Pieces of the fast walk (walk.cpp) that stand on their own. Internal to model/.
+#include <algorithm>
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <tuple>
@@ -170,9 +171,17 @@ class BufferAccesses {
   }
   // The elements of `tensor` the ops below `node` touch in `boxes`: a buffer's slice.
   MultiSlice slice(int node, int tensor, const OpBoxes& boxes) const;
+  // Whether some tensor is accessed by two index expressions that differ (A[m,k] and A[n,k],
+  // O1[c,p] and O1[c,q+s]): only then can a move take a tensor's accesses apart.
+  bool some_tensor_read_two_ways() const { return !read_two_ways_.empty(); }
+  bool read_two_ways(int tensor) const {
+    return std::find(read_two_ways_.begin(), read_two_ways_.end(), tensor) != read_two_ways_.end();
+  }
+  const std::vector<int>& tensors_read_two_ways() const { return read_two_ways_; }
 
  private:
   size_t tensors_;
+  std::vector<int> read_two_ways_;  // the tensors some_tensor_read_two_ways() finds
   // Every (node, tensor)'s accesses in one array (built per analysed tree: one vector per pair
   // cost ~100 allocations a tree).
   std::vector<Access> table_;

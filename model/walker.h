@@ -134,6 +134,11 @@ class Walker {
   struct SpatialLevel {
     int64_t count = 1;
     OpBoxes delta;
+    // A run of one instance where the loop runs several in this step (padding's last instance,
+    // runs not alike): how the boxes move from its first instance to its second, for
+    // moves_apart alone (`delta` is zero: the run stands for no other).
+    bool several = false;
+    OpBoxes several_move;
   };
   // A stack whose levels keep their boxes' storage when popped: instances() pushes one per visit
   // of a spatial loop, thousands per analysis.
@@ -383,6 +388,14 @@ class Walker {
   // around to the next (A[m,k] and A[n,k] under a loop over m): the instances' slices then differ
   // in shape, and the walk's instance does not stand for the others.
   bool moves_apart(int node, int tensor) const;
+  // Whether a step from `from` to `to` moves the accesses of some tensor below `node` apart
+  // (A[m,k] and A[n,k] under a loop over n): the slice's overlap with what the buffer holds then
+  // changes from step to step, so no step stands for the others (each is walked).
+  bool moves_accesses_apart(int node, const OpBoxes& from, const OpBoxes& to);
+  // Whether some tensor is accessed in two ways (A[m,k] and A[n,k], O1[c,p] and O1[c,q+s]): only
+  // then can a spatial loop move its accesses apart (the walk then works out how a run of one
+  // instance among several moves).
+  bool reads_differ_ = accesses_.some_tensor_read_two_ways();
   std::vector<int64_t>& apart_shift_ = walk_kept<std::vector<int64_t>, 3>();  // scratch of moves_apart (activate: no allocation)
 
   // A write stream's cover over the `extra` iterations: what the representative wrote, repeated
@@ -473,8 +486,10 @@ class Walker {
   };
   Runs instance_runs(int node, size_t li, int64_t trips, bool uneven) const;
   // `count` alike instances, the first at `first`, the next (if count > 1) at `next`.
+  // `several_from`/`several_to`: a run of one instance among several, the loop's first two
+  // instances (SpatialLevel::several_move).
   Time instances(int node, size_t li, int64_t weight, int64_t count, int64_t ctx_key, const OpBoxes& first,
-                 const OpBoxes* next);
+                 const OpBoxes* next, const OpBoxes* several_from = nullptr, const OpBoxes* several_to = nullptr);
 };
 
 }  // namespace dfx::model

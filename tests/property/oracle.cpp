@@ -9,6 +9,9 @@
 //   an output element that re-enters after being written before is a fill of its partial sum.
 // - Seq drops, when the next child starts, the buffers of earlier children that it does not use.
 // - A leaf reads each input once per point of its box and updates its output once per point.
+// - Not supported: a buffer whose tensor the ops below access in two ways that a spatial loop
+//   above it moves apart (A[m,k] beside A[n,k] under instances over m): each instance's slice is
+//   no longer the first's shifted, so instances are not alike.
 #include "tests/property/oracle.h"
 
 #include <algorithm>
@@ -66,6 +69,9 @@ class Brute {
   std::vector<std::vector<size_t>> source_len_;   // per tensor: stack of source-instance lengths
   std::map<std::vector<int64_t>, std::set<int64_t>> sent_;     // (buffer group, step) → elements
   std::map<std::vector<int64_t>, std::set<int64_t>> written_;  // buffer group → elements ever written
+  // Per spatial loop entered with two instances or more in its step: how far each op's box moves
+  // from one instance to the next, per dim (the second instance's start minus the first's).
+  std::vector<std::vector<std::vector<int64_t>>> spatial_moves_;
 
   // Only spatial loops after loop li in its tile, and no loops below the tile.
   bool nothing_steps_below(int node, size_t li) const {
@@ -166,7 +172,40 @@ class Brute {
     return -1;
   }
 
+  // True where a spatial loop above moves the accesses of `tensor` below `node` by different
+  // amounts (in the tensor's coordinates) from one instance to the next.
+  bool read_apart(int node, int tensor) const {
+    std::vector<std::pair<size_t, const model::TensorAccess*>> accesses;
+    for (size_t o = 0; o < w_.ops.size(); ++o) {
+      if (!p_.ops_below[static_cast<size_t>(node)][o]) continue;
+      const model::Op& op = w_.ops[o];
+      if (op.out.tensor == tensor) accesses.push_back({o, &op.out});
+      for (const auto& in : op.inputs)
+        if (in.tensor == tensor) accesses.push_back({o, &in});
+    }
+    if (accesses.size() < 2) return false;
+    for (const auto& moves : spatial_moves_) {
+      std::vector<int64_t> first;
+      for (const auto& [o, acc] : accesses) {
+        std::vector<int64_t> shift;
+        for (const auto& ix : acc->index) {
+          int64_t by = 0;
+          for (const auto& t : ix.terms) by += t.coef * moves[o][static_cast<size_t>(t.dim)];
+          shift.push_back(by);
+        }
+        if (first.empty()) first = shift;
+        else if (shift != first) return true;
+      }
+    }
+    return false;
+  }
+
   void activate(int node, int tensor, const OpBoxes& boxes) {
+    if (read_apart(node, tensor)) {
+      const std::string msg = "'" + w_.tensors[static_cast<size_t>(tensor)].name + "' is read along different dimensions below this tile";
+      if (std::none_of(r_.problems.begin(), r_.problems.end(), [&](const auto& pr) { return pr.message == msg; }))
+        r_.problems.push_back({f_.nodes[static_cast<size_t>(node)].loc, msg});
+    }
     const auto& tp = p_.tensors[static_cast<size_t>(tensor)];
     std::vector<int64_t> key = {tensor, tp.level[static_cast<size_t>(node)], tp.source[static_cast<size_t>(node)],
                                 tp.writes[static_cast<size_t>(node)] ? 1 : 0, -1};
@@ -312,6 +351,17 @@ class Brute {
         return;
       }
     }
+    const bool several = l.spatial && chunk < extent;
+    if (several) {
+      OpBoxes first = boxes, second = boxes;
+      model::restrict_and_project(w_, below, l.dim, 0, chunk, first);
+      model::restrict_and_project(w_, below, l.dim, chunk, 2 * chunk, second);
+      std::vector<std::vector<int64_t>> moves(w_.ops.size(), std::vector<int64_t>(w_.dims.size(), 0));
+      for (size_t o = 0; o < w_.ops.size(); ++o)
+        for (size_t d = 0; d < w_.dims.size(); ++d)
+          moves[o][d] = second[o][static_cast<size_t>(d)].first - first[o][static_cast<size_t>(d)].first;
+      spatial_moves_.push_back(std::move(moves));
+    }
     for (int64_t i = 0; i * chunk < extent; ++i) {
       OpBoxes b = boxes;
       model::restrict_and_project(w_, below, l.dim, i * chunk, i * chunk + chunk, b);
@@ -324,6 +374,7 @@ class Brute {
       step_.pop_back();
       if (l.spatial) instance_.pop_back();
     }
+    if (several) spatial_moves_.pop_back();
   }
 
   void children(int node, const OpBoxes& boxes) {

@@ -138,6 +138,23 @@ std::string first_difference(const Loaded& l, const model::WalkResult& fast, con
   return os.str();
 }
 
+// A tensor the ops read along different dims (A[m,k] and A[n,k]; A[i,j] and A[j,i]).
+bool reads_a_tensor_along_two_dims(const model::Workload& w) {
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    std::vector<std::vector<int>> ways;
+    for (const model::Op& op : w.ops)
+      for (const auto& in : op.inputs)
+        if (in.tensor == static_cast<int>(t)) {
+          std::vector<int> dims;
+          for (const auto& ix : in.index)
+            for (const auto& term : ix.terms) dims.push_back(term.dim);
+          if (std::find(ways.begin(), ways.end(), dims) == ways.end()) ways.push_back(dims);
+        }
+    if (ways.size() > 1) return true;
+  }
+  return false;
+}
+
 TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   // DFX_PROPERTY_SEED / DFX_PROPERTY_CASES widen the search by hand; CI uses the defaults.
   const char* seed_env = std::getenv("DFX_PROPERTY_SEED");
@@ -145,6 +162,7 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   std::mt19937_64 rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261121);
   const int wanted = cases_env ? std::atoi(cases_env) : 600;
   int compared = 0, valid = 0, drawn = 0, uneven = 0, padded = 0, two = 0, stepping = 0, missed = 0;
+  int read_twice = 0, apart = 0;  // valid cases reading a tensor along two dims; cases refused for it
   while (valid < wanted && drawn < 100 * wanted) {
     ++drawn;
     RandomCase c = random_case(rng);
@@ -160,6 +178,9 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
     two += fast.problems.empty() && has_two_irregular_spatial_loops(l);
     stepping += fast.problems.empty() && has_uneven_loop_stepping_below(l);
     missed += fast.classes_missed;
+    read_twice += fast.problems.empty() && reads_a_tensor_along_two_dims(l.w);
+    apart += std::any_of(fast.problems.begin(), fast.problems.end(),
+                         [](const Problem& q) { return q.message.find("read along different dimensions") != std::string::npos; });
     std::string diff = first_difference(l, fast, slow);
     ASSERT_EQ(diff, "") << "case " << compared << " differs\n" << describe(c, l);
   }
@@ -169,12 +190,17 @@ TEST(OracleProperty, FastAnalysisEqualsBruteForceOnRandomCases) {
   EXPECT_GE(padded, wanted / 20) << "too few valid cases with a padded spatial loop";
   EXPECT_GE(two, wanted / 40) << "too few valid cases with two irregular spatial loops in one tile";
   EXPECT_GE(stepping, wanted / 40) << "too few valid cases with an uneven spatial loop above loops";
+  // A Gram matrix's A[m,k] beside A[n,k], a tensor beside its transpose: valid where no spatial
+  // loop above a buffer of it moves the two reads apart, refused (by both) where one does.
+  EXPECT_GE(read_twice, wanted / 40) << "too few valid cases reading a tensor along two dims";
+  EXPECT_GE(apart, wanted / 100) << "too few cases refused for reading a tensor along dims a spatial loop moves apart";
   // Every count a spatial loop runs is found before the walk (model/walk_scan.h), so no tree is
   // walked twice.
   EXPECT_EQ(missed, 0) << "the instance scan missed a count in " << missed << " cases";
   std::cout << "compared " << compared << " cases (" << valid << " valid, " << uneven
             << " with a spatial factor not dividing its dimension, " << padded << " padded, " << two << " with two irregular in one tile, " << stepping
-            << " with an uneven one above loops) out of " << drawn
+            << " with an uneven one above loops, " << read_twice << " reading a tensor along two dims; " << apart
+            << " refused for it) out of " << drawn
             << " drawn; the instance scan missed a count in " << missed << "\n";
 }
 

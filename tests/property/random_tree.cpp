@@ -17,10 +17,11 @@ struct Family {
   std::vector<std::string> dims;
   std::vector<std::pair<std::string, std::string>> ops;  // name, expr
   std::map<std::string, std::vector<std::string>> op_dims;
+  std::vector<std::pair<std::string, std::string>> same_size = {};  // (dim, dim whose size it takes)
 };
 
 Family family(std::mt19937_64& rng) {
-  switch (pick(rng, 0, 6)) {
+  switch (pick(rng, 0, 8)) {
     case 0:
       return {{"m", "n", "k"}, {{"mm", "C[m,n] += A[m,k] * B[k,n]"}}, {{"mm", {"m", "n", "k"}}}};
     case 1:
@@ -44,6 +45,13 @@ Family family(std::mt19937_64& rng) {
       return {{"i", "j"},
               {{"sq", "B[i,j] = A[i,j] * A[i,j]"}, {"rs", "C[i] += B[i,j]"}},
               {{"sq", {"i", "j"}}, {"rs", {"i", "j"}}}};
+    case 6:  // one tensor read along different dims: a Gram matrix (n's size is m's)
+      return {{"m", "n", "k"}, {{"gr", "C[m,n] += A[m,k] * A[n,k]"}}, {{"gr", {"m", "n", "k"}}}, {{"n", "m"}}};
+    case 7:  // and a tensor beside its transpose (j's size is i's), fused with a reduction
+      return {{"i", "j"},
+              {{"tr", "B[i,j] = A[i,j] * A[j,i]"}, {"rs", "C[i] += B[i,j]"}},
+              {{"tr", {"i", "j"}}, {"rs", {"i", "j"}}},
+              {{"j", "i"}}};
     default:
       return {{"h", "r", "c"},
               {{"cv", "O[c,h] += I[c,h*2+r] * W[c,r]"}},
@@ -185,6 +193,13 @@ RandomCase random_case(std::mt19937_64& rng) {
     std::string& y = c.workload_yaml;
     size_t at = y.find("p: ");
     y.replace(at, y.find(',', at) - at, "p: " + std::to_string(sizes["p"]));
+  }
+  // A tensor read along two dims needs them the same size.
+  for (const auto& [read, as] : fam.same_size) {
+    sizes[read] = sizes[as];
+    std::string& y = c.workload_yaml;
+    size_t at = y.find(" " + read + ": ");
+    y.replace(at, y.find_first_of(",}", at) - at, " " + read + ": " + std::to_string(sizes[read]));
   }
   std::ostringstream fs;
   fs << "name: random\ntree:\n";

@@ -266,6 +266,35 @@ TEST(Analyze, ATensorReadAlongDifferentDimsIsNotSpreadOverThem) {
   EXPECT_GE(find(k_only, 0, "A")->traffic.read, 64 * 32);
 }
 
+// Under temporal loops a tensor read along different dims is counted step by step: a step of n
+// moves A[n,k] and not A[m,k], so what it finds held differs (the two reads meet on the
+// diagonal). A 6 × 1 A, both loops in chunks of two rows, one buffer of A: rows m ∪ n each step,
+// 2 + 2 + 2, 2 + 0 + 2, 2 + 2 + 0 fresh = 14 (the oracle's count). One middle step standing for
+// the others, or a step replayed from another's recording, miscounted it (the property test's
+// Gram family found it); a transposed read the same way (A[i,j] beside A[j,i]).
+TEST(Analyze, ATensorReadAlongDifferentDimsIsCountedStepByStep) {
+  const arch::Arch a = arch::load_arch_from_string(R"(name: two
+compute: {matrix: {rows: 4, cols: 4}, vector: {lanes: 4}}
+levels:
+  - {name: DRAM, capacity: unlimited, read_bw: 4, write_bw: 4}
+  - {name: L2, capacity: unlimited, read_bw: 8, write_bw: 8}
+)", "arch");
+  const Workload gram = load_workload_from_string("name: gram\ndims: {m: 6, n: 6, k: 1}\nops: [\"C[m,n] += A[m,k] * A[n,k]\"]\n", "w");
+  const std::string tree = "tree:\n  tile: DRAM\n  loops: [\"m:3\", \"n:3\"]\n  children:\n    - tile: L2\n      children: [{op: C}]\n";
+  const Report r = analyze(a, gram, load_dataflow_from_string(tree, "f", a, gram));
+  ASSERT_TRUE(r.valid) << r.reason;
+  EXPECT_EQ(find(r, 0, "A")->traffic.read, 14);
+  EXPECT_EQ(find(r, 1, "A")->traffic.fill, 14);
+  // Beside its transpose, a 4 × 4 A stepped one element at a time: step (i, j) needs A[i,j] and
+  // A[j,i] (one element on the diagonal) and the step before never holds either: 4 × (1 + 2 +
+  // 2 + 2) = 28.
+  const Workload tr = load_workload_from_string("name: tr\ndims: {i: 4, j: 4}\nops: [\"B[i,j] = A[i,j] * A[j,i]\"]\n", "w");
+  const std::string tr_tree = "tree:\n  tile: DRAM\n  loops: [\"i:4\", \"j:4\"]\n  children:\n    - tile: L2\n      children: [{op: B}]\n";
+  const Report t = analyze(a, tr, load_dataflow_from_string(tr_tree, "f", a, tr));
+  ASSERT_TRUE(t.valid) << t.reason;
+  EXPECT_EQ(find(t, 0, "A")->traffic.read, 28);
+}
+
 // Runs of a spatial loop whose instances are not all alike are walked apart and the first one
 // timed, each at its source's full bandwidth; without multicast they share DRAM's 4 B/cycle.
 // Here m's partial last step runs one of Sp m:2's instances, so the two form runs: the tree's
