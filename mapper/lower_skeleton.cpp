@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "mapper/lower_internal.h"
+#include "model/placement.h"
 
 namespace dfx::mapper::lowering {
 namespace {
@@ -113,6 +114,49 @@ class Builder {
   }
 };
 
+// Whether every access to `tensor` that involves dim `d` indexes it by `d` alone, at the same
+// position: the producer writes and the consumers read the slice a loop over `d` selects.
+bool indexed_alike(const model::Workload& w, int tensor, int d) {
+  const model::Tensor& t = w.tensors[static_cast<size_t>(tensor)];
+  std::vector<const model::TensorAccess*> accesses = {&w.ops[static_cast<size_t>(t.producer)].out};
+  for (int c : t.consumers)
+    for (const auto& in : w.ops[static_cast<size_t>(c)].inputs)
+      if (in.tensor == tensor) accesses.push_back(&in);
+  for (size_t j = 0; j < accesses.front()->index.size(); ++j) {
+    bool uses = false;
+    for (const auto* acc : accesses)
+      for (const auto& term : acc->index[j].terms) uses = uses || term.dim == d;
+    if (!uses) continue;
+    for (const auto* acc : accesses) {
+      const model::AffineIndex& ix = acc->index[j];
+      if (ix.terms.size() != 1 || ix.terms[0].dim != d || ix.terms[0].coef != 1 || ix.offset != 0) return false;
+    }
+  }
+  return true;
+}
+
+// A loop at or above the tile where operators meet over an intermediate steps the program's
+// addresses of it by its dim. Where the producer and a consumer index it otherwise (C[m1,l]
+// written, C[m2,l] read; a convolution's O1[p1] read as O1[p2 + r2]) the producer's tile would
+// have to follow the consumer's window step by step, which the lowering does not do: the
+// programs computed the whole intermediate at every step and read its first tile (QA pass 9:
+// wrong outputs from `explore --emit` on fused convolution chains).
+void refuse_projected_fusion(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) {
+  const model::Placement p = model::place(a, w, f);
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    if (!w.tensors[t].is_intermediate()) continue;
+    for (int n = p.tensors[t].region; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
+      for (const model::Loop& l : f.nodes[static_cast<size_t>(n)].loops) {
+        if (l.factor <= 1 || indexed_alike(w, static_cast<int>(t), l.dim)) continue;
+        const model::Op& producer = w.ops[static_cast<size_t>(w.tensors[t].producer)];
+        throw InputError(f.loc_of(l), "this loop steps '" + w.dims[static_cast<size_t>(l.dim)].name + "' above where '" + producer.name +
+                                          "' hands '" + w.tensors[t].name + "' to the operators that read it, and they index it by "
+                                          "different dims; lowering needs a loop there to select the same slice for the producer "
+                                          "and its readers (loop over a dim they share, or below)");
+      }
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -130,6 +174,7 @@ int64_t cores_used(const Item& it, int64_t above) {
 }  // namespace
 
 Skeleton build_skeleton(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) {
+  refuse_projected_fusion(a, w, f);
   Skeleton s = Builder(a, w, f).run();
   s.cores = cores_used(s.root, 1);
   const int64_t cores = s.cores;

@@ -391,6 +391,36 @@ TEST(Lower, CheckingALoweringAgreesWithLoweringIt) {
   EXPECT_EQ(refused, 2);
 }
 
+// Fused GEMMs under a loop over the rows: where both name the rows m, each step computes and
+// reads its own rows of C, bit-exact; where the second reads C's rows as m2, the step selects
+// rows of the consumer only (the model shrinks the producer to them, the programs did not: they
+// computed all of C at every step and read its first rows, QA pass 9), so lowering refuses the
+// loop, at its line.
+TEST(Lower, FusedOperatorsMustIndexTheIntermediateAlikeUnderALoop) {
+  auto chain = [](const std::string& rows2) {
+    return "name: chain\ndims: {m: 16, " + (rows2 == "m" ? std::string() : rows2 + ": 16, ") +
+           "k: 8, l: 8, n: 8}\nops:\n  - {name: g1, expr: \"C[m,l] += A[m,k] * B[k,l]\"}\n"
+           "  - {name: g2, expr: \"E[" + rows2 + ",n] += C[" + rows2 + ",l] * D[l,n]\"}\n";
+  };
+  auto tree = [](const std::string& rows1, const std::string& rows2) {
+    return "name: f\nworkload: chain\ntree:\n  tile: DRAM\n  loops: [\"" + rows2 + ":2\"]\n  children:\n    - tile: L1\n      children:\n"
+           "        - tile: L1\n          loops: [\"k:8\", \"" + rows1 + ":8:sp\", \"l:8:sp\"]\n"
+           "          children: [{tile: Reg, children: [{op: g1}]}]\n"
+           "        - tile: L1\n          loops: [\"l:8\", \"" + rows2 + ":8:sp\", \"n:8:sp\"]\n"
+           "          children: [{tile: Reg, children: [{op: g2}]}]\n";
+  };
+  Case same = small("edge", chain("m"), tree("m", "m"));
+  const Comparison c = compare(same.a, same.w, same.f, arch::DType::Int16, 1);
+  expect_outputs_ok(c);
+  expect_dram_traffic_equal(c);
+  const std::string err = test::input_error([&] {
+    Case renamed = small("edge", chain("m2"), tree("m", "m2"));
+    mapper::lower(renamed.a, renamed.w, renamed.f, arch::DType::Int16);
+  });
+  EXPECT_NE(err.find("f.yaml:5:"), std::string::npos) << err;
+  EXPECT_NE(err.find("this loop steps 'm2' above where 'g1' hands 'C' to the operators that read it"), std::string::npos) << err;
+}
+
 TEST(Lower, RefusalsSayWhy) {
   std::string err = test::input_error([] {
     Case k = small("tpu_like", kGemm, gemm_flow("\"m:3\""));
