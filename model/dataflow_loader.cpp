@@ -244,6 +244,20 @@ void check_keeps(const Dataflow& f, const arch::Arch& a, const Workload& w, cons
       for (int lv : f.nodes[i].levels) below_tile |= a.encloses(lv, kl);
       if (!below_tile)
         diag.add(f.nodes[i].loc, "keep: level '" + a.levels[static_cast<size_t>(kl)].name + "' is not inside this tile's level");
+      // The level holds every role the tensor plays (QA pass 9: C kept in ascend_like's L0B,
+      // which holds right operands only, was analysed and lowered to wrong outputs).
+      std::string refused;
+      auto role_held = [&](int op, const char* how) {
+        const arch::Role role = w.ops[static_cast<size_t>(op)].role_of(kt);
+        if (a.levels[static_cast<size_t>(kl)].holds[static_cast<int>(role)]) return;
+        refused += std::string(refused.empty() ? "" : ", ") + how + " '" + w.ops[static_cast<size_t>(op)].name + "' as " +
+                   arch::role_name(role) + " data";
+      };
+      role_held(tensor.producer, "written by");
+      for (int c : tensor.consumers) role_held(c, "read by");
+      if (!refused.empty())
+        diag.add(f.nodes[i].loc, "keep: level '" + a.levels[static_cast<size_t>(kl)].name + "' may not hold '" + tensor.name +
+                                     "' (" + refused + "); keep it in a level whose holds include those roles");
     }
 }
 
