@@ -1,11 +1,13 @@
 // The model-vs-simulator comparison.
 #include "verify/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
 
 #include "mapper/lower.h"
+#include "model/placement.h"
 #include "model/analyze.h"
 #include "model/report_io.h"
 #include "verify/reference.h"
@@ -62,6 +64,73 @@ double tolerance_of(arch::DType t) {
   return 0;
 }
 
+namespace {
+
+// Whether index `ix` reads through a window: two dims or more that take more than one value
+// (p*2 + r with r over 3; p + r with r over 1 reads no window).
+bool windowed(const model::Workload& w, const model::AffineIndex& ix) {
+  int varying = 0;
+  for (const auto& term : ix.terms) varying += w.dims[static_cast<size_t>(term.dim)].size > 1;
+  return varying > 1;
+}
+
+bool same_dims(const model::TensorAccess& x, const model::TensorAccess& y) {
+  for (size_t j = 0; j < x.index.size(); ++j) {
+    if (x.index[j].terms.size() != y.index[j].terms.size() || x.index[j].offset != y.index[j].offset) return false;
+    for (size_t k = 0; k < x.index[j].terms.size(); ++k)
+      if (x.index[j].terms[k].dim != y.index[j].terms[k].dim || x.index[j].terms[k].coef != y.index[j].terms[k].coef) return false;
+  }
+  return true;
+}
+
+// The buffers of `f` that a loop above them makes the programs fill with more than the model:
+// a written tensor under a loop over its producer's reduction (the programs read its partial
+// sums back at the first step too), an input read through windows under a loop over one of the
+// window's dims (the programs load each step's window whole, the overlap again).
+std::vector<Reload> reloads_of(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f) {
+  const model::Placement p = model::place(a, w, f);
+  std::vector<Reload> out;
+  auto note = [&](int level, int tensor, Reload::Why why) {
+    for (const Reload& r : out)
+      if (r.level == level && r.why == why && r.tensor == w.tensors[static_cast<size_t>(tensor)].name) return;
+    out.push_back({level, w.tensors[static_cast<size_t>(tensor)].name, why});
+  };
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    const model::Tensor& ten = w.tensors[t];
+    const model::TensorPlacement& tp = p.tensors[t];
+    std::vector<int> window_dims;
+    for (int c : ten.consumers)
+      for (const auto& in : w.ops[static_cast<size_t>(c)].inputs)
+        if (in.tensor == static_cast<int>(t))
+          for (const auto& ix : in.index)
+            if (windowed(w, ix))
+              for (const auto& term : ix.terms) window_dims.push_back(term.dim);
+    const std::vector<int> sums = ten.producer >= 0 ? w.ops[static_cast<size_t>(ten.producer)].reduction_dims : std::vector<int>{};
+    for (int c : ten.consumers) {
+      const model::TensorAccess* first = nullptr;
+      for (const auto& in : w.ops[static_cast<size_t>(c)].inputs)
+        if (in.tensor == static_cast<int>(t)) {
+          if (first && !same_dims(*first, in)) note(0, static_cast<int>(t), Reload::Why::ReadTwice);
+          first = &in;
+        }
+    }
+    for (size_t n = 0; n < f.nodes.size(); ++n) {
+      if (!tp.owner[n]) continue;
+      for (int up = f.nodes[n].parent; up >= 0; up = f.nodes[static_cast<size_t>(up)].parent)
+        for (const model::Loop& l : f.nodes[static_cast<size_t>(up)].loops) {
+          if (l.factor <= 1) continue;
+          if (tp.writes[n] && std::find(sums.begin(), sums.end(), l.dim) != sums.end())
+            note(tp.level[n], static_cast<int>(t), Reload::Why::PartialSums);
+          if (!tp.writes[n] && std::find(window_dims.begin(), window_dims.end(), l.dim) != window_dims.end())
+            note(tp.level[n], static_cast<int>(t), Reload::Why::Windows);
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Comparison compare(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, arch::DType t, uint64_t seed,
                    int64_t jitter) {
   Comparison c;
@@ -69,6 +138,7 @@ Comparison compare(const arch::Arch& a, const model::Workload& w, const model::D
   c.tolerance = tolerance_of(t);
   c.model = model::analyze(a, w, f);
   if (!c.model.valid) throw InputError(c.model.problems);
+  c.reloads = reloads_of(a, w, f);
   const mapper::Lowered low = mapper::lower(a, w, f, t);
   sim::SimOptions o;
   o.seed = seed;
@@ -135,21 +205,32 @@ std::vector<std::string> comparison_notes(const Comparison& c, const arch::Arch&
                     "compute and stores overlap fully); the simulator runs the lowered programs (the whole array for each mma, "
                     "in-order pipes, dispatch): expect it slower (docs/simulator.md, \"Why the cycles differ\")");
   const ComparedFigure dram_read = compared_figures(c, a)[1];
-  if (a.levels[0].multicast && dram_read.simulator > dram_read.model)
+  if (a.levels[0].multicast && c.sim.cores.size() > 1 && dram_read.simulator > dram_read.model)
     notes.push_back(a.levels[0].name + " multicasts: the model counts a tile sent to several cores once; the programs each read it");
-  // A result reduced over a loop above its buffer comes back as partial sums. A program's loop
-  // body is the same at every step, so it reads them back at the first step too (zeros); the
-  // model counts only those written before (QA pass 8: L0C +100% under a loop of two steps).
+  if (dram_read.simulator > dram_read.model)
+    for (const Reload& r : c.reloads)
+      if (r.why == Reload::Why::ReadTwice)
+        notes.push_back(r.tensor + " is read in two ways by one operator: the programs load it into a buffer per read, the model "
+                        "holds the two reads' union once");
+  // Where a level receives more than the model counts, the tree's reasons (reloads_of): a
+  // program's loop body is the same at every step, so it reads partial sums back at the first
+  // step too (zeros) and loads each step's window whole (QA pass 8: L0C +100% under a loop of
+  // two steps with no word of why; QA pass 9: partial sums named where a window's overlap was).
   const std::vector<double> arriving = moved_by_path(c, a, true);
   for (size_t l = 1; l < a.levels.size() && l < c.model.levels.size(); ++l) {
     const model::LevelReport& lv = c.model.levels[l];
     if (arriving[l] <= static_cast<double>((lv.traffic.fill + lv.traffic.update - lv.unit_updates) * lv.word_bytes)) continue;
-    std::string sums;
-    for (const model::TensorLevelReport& t : lv.tensors)
-      if (t.traffic.fill > 0 && t.traffic.update > 0) sums += (sums.empty() ? "" : ", ") + t.tensor;
+    std::string sums, windows;
+    for (const Reload& r : c.reloads) {
+      std::string& list = r.why == Reload::Why::PartialSums ? sums : windows;
+      if (r.level == static_cast<int>(l) && r.why != Reload::Why::ReadTwice) list += (list.empty() ? "" : ", ") + r.tensor;
+    }
     if (!sums.empty())
       notes.push_back(lv.name + " takes back partial sums of " + sums + ": the programs read them at the reduction's first step "
                       "too (zeros; a loop's body is the same at every step), the model only those written before (docs/lowering.md)");
+    if (!windows.empty())
+      notes.push_back(lv.name + " receives " + windows + " through overlapping windows: the programs load each step's window "
+                      "whole, the model only what the step before did not leave there");
   }
   return notes;
 }

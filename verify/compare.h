@@ -19,8 +19,21 @@ struct OutputCheck {
   bool ok = false;
 };
 
+// A buffer the programs fill with more than the model counts, by the tree: a result whose
+// reduction loop sits above it (partial sums), or an input read through a window whose steps
+// overlap (the programs load each step's window whole).
+// An input one operator reads in two ways (a Gram matrix's A[m,k] and A[n,k]) is held once by
+// the model and loaded into a buffer per read by the programs.
+struct Reload {
+  enum class Why { PartialSums, Windows, ReadTwice };
+  int level = 0;
+  std::string tensor;
+  Why why = Why::PartialSums;
+};
+
 struct Comparison {
   model::Report model;
+  std::vector<Reload> reloads;
   sim::SimResult sim;
   arch::DType dtype = arch::DType::Int16;
   double tolerance = 0;  // allowed max_error / max_reference (0: bit-exact)

@@ -2,7 +2,8 @@
 """dfx compare --json: the same figures, notes and output checks as its table, as dfx.compare/1;
 '-' writes the JSON alone on stdout; a --json naming an input is refused before the run. Where
 the programs read partial sums back at a reduction's first step (ascend_like's L0C under a loop
-over l at GM), a note says so, and only there.
+over l at GM), a note says so, and only there; a convolution's overlapping windows are named as
+such.
 
   compare_json_test.py DFX PROJECT_DIR
 """
@@ -67,6 +68,13 @@ def main():
         assert l0c["simulator"] == 2 * l0c["model"] > 0, l0c
         assert any(n.startswith("L0C takes back partial sums of E") for n in k["notes"]), k["notes"]
         assert not any("partial sums" in n for n in j["notes"]), j["notes"]
+        # tpu_like's convolution chain reloads I's overlapping windows: said as such, not as partial
+        # sums (QA pass 9 found O1's partial sums named for it).
+        conv = [f"{root}/configs/arch/tpu_like.yaml", f"{root}/configs/workloads/conv_chain_c1.yaml",
+                f"{root}/configs/dataflows/conv_chain_c1_tpu_like_explored.yaml", "--json", "-"]
+        notes = json.loads(subprocess.run([dfx, "compare"] + conv, check=True, capture_output=True, text=True).stdout)["notes"]
+        assert notes == ["SPM receives I through overlapping windows: the programs load each step's window whole, the model "
+                         "only what the step before did not leave there"], notes
     refused = subprocess.run([dfx, "compare"] + args + ["--json", args[2]], capture_output=True, text=True)
     assert refused.returncode == 2 and "--json" in refused.stderr, refused.stderr
     print("ok")
