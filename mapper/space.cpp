@@ -42,6 +42,7 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
   static std::atomic<uint64_t> spaces{0};
   memo_id_ = ++spaces;
   for (size_t o = 0; o < w.ops.size(); ++o) computed_in_full_.push_back(model::computed_in_full(w, o) ? 1 : 0);
+  note_reads_apart();
   tabulate_nest_orders();
   if (prims_.empty()) prims_ = {model::Prim::Seq, model::Prim::Shar, model::Prim::Pipe};
   cores_ = a.cores;

@@ -57,6 +57,10 @@ struct Baseline {
   Choice structure;  // group_of, prim, may_tile, may_spread
 };
 
+// The dims along which op `op` reads one tensor in two ways (a Gram matrix's A[m,k] and A[n,k]:
+// m and n), as a mask: spreading one would give instances slices of different shapes.
+uint64_t dims_read_apart(const model::Workload& w, size_t op);
+
 class Space {
  public:
   // An op's loop orders permute its innermost kOrderedDims output dims; any further ones stay
@@ -237,6 +241,15 @@ class Space {
   };
   std::vector<std::vector<std::vector<CoreSplit>>> run_splits_;  // [first op][ops - 1], like run_dims_
   std::vector<CoreSplit> splits_of(const std::vector<int>& dims, size_t first_op, size_t end_op) const;
+  // Per op, the dims along which it reads one tensor in two ways (a Gram matrix's A[m,k] and
+  // A[n,k]: m and n): spread over instances that hold buffers of their own below (the cores,
+  // a PE array's registers) they would take its slices apart, which the analysis refuses
+  // (docs/semantics.md), so the template offers no such spread.
+  std::vector<uint64_t> reads_apart_;
+  void note_reads_apart();
+  // An op's extents as its spatial choices see them: 1 for the dims in reads_apart_ where its
+  // PEs hold registers.
+  OpExtents spreadable(OpExtents extents, size_t op) const;
   std::vector<CoreSplit> splits_above(const std::vector<int>& dims, int64_t least) const;
   void add_uneven_splits(const std::vector<int>& dims, size_t first_op, size_t end_op, std::vector<CoreSplit>& out) const;
   // Whether an op of [first_op, end_op) indexes a tensor by `dim` other than plainly (a window).

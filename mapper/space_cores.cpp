@@ -10,10 +10,38 @@ namespace dfx::mapper {
 // 12 heads and 197 tokens on 32 cores), the ways that use the most any does: 12 cores are far
 // better than one.
 std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims, size_t first_op, size_t end_op) const {
-  std::vector<CoreSplit> out = splits_above(dims, cores_ / 2);
-  if (out.empty()) out = splits_above(dims, 1);
-  if (!divisors_only_) add_uneven_splits(dims, first_op, end_op, out);
+  // Dims an op of the group reads one tensor along in two ways (a Gram matrix's m and n) are
+  // not offered: the cores' slices of it would differ in shape, which the analysis refuses.
+  uint64_t apart = 0;
+  for (size_t o = first_op; o < end_op; ++o) apart |= reads_apart_[o];
+  std::vector<int> spreadable;
+  for (int d : dims) spreadable.push_back(apart >> d & 1 ? -1 : d);
+  std::vector<CoreSplit> out = splits_above(spreadable, cores_ / 2);
+  if (out.empty()) out = splits_above(spreadable, 1);
+  if (!divisors_only_) add_uneven_splits(spreadable, first_op, end_op, out);
   return out;
+}
+
+uint64_t dims_read_apart(const model::Workload& w, size_t op) {
+  uint64_t apart = 0;
+  const auto& in = w.ops[op].inputs;
+  for (size_t x = 0; x < in.size(); ++x)
+    for (size_t y = x + 1; y < in.size(); ++y) {
+      if (in[x].tensor != in[y].tensor) continue;
+      // A dim a step moves one read by and not the other, at some position of the tensor.
+      for (size_t j = 0; j < in[x].index.size(); ++j)
+        for (const model::AffineIndex* ix : {&in[x].index[j], &in[y].index[j]}) {
+          const model::AffineIndex& other = ix == &in[x].index[j] ? in[y].index[j] : in[x].index[j];
+          for (const auto& term : ix->terms)
+            if (!(other.is(term.dim) && ix->is(term.dim)) && term.dim < 64) apart |= uint64_t{1} << term.dim;
+        }
+    }
+  return apart;
+}
+
+void Space::note_reads_apart() {
+  reads_apart_.assign(w_.ops.size(), 0);
+  for (size_t o = 0; o < w_.ops.size(); ++o) reads_apart_[o] = dims_read_apart(w_, o);
 }
 
 bool Space::windowed(int dim, size_t first_op, size_t end_op) const {
@@ -44,6 +72,7 @@ void Space::add_uneven_splits(const std::vector<int>& dims, size_t first_op, siz
     return l.instances < cores_ && l.multicast;
   });
   for (size_t j = 0; j < dims.size(); ++j) {
+    if (dims[j] < 0) continue;
     const int64_t sj = w_.dims[static_cast<size_t>(dims[j])].size;
     if (spread_of(dims[j], least) > 0) continue;  // it divides well enough: no uneven shares
     if (shared_multicast && windowed(dims[j], first_op, end_op)) continue;
@@ -53,6 +82,7 @@ void Space::add_uneven_splits(const std::vector<int>& dims, size_t first_op, siz
       out.push_back(s);
     }
     for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] < 0) continue;
       const int64_t si = w_.dims[static_cast<size_t>(dims[i])].size;
       for (int64_t a = 2; i != j && a <= cores_ / 2; ++a) {
         const int64_t n = widest_spread(sj, cores_ / a);
@@ -65,7 +95,7 @@ void Space::add_uneven_splits(const std::vector<int>& dims, size_t first_op, siz
   }
 }
 
-// One dim over the cores (spread_of), then pairs that use as many cores as any single dim does
+// One dim over the cores (spread_of), then pairs (a dim of -1 takes no part) that use as many cores as any single dim does
 // and more than `least`: every way to use the most cores two dims allow. A pair can win with no
 // more cores: b over 8 of attention's 32 cores and m over 4 keep each core on one b's K and V,
 // where m over all 32 has every core read every b's (which split is best is the search's to find).
@@ -73,7 +103,7 @@ std::vector<Space::CoreSplit> Space::splits_above(const std::vector<int>& dims, 
   std::vector<CoreSplit> out;
   int64_t best_single = 0;
   for (size_t i = 0; i < dims.size(); ++i)
-    if (const int64_t n = spread_of(dims[i], least); n > 0) {
+    if (const int64_t n = dims[i] < 0 ? 0 : spread_of(dims[i], least); n > 0) {
       CoreSplit s;
       s.dim[0] = s.dim[1] = i, s.cores[0] = n;
       out.push_back(s);
@@ -81,6 +111,7 @@ std::vector<Space::CoreSplit> Space::splits_above(const std::vector<int>& dims, 
     }
   for (size_t i = 0; i < dims.size(); ++i)
     for (size_t j = i + 1; j < dims.size(); ++j) {
+      if (dims[i] < 0 || dims[j] < 0) continue;
       const int64_t si = w_.dims[static_cast<size_t>(dims[i])].size, sj = w_.dims[static_cast<size_t>(dims[j])].size;
       int64_t most = 0;
       for (int64_t a = 2; a <= cores_ / 2; ++a)

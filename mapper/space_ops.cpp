@@ -19,8 +19,17 @@ OpExtents Space::op_tile_extents(const model::OpBoxes& tile, const Choice& c, si
   return out;
 }
 
+OpExtents Space::spreadable(OpExtents extents, size_t op) const {
+  // Only where the op's PEs hold registers of their own below the spread (a matrix unit's):
+  // a vector op's lanes read their slices from the op tile's buffer, above the spread.
+  if (!reads_apart_[op] || w_.ops[op].unit != arch::UnitKind::Matrix || levels_.registers < 0) return extents;
+  for (size_t i = 0; i < extents.size(); ++i)
+    if (reads_apart_[op] >> w_.ops[op].dims[i] & 1) extents[i] = 1;  // one instance: see note_reads_apart
+  return extents;
+}
+
 SpatialRoom Space::spatial_room(const model::OpBoxes& first, size_t op) const {
-  return SpatialRoom(op_extents(first, op), unit_axes(op).geometric() && !divisors_only_);
+  return SpatialRoom(spreadable(op_extents(first, op), op), unit_axes(op).geometric() && !divisors_only_);
 }
 
 SpatialRoom Space::spatial_room(const Choice& c, size_t op) const {
@@ -29,7 +38,7 @@ SpatialRoom Space::spatial_room(const Choice& c, size_t op) const {
 }
 
 SpatialRoom Space::op_room(const model::OpBoxes& group_first, const Choice& c, size_t op) const {
-  return SpatialRoom(op_tile_extents(group_first, c, op), unit_axes(op).geometric() && !divisors_only_);
+  return SpatialRoom(spreadable(op_tile_extents(group_first, c, op), op), unit_axes(op).geometric() && !divisors_only_);
 }
 
 model::OpBoxes Space::op_tile(model::OpBoxes group, const Choice& c, size_t op) const {

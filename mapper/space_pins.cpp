@@ -145,8 +145,15 @@ void Space::pin_group_spec(const std::string& spec, int g, const std::string& ke
                std::to_string(splits[k].cores[0]);
     if (splits[k].cores[1] > 1) options += "," + w_.dims[static_cast<size_t>(dims[splits[k].dim[1]])].name + ":" + std::to_string(splits[k].cores[1]);
   }
+  // A dim an op of the group reads one tensor along in two ways is never offered: say so.
+  std::string apart;
+  for (size_t i = 0; i < dims.size(); ++i)
+    for (int o : members)
+      if (wanted[i] > 1 && (reads_apart_[static_cast<size_t>(o)] >> dims[i] & 1) && apart.empty())
+        apart = "; '" + w_.ops[static_cast<size_t>(o)].name + "' reads a tensor along '" + w_.dims[static_cast<size_t>(dims[i])].name +
+                "' in two ways, and cores spread over it would hold slices of it of different shapes";
   throw InputError(kAt, "'" + spec + "': not a way this group can use the " + std::to_string(cores_) + " cores (" +
-                            (options.empty() ? std::string("it cannot") : "those are " + options) + ", or none)");
+                            (options.empty() ? std::string("it cannot") : "those are " + options) + ", or none)" + apart);
 }
 
 void Space::pin_spatial_spec(const std::string& spec, const std::string& target, const std::string& value) {

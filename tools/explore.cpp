@@ -10,6 +10,7 @@
 #include "arch/config.h"
 #include "arch/units.h"
 #include "mapper/search.h"
+#include "mapper/space.h"
 #include "model/report_io.h"
 #include "tools/commands.h"
 #include "tools/html_report.h"
@@ -227,6 +228,23 @@ void say_if_not_lowerable(const arch::Arch& a, const model::Workload& w, const m
                  why.c_str());
 }
 
+// An op that reads one tensor in two ways (a Gram matrix): the searched trees spread neither of
+// the dims that tell the reads apart, and the user should know why the units sit idle (QA pass
+// 9: such workloads ended with no valid dataflow and advice to raise --evals).
+void say_if_read_apart(const model::Workload& w, std::FILE* text) {
+  for (size_t op = 0; op < w.ops.size(); ++op) {
+    const uint64_t apart = mapper::dims_read_apart(w, op);
+    if (!apart) continue;
+    std::string dims;
+    for (size_t d = 0; d < w.dims.size() && d < 64; ++d)
+      if (apart >> d & 1) dims += (dims.empty() ? "'" : ", '") + w.dims[d].name + "'";
+    std::fprintf(text, "\nnote: '%s' reads a tensor in two ways: the search spreads %s neither over the cores nor over PEs "
+                 "with registers of their own, whose slices of it would differ in shape (the analysis holds one buffer of "
+                 "it per tile, docs/semantics.md)\n",
+                 w.ops[op].name.c_str(), dims.c_str());
+  }
+}
+
 bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o, std::FILE* text) {
   for (size_t k = 0; k < out.best.size(); ++k) {
     const std::string which = k == 0 ? "the best" : "number " + std::to_string(k + 1);
@@ -288,6 +306,7 @@ int run_explore(const ExploreOptions& o) {
   else ok = write_flows(o, out, text);
   if (!o.emit.empty()) ok &= emit_best(a, w, out, o, text);
   else say_if_not_lowerable(a, w, out, o, text);
+  say_if_read_apart(w, text);
   if (!o.json.empty()) ok &= write_file("--json", o.json, mapper::to_json(out, o.in.arch, o.in.workload, s, {o.in.sets, o.in.dims}, a.clock_ghz));
   if (!o.html.empty()) ok &= write_file("--html", o.html, html_report(a, w, out, change_words(o.in)));
   return ok ? 0 : 2;

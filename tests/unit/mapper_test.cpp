@@ -1165,6 +1165,49 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
   EXPECT_GE(seeded, 2);
 }
 
+// A Gram matrix reads A along m and along n: spread over the cores or over PEs with registers,
+// those dims would give instances slices of A of different shapes, which the analysis refuses.
+// The search offers no such spread, so it finds valid trees (QA pass 9: every candidate was
+// refused, 5.6 ms each, and explore ended with no dataflow); a vector op's lanes, with no buffer
+// below them, may still spread them.
+TEST(Space, ReadsOfOneTensorInTwoWaysAreNotSpreadApart) {
+  const model::Workload gram = model::load_workload_from_string(
+      "name: gram\ndims: {m: 64, n: 64, k: 32}\nops: [{name: g, expr: \"C[m,n] += A[m,k] * A[n,k]\"}]\n", "w");
+  EXPECT_EQ(dims_read_apart(gram, 0), (uint64_t{1} << gram.dim_index("m")) | (uint64_t{1} << gram.dim_index("n")));
+  for (const char* arch_name : {"edge", "ascend_like"}) {
+    SCOPED_TRACE(arch_name);
+    const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + arch_name + ".yaml"));
+    SearchOptions o;
+    o.evaluations = 600;
+    const Outcome out = explore(a, gram, o);
+    ASSERT_FALSE(out.best.empty());
+    EXPECT_TRUE(out.best.front().report.valid);
+    EXPECT_GT(out.valid, out.evaluations / 4);
+    const model::Dataflow f = model::load_dataflow_from_string(out.best.front().flow_yaml, "best", a, gram);
+    // Over the cores (DRAM's tiles) never m or n; on edge, whose PEs hold registers, only k at
+    // all; ascend_like's cube reads A from L0A, above its spread.
+    const bool registers = std::string(arch_name) == "edge";
+    int spread = 0;
+    for (const model::TreeNode& n : f.nodes)
+      for (const model::Loop& l : n.loops)
+        if (l.spatial) {
+          ++spread;
+          if (registers || n.levels.front() == 0) {
+            EXPECT_EQ(l.dim, gram.dim_index("k")) << out.best.front().flow_yaml;
+          }
+        }
+    EXPECT_GT(spread, 0) << out.best.front().flow_yaml;
+  }
+  const model::Workload tr = model::load_workload_from_string(
+      "name: tr\ndims: {i: 64, j: 64}\nops: [{name: t, expr: \"B[i,j] = A[i,j] * A[j,i]\"}]\n", "w");
+  const arch::Arch edge = arch::load_arch(test::config("arch/edge.yaml"));
+  SearchOptions o;
+  o.evaluations = 600;
+  const Outcome out = explore(edge, tr, o);
+  ASSERT_FALSE(out.best.empty());
+  EXPECT_GT(out.best.front().report.ops[0].instances, 1) << out.best.front().flow_yaml;  // the lanes
+}
+
 // §3's DV and MU for every pair of divisor tiles (T_M of one core's rows, T_L), T_K and T_N as
 // solved: no pair that fits the buffer moves less data than the solver's tiles.
 TEST(ChainSolver, NoOtherTilesThatFitMoveLess) {
