@@ -333,6 +333,25 @@ struct Prepared {
   }
 };
 
+// The cores take a batch dim they divide, else m: rows of C and E are independent, and the
+// cores then share the B_i's tiles (one transfer at DRAM serves them all, or one per core where
+// DRAM does not multicast). Else a batch dim over more than half of them evenly (3 batches on
+// 3 of 4 cores: each core reads its own batch's B_i), else m in even chunks, the last core's
+// shorter (97 rows as 25 + 25 + 25 + 22) rather than all on one core (QA pass 9: on tpu_like a
+// 97-row chain ran 8.37 K cycles on one core, 3.91 K over four; with 3 batches 24.3 K, 8.9 K on
+// three).
+void choose_cores(const arch::Arch& a, const model::Workload& w, Prepared& p) {
+  if (a.cores < 2) return;
+  auto size = [&](int d) { return w.dims[static_cast<size_t>(d)].size; };
+  auto take = [&](int d, int64_t n) { p.s.core_dim = d, p.s.cores = n; };
+  for (int b : p.chain.batch)
+    if (size(b) % a.cores == 0) return take(b, a.cores);
+  if (size(p.chain.m) % a.cores == 0) return take(p.chain.m, a.cores);
+  for (int b : p.chain.batch)
+    if (const int64_t n = largest_divisor_at_most(size(b), static_cast<double>(a.cores)); 2 * n > a.cores) return take(b, n);
+  if (size(p.chain.m) >= a.cores) take(p.chain.m, a.cores);
+}
+
 std::optional<Prepared> prepare(const arch::Arch& a, const model::Workload& w) {
   auto chain = recognise_chain(w);
   const arch::ComputeUnit* mu = a.unit(arch::UnitKind::Matrix);
@@ -356,18 +375,10 @@ std::optional<Prepared> prepare(const arch::Arch& a, const model::Workload& w) {
   p.s.buffer_level = buffer;
   p.s.gemms = static_cast<int>(p.chain.stages.size());
   auto size = [&](int d) { return w.dims[static_cast<size_t>(d)].size; };
-  // The cores take a batch dim they divide, else m: rows of C and E are independent, and the
-  // cores then share the B_i's tiles (one transfer at DRAM serves them all, or one per core
-  // where DRAM does not multicast). Where the cores divide neither, m in even chunks, the last
-  // core's shorter, on machines that schedule by the tree (one program per core lowers only
-  // even shares): 97 rows as 25 + 25 + 25 + 22 rather than all on one core.
-  for (int b : p.chain.batch)
-    if (p.s.core_dim < 0 && a.cores > 1 && size(b) % a.cores == 0) p.s.core_dim = b;
-  const bool padded_rows = !a.instruction_timed() && size(p.chain.m) >= a.cores;
-  if (p.s.core_dim < 0 && a.cores > 1 && (size(p.chain.m) % a.cores == 0 || padded_rows)) p.s.core_dim = p.chain.m;
-  p.m_per_core = p.s.core_dim == p.chain.m ? ceil_div(size(p.chain.m), a.cores) : size(p.chain.m);
+  choose_cores(a, w, p);
+  p.m_per_core = p.s.core_dim == p.chain.m ? ceil_div(size(p.chain.m), p.s.cores) : size(p.chain.m);
   for (int b : p.chain.batch) p.batch *= static_cast<double>(size(b));
-  p.copies = p.s.core_dim == p.chain.m && !a.levels[0].multicast ? static_cast<double>(a.cores) : 1;
+  p.copies = p.s.core_dim == p.chain.m && !a.levels[0].multicast ? static_cast<double>(p.s.cores) : 1;
   return p;
 }
 

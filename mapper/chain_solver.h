@@ -31,6 +31,7 @@ struct ChainSolution {
                                            // GEMM's output dim): divisors, or chunks with a partial last step where
                                            // an extent's divisors fall short (97 rows: 49 + 48)
   int core_dim = -1;                       // the dim spread over the cores (a batch dim or m), -1: none
+  int64_t cores = 1;                       // how many cores take it
   int buffer_level = -1;                   // the level that keeps C (MC is its capacity)
   double ideal_tile = 0;                   // two GEMMs: T_M* = T_L* (or T_M* with whole rows) before rounding
   double predicted_dram_elems = 0;         // A and the B_i read, the last result written, as §3 counts them

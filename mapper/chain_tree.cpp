@@ -86,12 +86,12 @@ class ChainTreeWriter {
   // The cores' loop, the batch dims (one core's share) and m's steps over one core's rows.
   std::vector<std::string> outer_loops() const {
     std::vector<std::string> outer;
-    if (s_.core_dim >= 0) outer.push_back(loop(s_.core_dim, a_.cores, true));
+    if (s_.core_dim >= 0) outer.push_back(loop(s_.core_dim, s_.cores, true));
     for (int b : c_.batch) {
-      const int64_t per_core = b == s_.core_dim ? size(b) / a_.cores : size(b);
+      const int64_t per_core = b == s_.core_dim ? size(b) / s_.cores : size(b);
       if (b != s_.core_dim || per_core > 1) outer.push_back(loop(b, per_core));
     }
-    const int64_t m_per_core = c_.m == s_.core_dim ? ceil_div(size(c_.m), a_.cores) : size(c_.m);
+    const int64_t m_per_core = c_.m == s_.core_dim ? ceil_div(size(c_.m), s_.cores) : size(c_.m);
     outer.push_back(loop(c_.m, ceil_div(m_per_core, s_.tm)));
     return outer;
   }

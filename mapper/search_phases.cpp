@@ -23,7 +23,7 @@ void Searcher::chain_solver() {
     return;
   }
   // Its tiles as a point of the template (two GEMMs) seed the search.
-  if (!solved->group_tile.empty())
+  if (!solved->group_tile.empty() && (solved->core_dim < 0 || solved->cores == a_.cores))  // the template's splits use every core
     if (auto seed = space_.fused_at(model::Prim::Seq, solved->core_dim, solved->group_tile, solved->own_trips)) {
       Entry e = evaluate({*seed}).front();
       if (e.valid) population_.push_back(std::move(e));

@@ -1143,9 +1143,8 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
       EXPECT_GT(s->tk, 1);
       EXPECT_GT(s->tn, 1);
       EXPECT_GT(s->tm, 1);
-      if (!a.instruction_timed()) {
-        EXPECT_EQ(s->core_dim, w.dim_index("m"));
-      }
+      EXPECT_EQ(s->core_dim, w.dim_index("m"));
+      EXPECT_EQ(s->cores, a.cores);
       const model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
       ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
       EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s->predicted_dram_elems) << s->flow_yaml;
@@ -1163,6 +1162,23 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
       }
     }
   EXPECT_GE(seeded, 2);
+  // Three batches on four cores: each of three cores takes one (its own B and D), where m over
+  // all four had each read every batch's.
+  const model::Workload batched = model::load_workload_from_string(
+      "name: b3\ndims: {b: 3, m: 97, k: 61, l: 131, n: 53}\nops:\n  - {name: g1, expr: \"C[b,m,l] += A[b,m,k] * B[b,k,l]\"}\n"
+      "  - {name: g2, expr: \"E[b,m,n] += C[b,m,l] * D[b,l,n]\"}\n", "b3");
+  for (const char* arch_name : {"edge", "tpu_like"}) {
+    SCOPED_TRACE(arch_name);
+    const arch::Arch a = arch::load_arch(test::config(std::string("arch/") + arch_name + ".yaml"));
+    ASSERT_EQ(a.cores, 4);
+    auto s = solve_gemm_chain(a, batched);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->core_dim, batched.dim_index("b"));
+    EXPECT_EQ(s->cores, 3);
+    const model::Report r = model::analyze(a, batched, model::load_dataflow_from_string(s->flow_yaml, "chain", a, batched));
+    ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
+    EXPECT_EQ(static_cast<double>(chain_dram(batched, r)), s->predicted_dram_elems) << s->flow_yaml;
+  }
 }
 
 // A Gram matrix reads A along m and along n: spread over the cores or over PEs with registers,
