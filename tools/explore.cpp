@@ -228,6 +228,19 @@ void say_if_not_lowerable(const arch::Arch& a, const model::Workload& w, const m
                  why.c_str());
 }
 
+// Under --emit the best is one the lowering expresses; a baseline row that is not (the chain
+// solver's tree lies outside the search's divisible trees) is there for comparison only, and a
+// user should not take its speed-up for a program's (QA pass 9: a closed form at 1488x beside a
+// lowerable best at 1.00x).
+void say_baselines_not_lowerable(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o,
+                                 std::FILE* text) {
+  for (const mapper::Candidate& b : out.baselines) {
+    const model::Dataflow f = model::load_dataflow_from_string(b.flow_yaml, "baseline", a, w);
+    const std::string why = why_not_lowerable(a, w, f, parse_dtype(o.dtype, w), false);
+    if (!why.empty()) std::fprintf(text, "(%s: for comparison only, dfx emit cannot lower it: %s)\n", b.name.c_str(), why.c_str());
+  }
+}
+
 // An op that reads one tensor in two ways (a Gram matrix): the searched trees spread neither of
 // the dims that tell the reads apart, and the user should know why the units sit idle (QA pass
 // 9: such workloads ended with no valid dataflow and advice to raise --evals).
@@ -296,9 +309,10 @@ int run_explore(const ExploreOptions& o) {
   if (s.polish_baselines && !out.baselines_polished)
     std::fprintf(text, "(--polish: %s for a baseline; some single change of its tiling may still improve it)\n\n", ended);
   if (out.not_lowered > 0)
-    std::fprintf(text, "(%lld better dataflows left out: the lowering cannot express them, docs/lowering.md)\n\n",
-                static_cast<long long>(out.not_lowered));
+    std::fprintf(text, "(%lld better dataflow%s left out: the lowering cannot express %s, docs/lowering.md)\n\n",
+                static_cast<long long>(out.not_lowered), out.not_lowered == 1 ? "" : "s", out.not_lowered == 1 ? "it" : "them");
   print_table(out, text);
+  if (!o.emit.empty()) say_baselines_not_lowerable(a, w, out, o, text);
   if (out.best.size() < static_cast<size_t>(o.top))
     std::fprintf(text, "(--top %d: %zu distinct valid dataflows found)\n", o.top, out.best.size());
   bool ok = true;

@@ -122,6 +122,13 @@ def main():
             eval_noted = "note: dfx emit cannot lower this dataflow to programs" in v.stdout
             assert v.returncode == 0 and eval_noted == noted, (arch_name, noted, v.stdout)
             assert not noted or f"{tmp}/lw.yaml:" in v.stdout, v.stdout
+        # Under --emit a baseline row the lowering cannot express is marked (a prime chain's closed form).
+        prime = f"{tmp}/prime.yaml"
+        with open(prime, "w") as f:
+            f.write('name: prime\ndims: {m: 97, k: 61, l: 131, n: 53}\nops:\n'
+                    '  - {name: g1, expr: "C[m,l] += A[m,k] * B[k,l]"}\n  - {name: g2, expr: "E[m,n] += C[m,l] * D[l,n]"}\n')
+        r = run([dfx, "explore", edge, prime, "--evals", "1000", "--quiet", "--emit", f"{tmp}/prime.s"])
+        assert r.returncode == 0 and "(Chimera (closed form): for comparison only, dfx emit cannot lower it:" in r.stdout, r.stdout
         # A flow found with --dim, evaluated without it: the failure says which changes it was found with.
         assert run([dfx, "explore", edge, chain, "--evals", "100", "--quiet", "--dim", "n=128", "--out", f"{tmp}/n128.yaml"]).returncode == 0
         r = run([dfx, "eval", edge, chain, f"{tmp}/n128.yaml"])
