@@ -127,10 +127,21 @@ ConfigNode::ConfigNode(std::shared_ptr<const Impl> impl, SourceLoc loc)
 // the second would be ignored without a word. Every such key is an error, located. So is a merge
 // key ('<<: *base'), which yaml-cpp reads as a key named '<<': its alias carries the anchor's
 // position, so the unknown key would be reported lines away from where it was written.
-static void find_repeated_keys(const YAML::Node& n, const std::string& file, const std::string& path, std::vector<Problem>& out) {
+// Aliases of aliases expand a short file into a huge document ('billion laughs': nine levels of
+// nine took validate minutes, QA pass 9): past kMaxNodes nodes visited it is refused.
+constexpr int64_t kMaxNodes = 1'000'000;
+
+static void find_repeated_keys(const YAML::Node& n, const std::string& file, const std::string& path, std::vector<Problem>& out,
+                               int64_t& visited) {
+  if (++visited > kMaxNodes) {
+    const YAML::Mark m = n.Mark();
+    throw InputError(SourceLoc{file, m.line + 1, m.column + 1, path},
+                     "the document expands to more than " + std::to_string(kMaxNodes) +
+                         " nodes through its aliases (*name): write the values out, or alias fewer of them");
+  }
   if (n.IsSequence()) {
     size_t i = 0;
-    for (const auto& item : n) find_repeated_keys(item, file, path + "[" + std::to_string(i++) + "]", out);
+    for (const auto& item : n) find_repeated_keys(item, file, path + "[" + std::to_string(i++) + "]", out, visited);
     return;
   }
   if (!n.IsMap()) return;
@@ -143,7 +154,7 @@ static void find_repeated_keys(const YAML::Node& n, const std::string& file, con
       out.push_back({key_loc, "merge keys ('<<: *anchor') are not supported: write the keys out (an alias of a whole value, 'key: *anchor', works)"});
     else if (!key.empty() && !seen.insert(key).second)
       out.push_back({key_loc, "key '" + key + "' given twice in one map"});
-    find_repeated_keys(kv.second, file, at, out);
+    find_repeated_keys(kv.second, file, at, out, visited);
   }
 }
 
@@ -157,7 +168,8 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
     throw InputError(loc, "YAML syntax error: " + e.msg);
   }
   std::vector<Problem> repeated;
-  find_repeated_keys(impl->node, name, "", repeated);
+  int64_t visited = 0;
+  find_repeated_keys(impl->node, name, "", repeated, visited);
   if (!repeated.empty()) throw InputError(std::move(repeated));
   // In place, on a document nobody else holds: the nodes not changed keep their positions. A
   // value changed twice (however its path is spelled: levels.L1 or levels.1) would keep the
