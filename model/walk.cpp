@@ -364,6 +364,7 @@ Time Walker<Held>::instances(int node, size_t li, int64_t weight, int64_t count,
   level.count = count;
   if (next) level.delta.assign_move(first, *next);  // reuses the level's storage
   else level.delta.assign_zero(first);
+  level.node = node, level.li = li;
   level.several = several_to != nullptr;
   if (level.several) level.several_move.assign_move(*several_from, *several_to);
   const int saved_inst = inst_ctx_;

@@ -41,9 +41,7 @@ bool Walker<Held>::spreads_for(int node, int tensor, const OpBoxes& boxes, const
       axis = part_axis, step = part_step;
     }
     if (!alike) {
-      problem(f_.nodes[static_cast<size_t>(node)].loc,
-              "'" + w_.tensors[static_cast<size_t>(tensor)].name +
-                  "' is read along different dimensions below this tile; spatial loops over them are not supported");
+      read_apart_problem(node, tensor, sl);
       return false;
     }
     if (axis >= 0) spreads.emplace_back(static_cast<size_t>(axis), step, sl.count);
@@ -137,10 +135,7 @@ typename Walker<Held>::Moved Walker<Held>::activate(int node, int tensor, const 
     entangled_ = true, ++entangles_;
   if (std::find(s.owners.begin(), s.owners.end(), node) == s.owners.end()) s.owners.push_back(node);
   s.owner = node;  // the snapshot below belongs to this node's subtree
-  if (moves_apart(node, tensor))
-    problem(f_.nodes[static_cast<size_t>(node)].loc,
-            "'" + w_.tensors[static_cast<size_t>(tensor)].name +
-                "' is read along different dimensions below this tile; spatial loops over them are not supported");
+  if (const int k = moves_apart(node, tensor); k >= 0) read_apart_problem(node, tensor, spatial_stack_[static_cast<size_t>(k)]);
   Held now = slice_of(node, tensor, boxes);
   const int64_t fresh = now.minus_size(s.resident);
   const size_t prefix = static_cast<size_t>(mc_prefix_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)]);
@@ -309,17 +304,27 @@ void Walker<Held>::translate_since(size_t mark, size_t cover_mark, const OpBoxes
 }
 
 template <class Held>
-bool Walker<Held>::moves_apart(int node, int tensor) const {
+void Walker<Held>::read_apart_problem(int node, int tensor, const SpatialLevel& sl) {
+  const Loop& l = f_.nodes[static_cast<size_t>(sl.node)].loops[sl.li];
+  const std::string& t = w_.tensors[static_cast<size_t>(tensor)].name;
+  problem(f_.loc_of(l), "this spatial loop over '" + w_.dims[static_cast<size_t>(l.dim)].name + "' gives its instances slices of '" + t +
+                            "' of different shapes: the tile at line " + std::to_string(f_.nodes[static_cast<size_t>(node)].loc.line) +
+                            " keeps one buffer of '" + t + "', read along different dimensions below it; spatial loops over them are "
+                            "not supported");
+}
+
+template <class Held>
+int Walker<Held>::moves_apart(int node, int tensor) const {
   const BufferAccesses::Accesses by = accesses_.of(node, tensor);
-  if (by.end() - by.begin() < 2) return false;  // one access: its slice moves as a whole
+  if (by.end() - by.begin() < 2) return -1;  // one access: its slice moves as a whole
   for (size_t k = 0; k < spatial_stack_.size(); ++k) {
     const SpatialLevel& sl = spatial_stack_[k];
     // A run of one instance among several is refused too (the oracle's rule: instances of one
     // step alike), though the walk would take it apart: it keeps the rule one of the tree.
     const OpBoxes* move = sl.count > 1 ? &sl.delta : sl.several ? &sl.several_move : nullptr;
-    if (move && !uniform_shift(node, tensor, *move, 1, apart_shift_)) return true;
+    if (move && !uniform_shift(node, tensor, *move, 1, apart_shift_)) return static_cast<int>(k);
   }
-  return false;
+  return -1;
 }
 
 template <class Held>

@@ -139,6 +139,8 @@ class Walker {
     // moves_apart alone (`delta` is zero: the run stands for no other).
     bool several = false;
     OpBoxes several_move;
+    int node = -1;  // the spatial loop: its tile and index there (for messages)
+    size_t li = 0;
   };
   // A stack whose levels keep their boxes' storage when popped: instances() pushes one per visit
   // of a spatial loop, thousands per analysis.
@@ -387,7 +389,10 @@ class Walker {
   // Whether the accesses to `tensor` below `node` move apart from one instance of a spatial loop
   // around to the next (A[m,k] and A[n,k] under a loop over m): the instances' slices then differ
   // in shape, and the walk's instance does not stand for the others.
-  bool moves_apart(int node, int tensor) const;
+  // Returns the spatial_stack_ index of the loop that does, or -1.
+  int moves_apart(int node, int tensor) const;
+  // The problem of such a loop (sl) and the buffer of `tensor` at `node`, located at the loop.
+  void read_apart_problem(int node, int tensor, const SpatialLevel& sl);
   // Whether a step from `from` to `to` moves the accesses of some tensor below `node` apart
   // (A[m,k] and A[n,k] under a loop over n): the slice's overlap with what the buffer holds then
   // changes from step to step, so no step stands for the others (each is walked).

@@ -256,7 +256,10 @@ TEST(Analyze, ATensorReadAlongDifferentDimsIsNotSpreadOverThem) {
     const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"), {parse_override(std::string("levels.DRAM.multicast=") + multicast, "--set")});
     const Report r = analyze(a, w, load_dataflow_from_string(spread_mn, "f.yaml", a, w));
     EXPECT_FALSE(r.valid) << multicast;
-    EXPECT_NE(r.reason.find("'A' is read along different dimensions below this tile"), std::string::npos) << r.reason;
+    ASSERT_FALSE(r.problems.empty());
+    EXPECT_EQ(r.problems.front().where.line, 3) << r.problems.front().str();  // the loop "m:2:sp"
+    EXPECT_NE(r.reason.find("this spatial loop over 'm' gives its instances slices of 'A' of different shapes"), std::string::npos)
+        << r.reason;
   }
   const arch::Arch a = arch::load_arch(test::config("arch/edge.yaml"));
   const Report k_only = analyze(a, w, load_dataflow_from_string("tree:\n  tile: DRAM\n  loops: [\"k:4:sp\"]\n  children:\n"
