@@ -64,6 +64,11 @@ void read_unit(const ConfigNode& node, UnitKind kind, const Scope& s, Arch& a, D
         if (auto v = parse_integer(d, diag, 1, kMaxUnitSide)) pes *= *v, u.shape.push_back(*v);
       u.pes_per_instance = pes;
     } else {
+      // One side without the other would leave it at 1 without a word (QA pass 9: rows: 64 alone
+      // made a 64 × 1 array).
+      if (r.has("rows") != r.has("cols"))
+        diag.add(r.node().loc(), std::string("a matrix unit takes both rows and cols (") + (r.has("rows") ? "cols" : "rows") +
+                                     " is missing; a single row or column is written as 1)");
       u.shape = {r.integer_or("rows", 1, 1, kMaxUnitSide), r.integer_or("cols", 1, 1, kMaxUnitSide)};
       u.pes_per_instance = u.shape[0] * u.shape[1];
     }

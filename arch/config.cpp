@@ -161,11 +161,19 @@ static void find_repeated_keys(const YAML::Node& n, const std::string& file, con
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& name, const std::vector<Override>& changes) {
   auto impl = std::make_shared<Impl>();
   try {
-    impl->node = YAML::Load(text);
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    // A second document (after '---') would be ignored without a word.
+    if (docs.size() > 1) {
+      const YAML::Mark m = docs[1].Mark();
+      throw InputError(SourceLoc{name, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0, ""},
+                       "a second YAML document ('---'): dfx reads one per file");
+    }
+    impl->node = docs.empty() ? YAML::Node() : docs.front();
   } catch (const YAML::Exception& e) {
     SourceLoc loc{name, e.mark.line >= 0 ? e.mark.line + 1 : 0,
                   e.mark.column >= 0 ? e.mark.column + 1 : 0, ""};
-    throw InputError(loc, "YAML syntax error: " + e.msg);
+    // yaml-cpp stops nesting at a depth it allows and says only "bad file" (QA pass 9).
+    throw InputError(loc, "YAML syntax error: " + (e.msg == "bad file" ? std::string("nested too deeply (or not readable YAML)") : e.msg));
   }
   std::vector<Problem> repeated;
   int64_t visited = 0;
@@ -325,7 +333,13 @@ std::optional<double> parse_number(const ConfigNode& n, Diagnostics& diag, doubl
 
 MapReader::MapReader(const ConfigNode& node, Diagnostics& diag)
     : node_(node), diag_(diag), ok_(node.is_map()) {
-  if (!ok_) diag_.add(node.loc(), "expected a mapping (key: value), found a " + node.kind_name());
+  if (ok_) return;
+  // An empty file's document has no position: say so at its start (QA pass 9).
+  SourceLoc at = node.loc();
+  const bool empty_file = at.path.empty() && at.line == 0 && node.is_null();
+  if (empty_file) at.line = 1, at.col = 1;
+  diag_.add(at, empty_file ? "the file is empty: expected a mapping (key: value)"
+                           : "expected a mapping (key: value), found a " + node.kind_name());
 }
 
 bool MapReader::has(const std::string& key) const { return node_.has(key); }

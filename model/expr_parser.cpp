@@ -114,6 +114,7 @@ class Parser {
       if (eat('*') && !number(coef)) return fail("expected a number after '*'");
     }
     if (name.empty()) return fail("expected a dimension name");
+    if (coef < 1) return fail("a dimension's coefficient must be positive");
     int d = w_.dim_index(name);
     if (d < 0) {
       std::vector<std::string> names;
