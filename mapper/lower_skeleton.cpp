@@ -53,7 +53,7 @@ class Builder {
         if (d == l.dim)
           throw InputError(f_.loc_of(l), "this loop spreads '" + w_.dims[static_cast<size_t>(d)].name + "', a reduction of operator '" +
                                       w_.ops[static_cast<size_t>(op)].name + "', over cores; lowering needs each core to finish "
-                                      "its own results (cores do not add each other's partial sums)");
+                                      "its own results: cores do not add each other's partial sums");
   }
 
   bool is_instruction_tile(int n) const {
