@@ -136,8 +136,8 @@ static void find_repeated_keys(const YAML::Node& n, const std::string& file, con
   if (++visited > kMaxNodes) {
     const YAML::Mark m = n.Mark();
     throw InputError(SourceLoc{file, m.line + 1, m.column + 1, path},
-                     "the document expands to more than " + std::to_string(kMaxNodes) +
-                         " nodes through its aliases (*name): write the values out, or alias fewer of them");
+                     "the document has more than " + std::to_string(kMaxNodes) +
+                         " nodes, its aliases (*name) expanded: write fewer values, or alias fewer of them");
   }
   if (n.IsSequence()) {
     size_t i = 0;
@@ -162,7 +162,9 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& n
   auto impl = std::make_shared<Impl>();
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    // A second document (after '---') would be ignored without a word.
+    // A second document (after '---') would be ignored without a word; an empty one after a
+    // trailing '---' holds nothing to ignore.
+    while (docs.size() > 1 && docs.back().IsNull()) docs.pop_back();
     if (docs.size() > 1) {
       const YAML::Mark m = docs[1].Mark();
       throw InputError(SourceLoc{name, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0, ""},

@@ -236,6 +236,10 @@ bool solve_two_gemms(const ChainCosts& costs, double mc, ChainSolution& s) {
   const auto t = static_cast<int64_t>(first.tiles_kept), r = static_cast<int64_t>(first.rows_kept);
   auto mu_of = [&](int64_t tm, int64_t tl) { return costs.two_gemm_mu(tm, tl); };
   if (first.rows_whole) {
+    // T_K = T_N = α before T_M is sized from them (finish() sets them; they were still 1 here,
+    // which overestimated T_M*: a review found the tile overflowing a tight buffer once tiles
+    // could be chunks), and T_M shrinks until MU fits.
+    s.tk = costs.alpha(c.k), s.tn = costs.alpha(c.stages[1].l);
     // A row reduced over l (a softmax's max and sum) is read again beside the row's elements, so
     // the whole row is in the buffer first: T_L = L, and T_M is the one unknown. MU is linear in
     // it: T_M* = min over the two operand pairs of (MC − α·L) / (t·L + r + α).
@@ -245,6 +249,7 @@ bool solve_two_gemms(const ChainCosts& costs, double mc, ChainSolution& s) {
                             (mc - static_cast<double>(s.tn * L)) / (per_row + static_cast<double>(s.tn)));
     if (mu_of(1, L) > mc) return false;
     s.tm = chain_tile(m_per_core, s.ideal_tile);
+    while (s.tm > 1 && mu_of(s.tm, L) > mc) s.tm = chain_tile(m_per_core, static_cast<double>(s.tm - 1));
   } else {
     // MU = t·T² + 2αT at T_M = T_L = T, T_K = T_N = α (rows reduced: none), and MU = MC gives
     // T* = (−α + √(α² + t·MC)) / t (§3's formula for t = 1).
@@ -349,7 +354,8 @@ void choose_cores(const arch::Arch& a, const model::Workload& w, Prepared& p) {
   if (size(p.chain.m) % a.cores == 0) return take(p.chain.m, a.cores);
   for (int b : p.chain.batch)
     if (const int64_t n = largest_divisor_at_most(size(b), static_cast<double>(a.cores)); 2 * n > a.cores) return take(b, n);
-  if (size(p.chain.m) >= a.cores) take(p.chain.m, a.cores);
+  // The widest even chunks: 9 rows as 3 + 3 + 3 on 3 of 4 cores (4 would run 3 anyway).
+  if (const int64_t n = widest_spread(size(p.chain.m), a.cores); n > 1) take(p.chain.m, n);
 }
 
 std::optional<Prepared> prepare(const arch::Arch& a, const model::Workload& w) {

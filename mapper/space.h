@@ -57,9 +57,10 @@ struct Baseline {
   Choice structure;  // group_of, prim, may_tile, may_spread
 };
 
-// The dims along which op `op` reads one tensor in two ways (a Gram matrix's A[m,k] and A[n,k]:
-// m and n), as a mask: spreading one would give instances slices of different shapes.
-uint64_t dims_read_apart(const model::Workload& w, size_t op);
+// The dims along which ops [first_op, end_op) read a tensor from outside them in two ways (a
+// Gram matrix's A[m,k] and A[n,k]: m and n), as a mask: spreading one would give instances
+// slices of different shapes.
+uint64_t dims_read_apart(const model::Workload& w, size_t first_op, size_t end_op);
 
 class Space {
  public:

@@ -10,10 +10,10 @@ namespace dfx::mapper {
 // 12 heads and 197 tokens on 32 cores), the ways that use the most any does: 12 cores are far
 // better than one.
 std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims, size_t first_op, size_t end_op) const {
-  // Dims an op of the group reads one tensor along in two ways (a Gram matrix's m and n) are
-  // not offered: the cores' slices of it would differ in shape, which the analysis refuses.
-  uint64_t apart = 0;
-  for (size_t o = first_op; o < end_op; ++o) apart |= reads_apart_[o];
+  // Dims the group's ops read one tensor along in two ways (a Gram matrix's m and n; two ops
+  // reading X[m,k] and X[n,k]) are not offered: the cores' slices of it would differ in shape,
+  // which the analysis refuses.
+  const uint64_t apart = dims_read_apart(w_, first_op, end_op);
   std::vector<int> spreadable;
   for (int d : dims) spreadable.push_back(apart >> d & 1 ? -1 : d);
   std::vector<CoreSplit> out = splits_above(spreadable, cores_ / 2);
@@ -22,26 +22,45 @@ std::vector<Space::CoreSplit> Space::splits_of(const std::vector<int>& dims, siz
   return out;
 }
 
-uint64_t dims_read_apart(const model::Workload& w, size_t op) {
+namespace {
+
+// The coefficient of dim d in index ix (0 where it does not appear).
+int64_t coef_of(const model::AffineIndex& ix, int d) {
+  for (const auto& term : ix.terms)
+    if (term.dim == d) return term.coef;
+  return 0;
+}
+
+}  // namespace
+
+uint64_t dims_read_apart(const model::Workload& w, size_t first_op, size_t end_op) {
+  // The reads of each tensor the run takes from outside it (one made inside moves with its
+  // producer's box: a convolution's O1[p1] read as O1[p2+r2] is not apart).
+  std::vector<const model::TensorAccess*> reads;
   uint64_t apart = 0;
-  const auto& in = w.ops[op].inputs;
-  for (size_t x = 0; x < in.size(); ++x)
-    for (size_t y = x + 1; y < in.size(); ++y) {
-      if (in[x].tensor != in[y].tensor) continue;
-      // A dim a step moves one read by and not the other, at some position of the tensor.
-      for (size_t j = 0; j < in[x].index.size(); ++j)
-        for (const model::AffineIndex* ix : {&in[x].index[j], &in[y].index[j]}) {
-          const model::AffineIndex& other = ix == &in[x].index[j] ? in[y].index[j] : in[x].index[j];
-          for (const auto& term : ix->terms)
-            if (!(other.is(term.dim) && ix->is(term.dim)) && term.dim < 64) apart |= uint64_t{1} << term.dim;
-        }
-    }
+  for (size_t t = 0; t < w.tensors.size(); ++t) {
+    const int producer = w.tensors[t].producer;
+    if (producer >= static_cast<int>(first_op) && producer < static_cast<int>(end_op)) continue;
+    reads.clear();
+    for (size_t o = first_op; o < end_op; ++o)
+      for (const auto& in : w.ops[o].inputs)
+        if (in.tensor == static_cast<int>(t)) reads.push_back(&in);
+    // A dim a step moves one read by and another otherwise, at some position of the tensor
+    // (A[m,k] beside A[n,k]: m and n; A[m] beside A[m+1] move alike).
+    for (size_t x = 0; x < reads.size(); ++x)
+      for (size_t y = x + 1; y < reads.size(); ++y)
+        for (size_t j = 0; j < reads[x]->index.size(); ++j)
+          for (const model::AffineIndex* ix : {&reads[x]->index[j], &reads[y]->index[j]})
+            for (const auto& term : ix->terms)
+              if (term.dim < 64 && coef_of(reads[x]->index[j], term.dim) != coef_of(reads[y]->index[j], term.dim))
+                apart |= uint64_t{1} << term.dim;
+  }
   return apart;
 }
 
 void Space::note_reads_apart() {
   reads_apart_.assign(w_.ops.size(), 0);
-  for (size_t o = 0; o < w_.ops.size(); ++o) reads_apart_[o] = dims_read_apart(w_, o);
+  for (size_t o = 0; o < w_.ops.size(); ++o) reads_apart_[o] = dims_read_apart(w_, o, o + 1);
 }
 
 bool Space::windowed(int dim, size_t first_op, size_t end_op) const {

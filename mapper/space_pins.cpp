@@ -147,11 +147,11 @@ void Space::pin_group_spec(const std::string& spec, int g, const std::string& ke
   }
   // A dim an op of the group reads one tensor along in two ways is never offered: say so.
   std::string apart;
+  const uint64_t read_apart = dims_read_apart(w_, static_cast<size_t>(members.front()), static_cast<size_t>(members.back()) + 1);
   for (size_t i = 0; i < dims.size(); ++i)
-    for (int o : members)
-      if (wanted[i] > 1 && (reads_apart_[static_cast<size_t>(o)] >> dims[i] & 1) && apart.empty())
-        apart = "; '" + w_.ops[static_cast<size_t>(o)].name + "' reads a tensor along '" + w_.dims[static_cast<size_t>(dims[i])].name +
-                "' in two ways, and cores spread over it would hold slices of it of different shapes";
+    if (wanted[i] > 1 && (read_apart >> dims[i] & 1) && apart.empty())
+      apart = "; the group reads a tensor along '" + w_.dims[static_cast<size_t>(dims[i])].name +
+              "' in two ways, and cores spread over it would hold slices of it of different shapes";
   throw InputError(kAt, "'" + spec + "': not a way this group can use the " + std::to_string(cores_) + " cores (" +
                             (options.empty() ? std::string("it cannot") : "those are " + options) + ", or none)" + apart);
 }

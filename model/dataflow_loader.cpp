@@ -247,14 +247,20 @@ void check_keeps(const Dataflow& f, const arch::Arch& a, const Workload& w, cons
       // The level holds every role the tensor plays (QA pass 9: C kept in ascend_like's L0B,
       // which holds right operands only, was analysed and lowered to wrong outputs).
       std::string refused;
-      auto role_held = [&](int op, const char* how) {
-        const arch::Role role = w.ops[static_cast<size_t>(op)].role_of(kt);
+      auto role_held = [&](int op, arch::Role role, const char* how) {
         if (a.levels[static_cast<size_t>(kl)].holds[static_cast<int>(role)]) return;
         refused += std::string(refused.empty() ? "" : ", ") + how + " '" + w.ops[static_cast<size_t>(op)].name + "' as " +
                    arch::role_name(role) + " data";
       };
-      role_held(tensor.producer, "written by");
-      for (int c : tensor.consumers) role_held(c, "read by");
+      role_held(tensor.producer, w.ops[static_cast<size_t>(tensor.producer)].role_of(kt), "written by");
+      // Each read in its own role: X·Xᵀ reads one tensor as both operands.
+      for (int c : tensor.consumers) {
+        const Op& op = w.ops[static_cast<size_t>(c)];
+        for (size_t slot = 0; slot < op.inputs.size(); ++slot)
+          if (op.inputs[slot].tensor == kt)
+            role_held(c, op.unit == arch::UnitKind::Vector ? arch::Role::Vector : slot == 0 ? arch::Role::Left : arch::Role::Right,
+                      "read by");
+      }
       if (!refused.empty())
         diag.add(f.nodes[i].loc, "keep: level '" + a.levels[static_cast<size_t>(kl)].name + "' may not hold '" + tensor.name +
                                      "' (" + refused + "); keep it in a level whose holds include those roles");

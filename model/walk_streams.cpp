@@ -307,10 +307,13 @@ template <class Held>
 void Walker<Held>::read_apart_problem(int node, int tensor, const SpatialLevel& sl) {
   const Loop& l = f_.nodes[static_cast<size_t>(sl.node)].loops[sl.li];
   const std::string& t = w_.tensors[static_cast<size_t>(tensor)].name;
+  // Trees the search builds have no lines: their tile is named by its level.
+  const TreeNode& tile = f_.nodes[static_cast<size_t>(node)];
+  const std::string where = tile.loc.line > 0 ? "the tile at line " + std::to_string(tile.loc.line)
+                                              : "the " + a_.levels[static_cast<size_t>(tile.levels.front())].name + " tile below it";
   problem(f_.loc_of(l), "this spatial loop over '" + w_.dims[static_cast<size_t>(l.dim)].name + "' gives its instances slices of '" + t +
-                            "' of different shapes: the tile at line " + std::to_string(f_.nodes[static_cast<size_t>(node)].loc.line) +
-                            " keeps one buffer of '" + t + "', read along different dimensions below it; spatial loops over them are "
-                            "not supported");
+                            "' of different shapes: " + where + " keeps one buffer of '" + t +
+                            "', read along different dimensions below it; spatial loops over them are not supported");
 }
 
 template <class Held>

@@ -245,17 +245,15 @@ void say_baselines_not_lowerable(const arch::Arch& a, const model::Workload& w, 
 // the dims that tell the reads apart, and the user should know why the units sit idle (QA pass
 // 9: such workloads ended with no valid dataflow and advice to raise --evals).
 void say_if_read_apart(const model::Workload& w, std::FILE* text) {
-  for (size_t op = 0; op < w.ops.size(); ++op) {
-    const uint64_t apart = mapper::dims_read_apart(w, op);
-    if (!apart) continue;
-    std::string dims;
-    for (size_t d = 0; d < w.dims.size() && d < 64; ++d)
-      if (apart >> d & 1) dims += (dims.empty() ? "'" : ", '") + w.dims[d].name + "'";
-    std::fprintf(text, "\nnote: '%s' reads a tensor in two ways: the search spreads %s neither over the cores nor over PEs "
-                 "with registers of their own, whose slices of it would differ in shape (the analysis holds one buffer of "
-                 "it per tile, docs/semantics.md)\n",
-                 w.ops[op].name.c_str(), dims.c_str());
-  }
+  const uint64_t apart = mapper::dims_read_apart(w, 0, w.ops.size());
+  if (!apart) return;
+  std::string dims;
+  for (size_t d = 0; d < w.dims.size() && d < 64; ++d)
+    if (apart >> d & 1) dims += (dims.empty() ? "'" : ", '") + w.dims[d].name + "'";
+  std::fprintf(text, "\nnote: %s reads a tensor in two ways: the search spreads %s neither over the cores that run them "
+               "together nor over PEs with registers of their own, whose slices of it would differ in shape (the analysis "
+               "holds one buffer of it per tile, docs/semantics.md)\n",
+               w.ops.size() == 1 ? ("'" + w.ops[0].name + "'").c_str() : w.name.c_str(), dims.c_str());
 }
 
 bool emit_best(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o, std::FILE* text) {

@@ -122,6 +122,15 @@ def main():
             eval_noted = "note: dfx emit cannot lower this dataflow to programs" in v.stdout
             assert v.returncode == 0 and eval_noted == noted, (arch_name, noted, v.stdout)
             assert not noted or f"{tmp}/lw.yaml:" in v.stdout, v.stdout
+        # A flow known not to lower: the GEMM chain's l over the cores splits gemm2's reduction.
+        split = f"{tmp}/split.yaml"
+        with open(split, "w") as f:
+            f.write('name: split\nworkload: gemm_chain_g1\ntree:\n  tile: DRAM\n  loops: ["l:4:sp", "b:8"]\n  children:\n'
+                    '    - tile: L1\n      children:\n        - tile: L1\n          loops: ["m:512", "k:64"]\n'
+                    '          children: [{op: gemm1}]\n        - tile: L1\n          loops: ["m:512", "l:128", "n:64"]\n'
+                    '          children: [{op: gemm2}]\n')
+        v = run([dfx, "eval", edge, chain, split])
+        assert v.returncode == 0 and f"{split}:5:" in v.stdout and "over cores; lowering needs each core" in v.stdout, v.stdout + v.stderr
         # Under --emit a baseline row the lowering cannot express is marked (a prime chain's closed form).
         prime = f"{tmp}/prime.yaml"
         with open(prime, "w") as f:
