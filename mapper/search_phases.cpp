@@ -23,8 +23,8 @@ void Searcher::chain_solver() {
     return;
   }
   // Its tiles as a point of the template (two GEMMs) seed the search.
-  if (!solved->group_tile.empty() && (solved->core_dim < 0 || solved->cores == a_.cores))  // the template's splits use every core
-    if (auto seed = space_.fused_at(model::Prim::Seq, solved->core_dim, solved->group_tile, solved->own_trips)) {
+  if (!solved->group_tile.empty())
+    if (auto seed = space_.fused_at(model::Prim::Seq, solved->core_dim, solved->cores, solved->group_tile, solved->own_trips)) {
       Entry e = evaluate({*seed}).front();
       if (e.valid) population_.push_back(std::move(e));
     }

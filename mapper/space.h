@@ -129,14 +129,14 @@ class Space {
 
   // The point that fuses every op into one group with primitive `prim` and the given tiles, for
   // a seed from outside the search (the chain solver's, mapper/chain_solver.h): `core_dim` (a
-  // workload dim, -1: none) spread over every core; per workload dim the group's tile on one
+  // workload dim, -1: none) spread over `cores` cores (one of the template's splits); per workload dim the group's tile on one
   // core; per op and op dim the trips of its own loop at DRAM (empty: none). Each op spreads the
   // way its compute in the tile is fastest, its loops in the workload's order. nullopt where the
   // template has no such point: fusion or the primitive fixed otherwise, a tile over a dim the
   // group may not loop over, tiles no trip count gives (a partial last step is fine: 25 rows in
   // tiles of 13), own trips that do not divide (the template's own loops step evenly), own
   // loops where it keeps none.
-  std::optional<Choice> fused_at(model::Prim prim, int core_dim, const std::vector<int64_t>& tile,
+  std::optional<Choice> fused_at(model::Prim prim, int core_dim, int64_t cores, const std::vector<int64_t>& tile,
                                  const std::vector<std::vector<int64_t>>& own_trips) const;
   // The tree of a choice, built directly (not checked: run model::check_dataflow on it).
   model::Dataflow build(const Choice& c, const std::string& name) const;

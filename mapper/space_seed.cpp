@@ -6,7 +6,7 @@
 
 namespace dfx::mapper {
 
-std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, const std::vector<int64_t>& tile,
+std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, int64_t cores, const std::vector<int64_t>& tile,
                                       const std::vector<std::vector<int64_t>>& own_trips) const {
   if (tile.size() != w_.dims.size()) return std::nullopt;
   Choice c;
@@ -21,7 +21,7 @@ std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, const std:
     const std::vector<CoreSplit>& splits = core_splits(members);
     for (int k : allowed_splits(c, members, 0)) {
       const CoreSplit& s = splits[static_cast<size_t>(k)];
-      if (s.cores[1] == 1 && s.cores[0] == cores_ && dims[s.dim[0]] == core_dim) c.core_dim[0] = k;
+      if (s.cores[1] == 1 && s.cores[0] == cores && dims[s.dim[0]] == core_dim) c.core_dim[0] = k;
     }
     if (c.core_dim[0] < 0) return std::nullopt;
   }

@@ -75,6 +75,18 @@ def main():
         notes = json.loads(subprocess.run([dfx, "compare"] + conv, check=True, capture_output=True, text=True).stdout)["notes"]
         assert notes == ["SPM receives I through overlapping windows: the programs load each step's window whole, the model "
                          "only what the step before did not leave there"], notes
+        # A Gram matrix on one core: the programs load A once per read, the model once; no multicast
+        # note with a single core (QA pass 9 found one).
+        with open(f"{tmp}/gram.yaml", "w") as f:
+            f.write('name: gram8\ndims: {m: 8, n: 8, k: 4}\nops:\n  - {name: gram, expr: "C[m,n] += A[m,k] * A[n,k]"}\n')
+        with open(f"{tmp}/gram_f.yaml", "w") as f:
+            f.write('name: g\nworkload: gram8\ntree:\n  tile: DRAM\n  loops: ["m:2", "n:4"]\n  children:\n    - tile: L1\n'
+                    '      loops: ["m:4", "n:2", "k:4"]\n      children: [{tile: Reg, children: [{op: gram}]}]\n')
+        g = json.loads(subprocess.run([dfx, "compare", f"{root}/configs/arch/edge.yaml", f"{tmp}/gram.yaml", f"{tmp}/gram_f.yaml",
+                                       "--json", "-"], check=True, capture_output=True, text=True).stdout)
+        assert g["cores"] == 1 and g["outputs_ok"], g
+        assert any(n.startswith("A is read in two ways by one operator") for n in g["notes"]), g["notes"]
+        assert not any("multicasts" in n for n in g["notes"]), g["notes"]
     refused = subprocess.run([dfx, "compare"] + args + ["--json", args[2]], capture_output=True, text=True)
     assert refused.returncode == 2 and "--json" in refused.stderr, refused.stderr
     print("ok")

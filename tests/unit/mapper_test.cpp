@@ -1096,7 +1096,7 @@ TEST(ChainSolver, SeedsTheSearchWithItsTiles) {
     auto s = solve_gemm_chain(a, w);
     ASSERT_TRUE(s.has_value());
     Space space(a, w);
-    auto seed = space.fused_at(model::Prim::Seq, s->core_dim, s->group_tile, s->own_trips);
+    auto seed = space.fused_at(model::Prim::Seq, s->core_dim, s->cores, s->group_tile, s->own_trips);
     ASSERT_TRUE(seed.has_value());
     const model::Dataflow f = space.build(*seed, "seed");
     model::check_dataflow(f, a, w);
@@ -1114,15 +1114,15 @@ TEST(ChainSolver, SeedsTheSearchWithItsTiles) {
   std::vector<int64_t> tile;
   for (const auto& d : att.dims) tile.push_back(d.size);
   tile[static_cast<size_t>(att.dim_index("l"))] = 64;  // max and sum reduce over l inside the group
-  EXPECT_FALSE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+  EXPECT_FALSE(Space(a, att).fused_at(model::Prim::Seq, -1, 1, tile, {}).has_value());
   tile[static_cast<size_t>(att.dim_index("l"))] = 512;
   tile[static_cast<size_t>(att.dim_index("m"))] = 48;  // no trip count gives it: 11 trips over 512 are 47 each
-  EXPECT_FALSE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+  EXPECT_FALSE(Space(a, att).fused_at(model::Prim::Seq, -1, 1, tile, {}).has_value());
   tile[static_cast<size_t>(att.dim_index("m"))] = 47;  // 10 steps of 47 and a partial one of 42
-  EXPECT_TRUE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+  EXPECT_TRUE(Space(a, att).fused_at(model::Prim::Seq, -1, 1, tile, {}).has_value());
   tile[static_cast<size_t>(att.dim_index("m"))] = 64;
-  EXPECT_TRUE(Space(a, att).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
-  EXPECT_FALSE(Space(a, att, {model::Prim::Pipe}).fused_at(model::Prim::Seq, -1, tile, {}).has_value());
+  EXPECT_TRUE(Space(a, att).fused_at(model::Prim::Seq, -1, 1, tile, {}).has_value());
+  EXPECT_FALSE(Space(a, att, {model::Prim::Pipe}).fused_at(model::Prim::Seq, -1, 1, tile, {}).has_value());
 }
 
 // Extents with no useful divisor (QA pass 8: 97×61×131×53 on edge ran on one core with T_K =
@@ -1162,7 +1162,7 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
       EXPECT_LE(static_cast<double>(buf.peak_bytes), s->footprint_elems * buf.word_bytes) << s->flow_yaml;
       if (!s->group_tile.empty()) {  // the seed of the search, with the same partial tiles
         Space space(a, w);
-        auto seed = space.fused_at(model::Prim::Seq, s->core_dim, s->group_tile, s->own_trips);
+        auto seed = space.fused_at(model::Prim::Seq, s->core_dim, s->cores, s->group_tile, s->own_trips);
         ASSERT_TRUE(seed.has_value());
         const model::Report sr = model::analyze(a, w, space.build(*seed, "seed"));
         ASSERT_TRUE(sr.valid) << sr.reason << "\n" << space.flow_yaml(*seed, "seed");
@@ -1205,7 +1205,7 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
   // Three batches on four cores: each of three cores takes one (its own B and D), where m over
   // all four had each read every batch's.
   const model::Workload batched = model::load_workload_from_string(
-      "name: b3\ndims: {b: 3, m: 97, k: 61, l: 131, n: 53}\nops:\n  - {name: g1, expr: \"C[b,m,l] += A[b,m,k] * B[b,k,l]\"}\n"
+      "name: b3\ndims: {b: 3, m: 97, k: 64, l: 131, n: 64}\nops:\n  - {name: g1, expr: \"C[b,m,l] += A[b,m,k] * B[b,k,l]\"}\n"
       "  - {name: g2, expr: \"E[b,m,n] += C[b,m,l] * D[b,l,n]\"}\n", "b3");
   for (const char* arch_name : {"edge", "tpu_like"}) {
     SCOPED_TRACE(arch_name);
@@ -1218,6 +1218,10 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
     const model::Report r = model::analyze(a, batched, model::load_dataflow_from_string(s->flow_yaml, "chain", a, batched));
     ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
     EXPECT_EQ(static_cast<double>(chain_dram(batched, r)), s->predicted_dram_elems) << s->flow_yaml;
+    // The search starts from the same split: the template offers b over three cores too.
+    Space space(a, batched);
+    ASSERT_FALSE(s->group_tile.empty());
+    EXPECT_TRUE(space.fused_at(model::Prim::Seq, s->core_dim, s->cores, s->group_tile, s->own_trips).has_value());
   }
 }
 
