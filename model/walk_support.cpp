@@ -202,21 +202,6 @@ int64_t merged_fresh(const MultiSlice& now, const MultiSlice& before, int64_t fr
   return region.size();
 }
 
-namespace {
-
-bool same_index(const TensorAccess& x, const TensorAccess& y) {
-  if (x.index.size() != y.index.size()) return false;
-  for (size_t j = 0; j < x.index.size(); ++j) {
-    const AffineIndex &a = x.index[j], &b = y.index[j];
-    if (a.offset != b.offset || a.terms.size() != b.terms.size()) return false;
-    for (size_t t = 0; t < a.terms.size(); ++t)
-      if (a.terms[t].dim != b.terms[t].dim || a.terms[t].coef != b.terms[t].coef) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 BufferAccesses::BufferAccesses(const Workload& w, const Dataflow& f, const Placement& p)
     : tensors_(w.tensors.size()), at_(f.nodes.size() * w.tensors.size() + 1, 0) {
   // Counted, then placed: per (node, tensor) in the order of the ops, an op's output before its
@@ -236,7 +221,7 @@ BufferAccesses::BufferAccesses(const Workload& w, const Dataflow& f, const Place
   auto note = [&](const TensorAccess& acc) {
     const TensorAccess*& seen = first[static_cast<size_t>(acc.tensor)];
     if (!seen) seen = &acc;
-    if (!same_index(*seen, acc) && !read_two_ways(acc.tensor)) read_two_ways_.push_back(acc.tensor);
+    if (!seen->indexes_alike(acc) && !read_two_ways(acc.tensor)) read_two_ways_.push_back(acc.tensor);
   };
   for (const Op& op : w.ops) {
     note(op.out);

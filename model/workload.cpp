@@ -6,6 +6,17 @@
 
 namespace dfx::model {
 
+bool TensorAccess::indexes_alike(const TensorAccess& o) const {
+  if (index.size() != o.index.size()) return false;
+  for (size_t j = 0; j < index.size(); ++j) {
+    const AffineIndex &a = index[j], &b = o.index[j];
+    if (a.offset != b.offset || a.terms.size() != b.terms.size()) return false;
+    for (size_t t = 0; t < a.terms.size(); ++t)
+      if (a.terms[t].dim != b.terms[t].dim || a.terms[t].coef != b.terms[t].coef) return false;
+  }
+  return true;
+}
+
 arch::Role Op::role_of(int tensor) const {
   if (unit == arch::UnitKind::Vector) return arch::Role::Vector;
   if (out.tensor == tensor) return arch::Role::Acc;

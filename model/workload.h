@@ -32,6 +32,8 @@ struct AffineIndex {
 struct TensorAccess {
   int tensor = -1;
   std::vector<AffineIndex> index;  // one per tensor dimension
+  // The same index expressions, term by term (which tensor each names aside).
+  bool indexes_alike(const TensorAccess& o) const;
 };
 
 enum class Accumulate { None, Sum, Max, Min };

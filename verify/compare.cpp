@@ -74,14 +74,6 @@ bool windowed(const model::Workload& w, const model::AffineIndex& ix) {
   return varying > 1;
 }
 
-bool same_dims(const model::TensorAccess& x, const model::TensorAccess& y) {
-  for (size_t j = 0; j < x.index.size(); ++j) {
-    if (x.index[j].terms.size() != y.index[j].terms.size() || x.index[j].offset != y.index[j].offset) return false;
-    for (size_t k = 0; k < x.index[j].terms.size(); ++k)
-      if (x.index[j].terms[k].dim != y.index[j].terms[k].dim || x.index[j].terms[k].coef != y.index[j].terms[k].coef) return false;
-  }
-  return true;
-}
 
 // The buffers of `f` that a loop above them makes the programs fill with more than the model:
 // a written tensor under a loop over its producer's reduction (the programs read its partial
@@ -110,7 +102,7 @@ std::vector<Reload> reloads_of(const arch::Arch& a, const model::Workload& w, co
       const model::TensorAccess* first = nullptr;
       for (const auto& in : w.ops[static_cast<size_t>(c)].inputs)
         if (in.tensor == static_cast<int>(t)) {
-          if (first && !same_dims(*first, in)) note(0, static_cast<int>(t), Reload::Why::ReadTwice);
+          if (first && !first->indexes_alike(in)) note(0, static_cast<int>(t), Reload::Why::ReadTwice);
           first = &in;
         }
     }
