@@ -103,6 +103,8 @@ class Parser {
   bool index_term(AffineIndex& ix, int64_t sign) {
     int64_t coef = 1;
     std::string name;
+    skip();
+    const size_t term_at = pos_;
     if (number(coef)) {
       if (!eat('*')) {
         ix.offset += sign * coef;
@@ -114,7 +116,10 @@ class Parser {
       if (eat('*') && !number(coef)) return fail("expected a number after '*'");
     }
     if (name.empty()) return fail("expected a dimension name");
-    if (coef < 1) return fail("a dimension's coefficient must be positive");
+    if (coef < 1) {  // said at the term, not after it
+      pos_ = term_at;
+      return fail("a dimension's coefficient must be positive");
+    }
     int d = w_.dim_index(name);
     if (d < 0) {
       std::vector<std::string> names;
