@@ -176,6 +176,18 @@ struct ChainCosts {
   int64_t size(int d) const { return w.dims[static_cast<size_t>(d)].size; }
   int64_t alpha(int d) const { return chain_tile(size(d), static_cast<double>(units.cols)); }
   double trips_m(int64_t tm) const { return static_cast<double>(ceil_div(m_per_core, tm)); }
+  // The steps at which a B_i's tiles leave DRAM. One transfer serves every core: the widest
+  // core's steps. A copy per core (`copies` > 1: m over the cores, no multicast): each core's
+  // own, the last of an uneven split taking fewer (22 rows in tiles of 3 are 8 steps, 25 are 9).
+  double b_steps(int64_t tm) const {
+    if (copies <= 1) return trips_m(tm);
+    const int64_t factor = ceil_div(m_per_core, tm), cores = static_cast<int64_t>(copies);
+    double steps = 0;
+    for (int64_t core = 0; core < cores; ++core)
+      if (const int64_t rows = std::min(m_per_core, size(c.m) - core * m_per_core); rows > 0)
+        steps += static_cast<double>(trips_of(rows, factor));
+    return steps;
+  }
   double trips_l(int64_t tl) const { return static_cast<double>(ceil_div(size(c.stages[0].l), tl)); }
   double M() const { return static_cast<double>(size(c.m)); }
   double K() const { return static_cast<double>(size(c.k)); }
@@ -196,7 +208,7 @@ struct ChainCosts {
   // Two GEMMs, order m, l, k, n: A and E move once per step of l (E's partial sums), B and D once
   // per step of m; C and the ops' outputs stay on chip.
   double two_gemm_dv(int64_t tm, int64_t tl) const {
-    return batch * (M() * K() * trips_l(tl) + K() * L(0) * trips_m(tm) * copies + L(1) * L(0) * trips_m(tm) * copies +
+    return batch * (M() * K() * trips_l(tl) + K() * L(0) * b_steps(tm) + L(1) * L(0) * b_steps(tm) +
                     M() * L(1) * trips_l(tl));
   }
 
@@ -205,7 +217,7 @@ struct ChainCosts {
   double longer_dv(int64_t tm, int64_t tl) const {
     double weights = K() * L(0);
     for (size_t i = 1; i < c.stages.size(); ++i) weights += L(i - 1) * L(i);
-    return batch * (M() * K() * trips_l(tl) + weights * trips_m(tm) * copies + M() * L(c.stages.size() - 1));
+    return batch * (M() * K() * trips_l(tl) + weights * b_steps(tm) + M() * L(c.stages.size() - 1));
   }
 
   // The kept tiles: the first stage's m × l_1 (and its rows), the later stages' whole rows; and

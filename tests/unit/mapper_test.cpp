@@ -1189,6 +1189,19 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
     const model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
     EXPECT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
   }
+  // Small tiles under an uneven split, each core fed its own copy (tpu_like's DRAM does not
+  // multicast): 25 rows in tiles of 3 are 9 steps, the last core's 22 are 8, and B and D leave
+  // DRAM at each core's own steps (the prediction counted the widest core's for all, a review).
+  {
+    const arch::Arch a = arch::load_arch(test::config("arch/tpu_like.yaml"), {parse_override("levels.SPM.capacity=256B", "--set")});
+    const model::Workload w = model::load_workload_from_string(two + plain, "odd");
+    auto s = solve_gemm_chain(a, w);
+    ASSERT_TRUE(s.has_value());
+    ASSERT_EQ(s->tm, 3);
+    const model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
+    ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
+    EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s->predicted_dram_elems) << s->flow_yaml;
+  }
   // Fewer rows than the cores: the widest even chunks, 9 rows as 3 + 3 + 3 on three cores.
   {
     const arch::Arch a = arch::load_arch(test::config("arch/tpu_like.yaml"));
