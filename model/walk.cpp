@@ -314,7 +314,8 @@ Time Walker<Held>::spatial(int node, size_t li, int64_t weight, int64_t trips, b
       const bool partial = uneven && first == trips - 1;
       partial_ += partial;
       Time t;
-      if (trips > 1 && reads_differ_) {  // moves_apart still asks how the loop moves the accesses
+      // moves_apart still asks how the loop moves the accesses, where a tensor is read two ways.
+      if (trips > 1 && accesses_.some_tensor_read_two_ways()) {
         BoxPool::Lease i0 = at(0), i1 = at(1);
         t = instances(node, li, weight, 1, key + pass, *b, nullptr, &*i0, &*i1);
       } else {

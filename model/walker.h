@@ -397,10 +397,6 @@ class Walker {
   // (A[m,k] and A[n,k] under a loop over n): the slice's overlap with what the buffer holds then
   // changes from step to step, so no step stands for the others (each is walked).
   bool moves_accesses_apart(int node, const OpBoxes& from, const OpBoxes& to);
-  // Whether some tensor is accessed in two ways (A[m,k] and A[n,k], O1[c,p] and O1[c,q+s]): only
-  // then can a spatial loop move its accesses apart (the walk then works out how a run of one
-  // instance among several moves).
-  bool reads_differ_ = accesses_.some_tensor_read_two_ways();
   std::vector<int64_t>& apart_shift_ = walk_kept<std::vector<int64_t>, 3>();  // scratch of moves_apart (activate: no allocation)
 
   // A write stream's cover over the `extra` iterations: what the representative wrote, repeated

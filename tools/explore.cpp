@@ -216,14 +216,18 @@ void check_outputs(const ExploreOptions& o, int64_t cores) {
 
 // Lowers the best dataflow the lowering can express: the first of the --top K that lowers (its
 // buffers may need more room than the model's peak; docs/lowering.md lists the limits).
+// Why dfx emit cannot lower a candidate's tree, or "" when it can.
+std::string lowering_refusal(const arch::Arch& a, const model::Workload& w, const mapper::Candidate& c, const ExploreOptions& o) {
+  return why_not_lowerable(a, w, model::load_dataflow_from_string(c.flow_yaml, c.name, a, w), parse_dtype(o.dtype, w), false);
+}
+
 // Without --emit: whether the best can go on to dfx emit, simulate and compare, and if not why
 // (a best that splits a GEMM's reduction over the cores relies on the model adding the cores'
 // partial sums, which no program does; a QA pass took such a best to emit and was refused).
+
 void say_if_not_lowerable(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o,
                           std::FILE* text) {
-  const model::Dataflow f = model::load_dataflow_from_string(out.best.front().flow_yaml, "best1", a, w);
-  const std::string why = why_not_lowerable(a, w, f, parse_dtype(o.dtype, w), false);
-  if (!why.empty())
+  if (const std::string why = lowering_refusal(a, w, out.best.front(), o); !why.empty())
     std::fprintf(text, "\nnote: dfx emit cannot lower best1 to programs (%s); explore --emit searches among those it can\n",
                  why.c_str());
 }
@@ -234,11 +238,9 @@ void say_if_not_lowerable(const arch::Arch& a, const model::Workload& w, const m
 // lowerable best at 1.00x).
 void say_baselines_not_lowerable(const arch::Arch& a, const model::Workload& w, const mapper::Outcome& out, const ExploreOptions& o,
                                  std::FILE* text) {
-  for (const mapper::Candidate& b : out.baselines) {
-    const model::Dataflow f = model::load_dataflow_from_string(b.flow_yaml, "baseline", a, w);
-    const std::string why = why_not_lowerable(a, w, f, parse_dtype(o.dtype, w), false);
-    if (!why.empty()) std::fprintf(text, "(%s: for comparison only, dfx emit cannot lower it: %s)\n", b.name.c_str(), why.c_str());
-  }
+  for (const mapper::Candidate& b : out.baselines)
+    if (const std::string why = lowering_refusal(a, w, b, o); !why.empty())
+      std::fprintf(text, "(%s: for comparison only, dfx emit cannot lower it: %s)\n", b.name.c_str(), why.c_str());
 }
 
 // An op that reads one tensor in two ways (a Gram matrix): the searched trees spread neither of

@@ -74,7 +74,6 @@ bool windowed(const model::Workload& w, const model::AffineIndex& ix) {
   return varying > 1;
 }
 
-
 // The buffers of `f` that a loop above them makes the programs fill with more than the model:
 // a written tensor under a loop over its producer's reduction (the programs read its partial
 // sums back at the first step too), an input read through windows under a loop over one of the
@@ -156,22 +155,15 @@ std::vector<OutputCheck> check_outputs(const sim::TensorValues& outputs, const s
   return out;
 }
 
-namespace {
-
-// Bytes the simulator moved over the arch's paths into each level (`into`) or out of it.
-std::vector<double> moved_by_path(const Comparison& c, const arch::Arch& a, bool into) {
-  std::vector<double> bytes(a.levels.size(), 0);
-  for (const auto& p : c.sim.paths) bytes[static_cast<size_t>(into ? p.to : p.from)] += static_cast<double>(p.bytes);
-  return bytes;
-}
-
-}  // namespace
-
 std::vector<ComparedFigure> compared_figures(const Comparison& c, const arch::Arch& a) {
   std::vector<ComparedFigure> out;
   out.push_back({"cycles", c.model.cycles, static_cast<double>(c.sim.cycles)});
   // Bytes across each level's boundary with its parent, both ways; DRAM is the root's total.
-  const std::vector<double> in = moved_by_path(c, a, true), leaving = moved_by_path(c, a, false);
+  std::vector<double> in(a.levels.size(), 0), leaving(a.levels.size(), 0);
+  for (const auto& p : c.sim.paths) {
+    in[static_cast<size_t>(p.to)] += static_cast<double>(p.bytes);
+    leaving[static_cast<size_t>(p.from)] += static_cast<double>(p.bytes);
+  }
   for (size_t l = 0; l < a.levels.size() && l < c.model.levels.size(); ++l) {
     const auto& lv = c.model.levels[l];
     const double wb = static_cast<double>(lv.word_bytes);
@@ -184,7 +176,7 @@ std::vector<ComparedFigure> compared_figures(const Comparison& c, const arch::Ar
       const int64_t moved_in = lv.traffic.fill + lv.traffic.update - lv.unit_updates;
       if (in[l] == 0 && moved_in == 0) continue;
       if (a.levels[l].instances > a.cores * a.sub_cores) continue;  // registers: no transfers in a program
-      out.push_back({lv.name + " moved in (B)", static_cast<double>(moved_in) * wb, in[l]});
+      out.push_back({lv.name + " moved in (B)", static_cast<double>(moved_in) * wb, in[l], static_cast<int>(l)});
     }
   }
   return out;
@@ -196,7 +188,8 @@ std::vector<std::string> comparison_notes(const Comparison& c, const arch::Arch&
     notes.push_back(a.name + " is timed by its tree, as TileFlow times it (the spatial loops place the work on the PEs; loads, "
                     "compute and stores overlap fully); the simulator runs the lowered programs (the whole array for each mma, "
                     "in-order pipes, dispatch): expect it slower (docs/simulator.md, \"Why the cycles differ\")");
-  const ComparedFigure dram_read = compared_figures(c, a)[1];
+  const std::vector<ComparedFigure> figures = compared_figures(c, a);
+  const ComparedFigure& dram_read = figures[1];
   if (a.levels[0].multicast && c.sim.cores.size() > 1 && dram_read.simulator > dram_read.model)
     notes.push_back(a.levels[0].name + " multicasts: the model counts a tile sent to several cores once; the programs each read it");
   if (dram_read.simulator > dram_read.model)
@@ -208,20 +201,19 @@ std::vector<std::string> comparison_notes(const Comparison& c, const arch::Arch&
   // program's loop body is the same at every step, so it reads partial sums back at the first
   // step too (zeros) and loads each step's window whole (QA pass 8: L0C +100% under a loop of
   // two steps with no word of why; QA pass 9: partial sums named where a window's overlap was).
-  const std::vector<double> arriving = moved_by_path(c, a, true);
-  for (size_t l = 1; l < a.levels.size() && l < c.model.levels.size(); ++l) {
-    const model::LevelReport& lv = c.model.levels[l];
-    if (arriving[l] <= static_cast<double>((lv.traffic.fill + lv.traffic.update - lv.unit_updates) * lv.word_bytes)) continue;
+  for (const ComparedFigure& f : figures) {
+    if (f.level < 1 || f.simulator <= f.model) continue;
+    const std::string& level = a.levels[static_cast<size_t>(f.level)].name;
     std::string sums, windows;
     for (const Reload& r : c.reloads) {
       std::string& list = r.why == Reload::Why::PartialSums ? sums : windows;
-      if (r.level == static_cast<int>(l) && r.why != Reload::Why::ReadTwice) list += (list.empty() ? "" : ", ") + r.tensor;
+      if (r.level == f.level && r.why != Reload::Why::ReadTwice) list += (list.empty() ? "" : ", ") + r.tensor;
     }
     if (!sums.empty())
-      notes.push_back(lv.name + " takes back partial sums of " + sums + ": the programs read them at the reduction's first step "
+      notes.push_back(level + " takes back partial sums of " + sums + ": the programs read them at the reduction's first step "
                       "too (zeros; a loop's body is the same at every step), the model only those written before (docs/lowering.md)");
     if (!windows.empty())
-      notes.push_back(lv.name + " receives " + windows + " through overlapping windows: the programs load each step's window "
+      notes.push_back(level + " receives " + windows + " through overlapping windows: the programs load each step's window "
                       "whole, the model only what the step before did not leave there");
   }
   return notes;

@@ -58,6 +58,7 @@ std::vector<OutputCheck> check_outputs(const sim::TensorValues& outputs, const s
 struct ComparedFigure {
   std::string name;
   double model = 0, simulator = 0;
+  int level = -1;  // the on-chip level whose bytes moved in these are (-1: cycles, DRAM)
 };
 std::vector<ComparedFigure> compared_figures(const Comparison& c, const arch::Arch& a);
 // Why the two may differ, where the arch says: timed by the tree (TileFlow's assumptions) rather

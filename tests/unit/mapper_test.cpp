@@ -1125,6 +1125,15 @@ TEST(ChainSolver, SeedsTheSearchWithItsTiles) {
   EXPECT_FALSE(Space(a, att, {model::Prim::Pipe}).fused_at(model::Prim::Seq, -1, 1, tile, {}).has_value());
 }
 
+// The analysis of a solution's tree: valid, and moving the DRAM data the solver predicts; the
+// report in `out` where given.
+void expect_predicted_dram(const arch::Arch& a, const model::Workload& w, const ChainSolution& s, model::Report* out = nullptr) {
+  const model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s.flow_yaml, "chain", a, w));
+  ASSERT_TRUE(r.valid) << r.reason << "\n" << s.flow_yaml;
+  EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s.predicted_dram_elems) << s.flow_yaml;
+  if (out) *out = r;
+}
+
 // Extents with no useful divisor (QA pass 8: 97×61×131×53 on edge ran on one core with T_K =
 // T_N = 1, 29.3 K cycles against Layerwise's 1.57 K): tiles with a partial last step, m over
 // the cores in even chunks on every arch, and the prediction still equals the analysis — for
@@ -1154,9 +1163,9 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
       EXPECT_GT(s->tm, 1);
       EXPECT_EQ(s->core_dim, w.dim_index("m"));
       EXPECT_EQ(s->cores, a.cores);
-      const model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
-      ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
-      EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s->predicted_dram_elems) << s->flow_yaml;
+      model::Report r;
+      expect_predicted_dram(a, w, *s, &r);
+      ASSERT_TRUE(r.valid);
       const auto& buf = r.levels[static_cast<size_t>(s->buffer_level)];
       EXPECT_LE(s->footprint_elems * buf.word_bytes, buf.capacity_bytes);
       EXPECT_LE(static_cast<double>(buf.peak_bytes), s->footprint_elems * buf.word_bytes) << s->flow_yaml;
@@ -1198,9 +1207,7 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
     auto s = solve_gemm_chain(a, w);
     ASSERT_TRUE(s.has_value());
     ASSERT_EQ(s->tm, 3);
-    const model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
-    ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
-    EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s->predicted_dram_elems) << s->flow_yaml;
+    expect_predicted_dram(a, w, *s);
   }
   // Fewer rows than the cores: the widest even chunks, 9 rows as 3 + 3 + 3 on three cores.
   {
@@ -1211,9 +1218,7 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
     auto s = solve_gemm_chain(a, w);
     ASSERT_TRUE(s.has_value());
     EXPECT_EQ(s->cores, 3);
-    const model::Report r = model::analyze(a, w, model::load_dataflow_from_string(s->flow_yaml, "chain", a, w));
-    ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
-    EXPECT_EQ(static_cast<double>(chain_dram(w, r)), s->predicted_dram_elems) << s->flow_yaml;
+    expect_predicted_dram(a, w, *s);
   }
   // Three batches on four cores: each of three cores takes one (its own B and D), where m over
   // all four had each read every batch's.
@@ -1228,9 +1233,7 @@ TEST(ChainSolver, PrimeExtentsTakePartialTiles) {
     ASSERT_TRUE(s.has_value());
     EXPECT_EQ(s->core_dim, batched.dim_index("b"));
     EXPECT_EQ(s->cores, 3);
-    const model::Report r = model::analyze(a, batched, model::load_dataflow_from_string(s->flow_yaml, "chain", a, batched));
-    ASSERT_TRUE(r.valid) << r.reason << "\n" << s->flow_yaml;
-    EXPECT_EQ(static_cast<double>(chain_dram(batched, r)), s->predicted_dram_elems) << s->flow_yaml;
+    expect_predicted_dram(a, batched, *s);
     // The search starts from the same split: the template offers b over three cores too.
     Space space(a, batched);
     ASSERT_FALSE(s->group_tile.empty());
