@@ -1,0 +1,246 @@
+// template_plan(): the trees a closed form of the template's groups may answer. Every condition
+// below is one under which the walk takes a path a closed form would have to model beyond the
+// template's plain cases (a problem to report, a split not even, runs within runs, a slice of
+// several boxes): such trees are refused and walked.
+#include "model/template_plan.h"
+
+#include <algorithm>
+#include <map>
+
+#include "model/held.h"
+#include "model/walker.h"
+
+namespace dfx::model {
+namespace {
+
+using Refusal = std::string;  // empty: taken
+
+// Every index of every access is one dim (coefficient 1) or a constant: a loop step moves a
+// slice along its dim by whole chunks, and fusion shrinks a producer to its consumers' read box.
+bool plain(const Workload& w) {
+  return accesses_are_boxes(w) && w.every_access([](const TensorAccess& acc) {
+           return std::all_of(acc.index.begin(), acc.index.end(), [](const AffineIndex& ix) { return ix.terms.size() <= 1; });
+         });
+}
+
+// Temporal loops first, then spatial ones (the template's order in every tile).
+bool temporal_then_spatial(const std::vector<Loop>& loops) {
+  bool spatial = false;
+  for (const Loop& l : loops) {
+    if (spatial && !l.spatial) return false;
+    spatial = spatial || l.spatial;
+  }
+  return true;
+}
+
+bool loop_less(const TreeNode& n) { return !n.is_leaf && n.loops.empty() && n.keep.empty() && n.levels.size() == 1; }
+
+// How the spatial loops of one op tile split their extents over every step the walk would visit:
+// per loop, the chunk and the instance counts met.
+struct SplitsSeen {
+  struct Seen {
+    int64_t chunk = 0;
+    std::vector<int64_t> counts;  // ascending
+  };
+  std::map<size_t, Seen> by_loop;
+  Refusal note(size_t li, const Cut& c) {
+    if (c.last != c.chunk) return "a spread splits unevenly";
+    auto [it, fresh] = by_loop.try_emplace(li);
+    if (!fresh && it->second.chunk != c.chunk) return "a spread cuts different chunks in different steps";
+    it->second.chunk = c.chunk;
+    auto& counts = it->second.counts;
+    const auto at = std::lower_bound(counts.begin(), counts.end(), c.trips);
+    if (at == counts.end() || *at != c.trips) counts.insert(at, c.trips);
+    return {};
+  }
+};
+
+// The op's tile in every step its loops take from `extents` (the first step of each temporal loop
+// and, where it does not divide, its partial last one), as Walker::loops and leaf_nest cut it.
+// `partial`: partial steps enclosing the tile (a loop may then have more trips than elements).
+Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t li, int64_t* extents, int partial, bool registers,
+                 SplitsSeen& seen) {
+  if (li == tile.loops.size()) return {};
+  const Loop& l = tile.loops[li];
+  int64_t& e = extents[static_cast<size_t>(l.dim)];
+  if (!op.uses_dim(l.dim) || e <= 0) {
+    if (l.spatial) return "a spread over a dim the op does not use";
+    return cut_nest(w, tile, op, li + 1, extents, partial, registers, seen);
+  }
+  if (l.factor > e && partial == 0) return "a factor above its extent";
+  const Cut c = cut(e, l.factor);
+  const int64_t saved = e;
+  Refusal why;
+  if (l.spatial) {
+    why = seen.note(li, c);
+    e = c.chunk;
+    if (why.empty()) why = cut_nest(w, tile, op, li + 1, extents, partial, registers, seen);
+  } else {
+    e = c.chunk;
+    why = cut_nest(w, tile, op, li + 1, extents, partial, registers, seen);
+    if (why.empty() && c.last != c.chunk) e = c.last, why = cut_nest(w, tile, op, li + 1, extents, partial + 1, registers, seen);
+  }
+  e = saved;
+  return why;
+}
+
+// The walk's conditions for counting a nest with registers in closed form (Walker::plan_nest and
+// plan_spatial), on the nest's first step with `extents`: at most one temporal loop with a partial
+// last step, no loop inside it over its dim, and then a spread over that dim whose instances run
+// in classes; at most one spread run in classes.
+Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* box_extents, const SplitsSeen& seen) {
+  int64_t left[kMaxDims];
+  std::copy(box_extents, box_extents + kMaxDims, left);
+  int padded_dim = -1;
+  bool classed = false, classed_over_padded = false;
+  for (size_t li = 0; li < tile.loops.size(); ++li) {
+    const Loop& l = tile.loops[li];
+    int64_t& e = left[static_cast<size_t>(l.dim)];
+    if (!op.uses_dim(l.dim) || e <= 0) continue;
+    const Cut c = cut(e, l.factor);
+    if (l.spatial) {
+      const auto& counts = seen.by_loop.at(li).counts;
+      if (counts.size() > 1) {
+        if (classed) return "runs within runs";
+        if (counts.size() > kMaxNestRuns) return "too many runs of instances";
+        classed = true;
+        classed_over_padded = l.dim == padded_dim;
+      } else if (l.dim == padded_dim) {
+        return "a padded spread without classes";
+      }
+    } else {
+      if (l.dim == padded_dim) return "a loop inside a partial step over its dim";
+      if (c.last != c.chunk) {
+        if (padded_dim >= 0) return "two partial steps in one nest";
+        padded_dim = l.dim;
+      }
+    }
+    e = c.chunk;
+  }
+  if (padded_dim >= 0 && !classed_over_padded) return "a partial step whose spread is not classed";
+  return {};
+}
+
+// Every op nest of a group, over every class of the group tile's boxes.
+Refusal check_ops(const Workload& w, const Dataflow& f, const TemplateGroup& g, const std::vector<int>& class_partial) {
+  for (const TemplateOp& t : g.ops) {
+    // Spreads are seen across all classes: the walk keeps a spatial loop's splits for the whole walk.
+    SplitsSeen seen;
+    const Op& op = w.ops[t.op];
+    std::vector<std::vector<int64_t>> extents_of;
+    for (size_t k = 0; k < g.classes.size(); ++k) {
+      std::vector<int64_t> extents(kMaxDims, 0);
+      for (size_t d = 0; d < w.dims.size(); ++d) extents[d] = g.classes[k][t.op][d].second - g.classes[k][t.op][d].first;
+      std::vector<int64_t> cutting = extents;
+      if (Refusal why = cut_nest(w, f.nodes[static_cast<size_t>(t.tile)], op, 0, cutting.data(), class_partial[k], t.registers >= 0, seen); !why.empty())
+        return why;
+      extents_of.push_back(std::move(extents));
+    }
+    for (const auto& [li, s] : seen.by_loop)
+      if (s.counts.size() >= 16) return "too many instance counts";
+    if (t.registers < 0) continue;
+    for (const auto& extents : extents_of)
+      if (Refusal why = plan_registers_nest(f.nodes[static_cast<size_t>(t.tile)], op, extents.data(), seen); !why.empty()) return why;
+  }
+  return {};
+}
+
+}  // namespace
+
+TemplateVerdict template_plan(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape) {
+  TemplateVerdict v;
+  auto refuse = [&](std::string why) {
+    v.why = std::move(why);
+    return v;
+  };
+  if (a.instruction_timed()) return refuse("timed by instructions");
+  if (!plain(w) || w.dims.size() > kMaxDims) return refuse("accesses not plain");
+  const TreeNode& root = f.nodes[0];
+  if (root.is_leaf || !root.loops.empty() || !root.keep.empty() || root.prim != Prim::Seq || root.levels.size() != 1)
+    return refuse("root not a plain Seq");
+  TemplatePlan plan;
+  for (const int outer : root.children) {
+    const TreeNode& o = f.nodes[static_cast<size_t>(outer)];
+    if (o.is_leaf || !o.keep.empty() || o.levels != root.levels || o.children.size() != 1 || !shape.owned[static_cast<size_t>(outer)].empty())
+      return refuse("group without an outer tile");
+    // Core loops first, then temporal ones.
+    bool temporal = false;
+    for (const Loop& l : o.loops) {
+      if (temporal && l.spatial) return refuse("a core loop after a temporal one");
+      temporal = temporal || !l.spatial;
+    }
+    const int tile = o.children[0];
+    const TreeNode& gt = f.nodes[static_cast<size_t>(tile)];
+    if (!loop_less(gt) || gt.prim == Prim::Para || gt.children.empty()) return refuse("group tile not loop-less");
+    TemplateGroup g;
+    g.outer = outer, g.tile = tile, g.prim = gt.prim;
+    for (const int child : gt.children) {
+      const TreeNode& ot = f.nodes[static_cast<size_t>(child)];
+      if (ot.is_leaf || ot.loops.empty() || !ot.keep.empty() || ot.children.size() != 1 || !temporal_then_spatial(ot.loops) ||
+          ot.loops.size() > kMaxNestLoops)
+        return refuse("op tile not of the template");
+      if (!shape.owned[static_cast<size_t>(child)].empty()) return refuse("op tile owns buffers");
+      TemplateOp op;
+      op.tile = child;
+      const int below = ot.children[0];
+      const TreeNode& b = f.nodes[static_cast<size_t>(below)];
+      if (b.is_leaf) {
+        op.leaf = below;
+      } else {
+        if (!loop_less(b) || b.children.size() != 1 || !f.nodes[static_cast<size_t>(b.children[0])].is_leaf)
+          return refuse("registers tile not of the template");
+        op.registers = below, op.leaf = b.children[0];
+        if (shape.owned[static_cast<size_t>(below)].size() > kMaxNestOperands) return refuse("too many operands");
+      }
+      op.op = static_cast<size_t>(f.nodes[static_cast<size_t>(op.leaf)].op);
+      g.ops.push_back(op);
+    }
+    // The outer loops over the whole problem, and the group tile's classes of boxes (each loop's
+    // first step, and its partial last one where it has one).
+    std::vector<int> class_partial;
+    Refusal why;
+    auto classes = [&](auto&& self, size_t li, const OpBoxes& boxes, int partial) -> void {
+      if (!why.empty()) return;
+      if (li == o.loops.size()) {
+        g.classes.push_back(boxes);
+        class_partial.push_back(partial);
+        return;
+      }
+      const Loop& l = o.loops[li];
+      const int64_t extent = shape.index.extent(outer, l.dim, boxes);
+      if (extent <= 0) return self(self, li + 1, boxes, partial);
+      if (l.factor > extent && partial == 0) return void(why = "a factor above its extent");
+      const Cut c = cut(extent, l.factor);
+      if (g.loops.size() <= li) g.loops.push_back({l.dim, l.spatial, c.chunk, c.trips, c.last});
+      if (l.spatial && c.last != c.chunk) return void(why = "an uneven core split");
+      OpBoxes first = boxes;
+      shape.index.restrict(outer, l.dim, 0, c.chunk, first);
+      self(self, li + 1, first, partial);
+      if (!l.spatial && c.last != c.chunk) {
+        OpBoxes last = boxes;
+        const int64_t lo = (c.trips - 1) * c.chunk;
+        shape.index.restrict(outer, l.dim, lo, lo + c.chunk, last);
+        self(self, li + 1, last, partial + 1);
+      }
+    };
+    classes(classes, 0, OpBoxes::whole(w), 0);
+    if (!why.empty()) return refuse(why);
+    // One box per buffer at the group tile in every class: nothing moves apart.
+    for (const OpBoxes& boxes : g.classes)
+      for (const int t : shape.owned[static_cast<size_t>(tile)]) {
+        Boxes held;
+        try {
+          take_slice(held, shape.accesses.of(tile, t), boxes);
+        } catch (const TooManyBoxes&) {
+          return refuse("a slice of several boxes");
+        }
+        if (held.n > 1) return refuse("a slice of several boxes");
+      }
+    if (Refusal r = check_ops(w, f, g, class_partial); !r.empty()) return refuse(r);
+    plan.groups.push_back(std::move(g));
+  }
+  v.plan = std::move(plan);
+  return v;
+}
+
+}  // namespace dfx::model

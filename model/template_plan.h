@@ -1,0 +1,58 @@
+#pragma once
+// Which trees a closed-form analysis of the mapper's template could answer, and their parts
+// (docs/closed-form-plan.md, step 1): the walk (model/walk*.cpp) stays the definition of the
+// semantics; a closed form may answer only trees this plan takes, and is held to the walk on
+// every one. Internal to model/.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arch/arch.h"
+#include "model/dataflow.h"
+#include "model/tree_shape.h"
+#include "model/workload.h"
+
+namespace dfx::model {
+
+// An op of a group: the tile with its own loops (temporal, then spatial), the loop-less tile
+// under it that holds its operands (a PE array's registers; -1: the leaf is right below), and
+// its leaf.
+struct TemplateOp {
+  int tile = -1, registers = -1, leaf = -1;
+  size_t op = 0;
+};
+
+// A loop of a group's outer tile, as it cuts the whole problem: its chunk, how many steps, and
+// the last step's extent (the chunk where it divides).
+struct OuterLoop {
+  int dim = -1;
+  bool spatial = false;
+  int64_t chunk = 0, trips = 1, last = 0;
+};
+
+// A child of the root: an outer tile at the root's level (loops over cores first, then temporal
+// loops) over a loop-less group tile whose children are the ops' tiles.
+struct TemplateGroup {
+  int outer = -1, tile = -1;
+  Prim prim = Prim::Seq;
+  std::vector<OuterLoop> loops;
+  std::vector<TemplateOp> ops;
+  // The group tile's boxes, one per class of outer steps (full or partial in each temporal
+  // loop): what the op nests are cut from.
+  std::vector<OpBoxes> classes;
+};
+
+struct TemplatePlan {
+  std::vector<TemplateGroup> groups;
+};
+
+// The plan of `f` (whose shape is `shape`), or why a closed form would not take it: `why` names
+// the first condition it fails (a short phrase; the coverage test tallies them).
+struct TemplateVerdict {
+  std::optional<TemplatePlan> plan;
+  std::string why;
+};
+TemplateVerdict template_plan(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape);
+
+}  // namespace dfx::model
