@@ -10,26 +10,10 @@
 #include "model/walk.h"
 #include "tests/unit/random_candidates.h"
 #include "tests/unit/test_util.h"
+#include "tests/unit/walk_compare.h"
 
 namespace dfx::mapper {
 namespace {
-
-void expect_same(const model::WalkResult& boxes, const model::WalkResult& sets, const std::string& where) {
-  ASSERT_EQ(boxes.problems.size(), sets.problems.size()) << where;
-  EXPECT_EQ(boxes.cycles, sets.cycles) << where;
-  EXPECT_EQ(boxes.macs, sets.macs) << where;
-  EXPECT_EQ(boxes.vector_ops, sets.vector_ops) << where;
-  EXPECT_EQ(boxes.op_work, sets.op_work) << where;
-  EXPECT_EQ(boxes.op_cycles, sets.op_cycles) << where;
-  EXPECT_EQ(boxes.op_instruction_cycles, sets.op_instruction_cycles) << where;
-  EXPECT_EQ(boxes.peak_elems, sets.peak_elems) << where;
-  EXPECT_EQ(boxes.level_peak_elems, sets.level_peak_elems) << where;
-  EXPECT_EQ(boxes.feed_reads, sets.feed_reads) << where;
-  EXPECT_EQ(boxes.feed_updates, sets.feed_updates) << where;
-  for (size_t l = 0; l < boxes.traffic.size(); ++l)
-    for (size_t t = 0; t < boxes.traffic[l].size(); ++t)
-      EXPECT_TRUE(boxes.traffic[l][t] == sets.traffic[l][t]) << "level " << l << " tensor " << t << "\n" << where;
-}
 
 class HeldAsBoxes : public test::OnArchWorkload {};
 
@@ -41,7 +25,7 @@ TEST_P(HeldAsBoxes, SameWalkAsWithSetsOnTemplatePoints) {
     const model::Placement p = model::place(a, w, f);
     const model::WalkResult boxes = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes);
     const model::WalkResult sets = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Sets);
-    expect_same(boxes, sets, model::to_yaml(f, a, w));
+    test::expect_same_walk(boxes, sets, model::to_yaml(f, a, w));
     valid += sets.problems.empty();
     replayed += sets.replayed_steps > 0;
     counted += boxes.nests_counted > 0;

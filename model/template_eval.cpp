@@ -1,0 +1,649 @@
+// template_walk(): the walk of a template tree in closed form. Each function below mirrors the
+// walk's step named in its comment (model/walk.cpp, walk_streams.cpp, walk_nest.cpp), on buffers
+// that each hold one box: the same counts in the same order, and every double formed by the same
+// operations in the same order as the walk without replay (which the walk with replay equals to
+// the bit). What it does not model yet it refuses (nullopt), and the tree is walked.
+#include "model/template_eval.h"
+
+#include <algorithm>
+#include <array>
+
+#include "model/held.h"
+#include "model/transfer_time.h"
+#include "model/walk_support.h"
+#include "model/walk_time.h"
+#include "model/walker.h"
+
+namespace dfx::model {
+namespace {
+
+// A buffer (the walk's Stream) holding one box.
+struct Slot {
+  int node = -1, tensor = -1, level = 0, source = 0;
+  bool write = false;
+  size_t op = 0;
+  const TensorAccess* access = nullptr;
+  uint64_t dims = 0;  // the dims that index it
+  size_t prefix = 0;  // spatial levels before its source's (source_prefixes)
+  size_t row = 0;     // its occupancy row (instance context)
+  int owner_op = -1;  // a register slot: its op (dropped in a Seq when another op starts)
+  Box held;
+  bool holds = false, created = false;
+  Spreads spreads;
+  bool spreads_known = false;
+  int64_t write_entries = 0, mc_write_entries = 0, mc_count = 1, instance_weight = 1;
+  Slice cover;  // what it wrote, a set per dim (the walk's cover)
+};
+
+struct SpatialLevel {
+  int64_t count = 1;
+  OpBoxes delta;
+};
+
+struct Moved {
+  double load = 0, store = 0;
+};
+
+class TemplateEval {
+ public:
+  TemplateEval(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, const TemplateGroup& g)
+      : a_(a), w_(w), f_(f), s_(shape), p_(shape.placement), g_(g) {}
+
+  std::optional<WalkResult> run();
+  const char* refused() const { return refused_; }
+
+ private:
+  const arch::Arch& a_;
+  const Workload& w_;
+  const Dataflow& f_;
+  const TreeShape& s_;
+  const Placement& p_;
+  const TemplateGroup& g_;
+  WalkResult r_;
+  std::vector<Slot> slots_;
+  std::vector<int> group_slots_;
+  std::vector<std::vector<int>> register_slots_;  // per op of the group
+  std::vector<int> prefix_;                        // source_prefixes
+  std::vector<SpatialLevel> stack_;
+  std::vector<int64_t> occupancy_;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
+  int64_t instance_weight_ = 1;
+  double repeat_ = 1;
+  uint64_t past_first_ = 0;
+  bool computed_ = false;
+  double first_loads_ = 0, last_store_ = 0;
+  const char* refused_ = nullptr;  // what it met that it does not model
+  // Representative steps being visited: per level, the slots touched and what each wrote.
+  struct Representing {
+    std::vector<char> touched;
+    std::vector<Slice> wrote;
+  };
+  std::vector<Representing> reps_;
+
+  void empty_result();
+  Box box_of(const Slot& s, const OpBoxes& boxes) const;
+  void add_occupancy(int level, int tensor, size_t row, int64_t delta);
+  void charge_source(int tensor, int source, int level, bool write, int64_t n);
+  void add_cover(int id, const Slice& part);
+  void touch(int id);
+  Moved activate(int id, const OpBoxes& boxes, int64_t weight);
+  void add_leaf(int leaf, int64_t points, int64_t weight);
+  void time_own_op(int node, double latency);
+  double outer_loops(size_t li, const OpBoxes& boxes, int64_t weight);
+  void translate(const OpBoxes& delta, int64_t extra);
+  double group_tile(const OpBoxes& boxes, int64_t weight);
+  double op_tile(size_t k, const OpBoxes& boxes, int64_t weight);
+  double vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight);
+  double registers_nest(size_t k, const OpBoxes& boxes, int64_t weight);
+  void finish();
+};
+
+void TemplateEval::empty_result() {
+  r_.traffic.assign(a_.levels.size(), std::vector<Traffic>(w_.tensors.size()));
+  r_.peak_elems.assign(a_.levels.size(), std::vector<int64_t>(w_.tensors.size(), 0));
+  r_.level_peak_elems.assign(a_.levels.size(), 0);
+  r_.feed_reads.assign(a_.levels.size(), 0);
+  r_.feed_updates.assign(a_.levels.size(), 0);
+  r_.op_work.assign(w_.ops.size(), 0);
+  r_.op_cycles.assign(w_.ops.size(), 0);
+  r_.op_instruction_cycles.assign(w_.ops.size(), 0);
+}
+
+// The slot's slice of `boxes` (take_slice of its one access).
+Box TemplateEval::box_of(const Slot& s, const OpBoxes& boxes) const {
+  Box b;
+  b.rank = static_cast<int>(s.access->index.size());
+  for (int j = 0; j < b.rank; ++j) {
+    const AffineIndex& ix = s.access->index[static_cast<size_t>(j)];
+    if (ix.terms.empty()) {
+      b.r[j] = {ix.offset, ix.offset + 1};
+    } else {
+      const Range& r = boxes[s.op][static_cast<size_t>(ix.terms[0].dim)];
+      b.r[j] = {r.first + ix.offset, std::max(r.first, r.second) + ix.offset};
+    }
+  }
+  return b;
+}
+
+int64_t box_size(const Box& b) {
+  int64_t n = 1;
+  for (int j = 0; j < b.rank; ++j) n *= std::max<int64_t>(0, b.r[j].second - b.r[j].first);
+  return n;
+}
+
+int64_t overlap(const Box& a, const Box& b) {
+  int64_t n = 1;
+  for (int j = 0; j < a.rank; ++j) n *= std::max<int64_t>(0, std::min(a.r[j].second, b.r[j].second) - std::max(a.r[j].first, b.r[j].first));
+  return n;
+}
+
+Boxes as_boxes(const Box& b, bool holds) {
+  Boxes out;
+  if (holds && box_size(b) > 0) out.n = 1, out.part[0] = b;
+  return out;
+}
+
+// Walker::add_occupancy.
+void TemplateEval::add_occupancy(int level, int tensor, size_t row, int64_t delta) {
+  const size_t per_level = w_.tensors.size() + 1, per_row = a_.levels.size() * per_level;
+  if (occupancy_.size() < (row + 1) * per_row) occupancy_.resize((row + 1) * per_row, 0);
+  int64_t* at = occupancy_.data() + row * per_row + static_cast<size_t>(level) * per_level;
+  int64_t& lv = at[w_.tensors.size()];
+  lv += delta;
+  r_.level_peak_elems[static_cast<size_t>(level)] = std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
+  int64_t& tv = at[tensor];
+  tv += delta;
+  auto& peak = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+  peak = std::max(peak, tv);
+}
+
+// Walker::charge_source.
+void TemplateEval::charge_source(int tensor, int source, int level, bool write, int64_t n) {
+  auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
+  (write ? src.update : src.read) += n;
+  if (!a_.addressable(level)) (write ? r_.feed_updates : r_.feed_reads)[static_cast<size_t>(source)] += n;
+  for (int via : a_.staging_levels(source, level)) {
+    auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
+    mid.update += n;
+    mid.read += n;
+  }
+}
+
+void TemplateEval::touch(int id) {
+  for (Representing& rep : reps_) rep.touched[static_cast<size_t>(id)] = 1;
+}
+
+// Walker::add_cover: the cover, and what each representative step being visited wrote.
+void TemplateEval::add_cover(int id, const Slice& part) {
+  auto unite = [&](Slice& into) {
+    if (into.empty()) into.assign(part.size(), IndexSet());
+    unite_per_dim(into, part);
+  };
+  unite(slots_[static_cast<size_t>(id)].cover);
+  for (Representing& rep : reps_) unite(rep.wrote[static_cast<size_t>(id)]);
+}
+
+// Walker::activate for a buffer holding one box.
+Moved TemplateEval::activate(int id, const OpBoxes& boxes, int64_t weight) {
+  Slot& s = slots_[static_cast<size_t>(id)];
+  if (!s.created) s.created = true, s.instance_weight = instance_weight_;
+  const Box now = box_of(s, boxes);
+  const int64_t now_size = box_size(now);
+  const int64_t held_size = s.holds ? box_size(s.held) : 0;
+  const int64_t fresh = now_size - (s.holds ? overlap(now, s.held) : 0);
+  int64_t merged = 1;
+  for (size_t k = s.prefix; k < stack_.size(); ++k) merged *= stack_[k].count;
+  const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
+  if (multicast && merged > 1 && !s.spreads_known && now_size > 0) {
+    // Walker::spreads_for: per spatial level past the source's, the axis its move shifts the slice along.
+    s.spreads.clear();
+    for (size_t k = s.prefix; k < stack_.size(); ++k) {
+      if (stack_[k].count <= 1) continue;
+      int axis = -1;
+      int64_t step = 0;
+      for (size_t j = 0; j < s.access->index.size(); ++j) {
+        const AffineIndex& ix = s.access->index[j];
+        const int64_t d = ix.terms.empty() ? 0 : stack_[k].delta[s.op][static_cast<size_t>(ix.terms[0].dim)].first;
+        if (d == 0) continue;
+        if (axis >= 0) return refused_ = "a slice moving along two axes", Moved();
+        axis = static_cast<int>(j), step = d;
+      }
+      if (axis >= 0) s.spreads.emplace_back(static_cast<size_t>(axis), step, stack_[k].count);
+    }
+    s.spreads_known = true;
+  }
+  const Boxes now_boxes = as_boxes(now, true), held_boxes = as_boxes(s.held, s.holds);
+  const int64_t shared = merged == 1 ? fresh : multicast ? merged_fresh(now_boxes, held_boxes, fresh, s.spreads) : fresh * merged;
+  const int64_t source_weight = weight / merged;
+  const bool takes_back = s.write && fresh > 0 && (past_first_ & ~s.dims) != 0;
+  add_occupancy(s.level, s.tensor, s.row, now_size - held_size);
+  s.mc_count = multicast ? merged : 1;
+  if (s.write) {
+    s.write_entries += fresh * weight;
+    s.mc_write_entries += shared * source_weight;
+    if (now_size > 0) add_cover(id, now.slice());
+  } else {
+    r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += fresh * weight;
+  }
+  charge_source(s.tensor, s.source, s.level, s.write, shared * source_weight);
+  s.held = now, s.holds = now_size > 0;
+  touch(id);
+  const int64_t row = now.rank == 0 ? 1 : now.r[now.rank - 1].second - now.r[now.rank - 1].first;
+  Moved m;
+  (s.write ? m.store : m.load) = transfer_time(a_, s.source, s.level, s.write, row, fresh, shared).cycles;
+  if (takes_back) m.load = transfer_time(a_, s.source, s.level, false, row, fresh, shared).cycles;
+  if (!computed_) first_loads_ += m.load;
+  return m;
+}
+
+// Walker::add_leaf.
+void TemplateEval::add_leaf(int leaf, int64_t points, int64_t weight) {
+  const auto o = static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op);
+  const Op& op = w_.ops[o];
+  const int64_t work = points * op.ops_per_point * weight;
+  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
+  r_.op_work[o] += work;
+  computed_ = true;
+  auto at = [&](int tensor) -> Traffic& {
+    const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
+    return r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+  };
+  for (const auto& in : op.inputs) at(in.tensor).read += points * weight;
+  at(op.out.tensor).update += points * weight;
+}
+
+void TemplateEval::time_own_op(int node, double latency) {
+  const int op = s_.own_op[static_cast<size_t>(node)];
+  if (op >= 0) r_.op_cycles[static_cast<size_t>(op)] += latency * repeat_;
+}
+
+// Walker::loops over the outer tile's loops (core loops, then temporal ones), then the group tile.
+double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight) {
+  const TreeNode& n = f_.nodes[static_cast<size_t>(g_.outer)];
+  if (li == n.loops.size()) {
+    const double t = group_tile(boxes, weight);
+    time_own_op(g_.tile, t);
+    return t;
+  }
+  const Loop& loop = n.loops[li];
+  const int64_t extent = s_.index.extent(g_.outer, loop.dim, boxes);
+  if (extent <= 0) return outer_loops(li + 1, boxes, weight);
+  const Cut c = cut(extent, loop.factor);
+  if (c.last != c.chunk) return refused_ = "a partial outer step", 0.0;
+  auto at = [&](int64_t i) {
+    OpBoxes b = boxes;
+    s_.index.restrict(g_.outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, b);
+    return b;
+  };
+  const OpBoxes b0 = at(0);
+  if (loop.spatial) {
+    SpatialLevel level;
+    level.count = c.trips;
+    if (c.trips > 1) level.delta.assign_move(b0, at(1));
+    else level.delta.assign_zero(b0);
+    stack_.push_back(std::move(level));
+    const int64_t saved = instance_weight_;
+    instance_weight_ *= c.trips;
+    const double t = outer_loops(li + 1, b0, weight * c.trips);
+    instance_weight_ = saved;
+    stack_.pop_back();
+    return t;
+  }
+  double latency = outer_loops(li + 1, b0, weight);
+  const uint64_t past_first = past_first_;
+  if (loop.dim < 64) past_first_ |= uint64_t{1} << loop.dim;
+  if (c.trips >= 2) {
+    const int64_t middle = c.trips - 1;
+    const OpBoxes b1 = at(1);
+    if (middle == 1) {
+      latency += outer_loops(li + 1, b1, weight);
+    } else {
+      reps_.push_back({std::vector<char>(slots_.size(), 0), std::vector<Slice>(slots_.size())});
+      const double repeat = repeat_;
+      repeat_ *= static_cast<double>(middle);
+      latency += outer_loops(li + 1, b1, weight * middle) * static_cast<double>(middle);
+      repeat_ = repeat;
+      OpBoxes delta;
+      delta.assign_move(b1, at(2));
+      translate(delta, middle - 1);
+    }
+  }
+  past_first_ = past_first;
+  return latency;
+}
+
+// Walker::translate_since: the slots the representative step touched stand for `extra` more
+// steps: moved on, and what they wrote repeated at each step.
+void TemplateEval::translate(const OpBoxes& delta, int64_t extra) {
+  Representing rep = std::move(reps_.back());
+  reps_.pop_back();
+  for (size_t id = 0; id < slots_.size(); ++id) {
+    if (!rep.touched[id]) continue;
+    Slot& s = slots_[id];
+    int64_t shift[kMaxBoxRank] = {0};
+    for (size_t j = 0; j < s.access->index.size(); ++j)
+      if (!s.access->index[j].terms.empty()) shift[j] = delta[s.op][static_cast<size_t>(s.access->index[j].terms[0].dim)].first;
+    if (s.write && !rep.wrote[id].empty()) {  // Walker::extend_cover
+      Slice added = rep.wrote[id];
+      for (size_t j = 0; j < added.size(); ++j)
+        if (shift[j] != 0) added[j].add_translates(shift[j], extra);
+      add_cover(static_cast<int>(id), added);
+    }
+    if (!s.holds) continue;
+    for (int j = 0; j < s.held.rank; ++j) s.held.r[j].first += shift[j] * extra, s.held.r[j].second += shift[j] * extra;
+  }
+}
+
+// Walker::visit_node on the group tile: its buffers' activations, then its children.
+double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
+  double load = 0, store = 0;
+  for (const int id : group_slots_) {
+    const Moved m = activate(id, boxes, weight);
+    load += m.load, store += m.store;
+  }
+  // Walker::children: the intermediates fused here live at their home while the children run.
+  const size_t core_row = 0;
+  std::vector<std::pair<int, int64_t>> homes;
+  for (const int t : s_.fused[static_cast<size_t>(g_.tile)]) {
+    const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)];
+    const int64_t elems = slice_size(access_slice(prod.out, boxes[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)]));
+    add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, core_row, elems);
+    homes.push_back({t, elems});
+  }
+  const bool drop = g_.prim == Prim::Seq && g_.ops.size() > 1;
+  Time total;
+  for (size_t k = 0; k < g_.ops.size(); ++k) {
+    if (drop)  // Walker::drop_for_sibling: the other ops' registers are dropped
+      for (size_t other = 0; other < g_.ops.size(); ++other)
+        if (other != k)
+          for (const int id : register_slots_[other]) {
+            Slot& s = slots_[static_cast<size_t>(id)];
+            if (!s.holds) continue;
+            add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
+            s.holds = false;
+          }
+    Time t;
+    t.latency = op_tile(k, boxes, weight);
+    if (refused_) return 0;
+    if (g_.prim == Prim::Pipe) total.beside(t);
+    else total.then(t);
+  }
+  for (const auto& [t, elems] : homes) add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, core_row, -elems);
+  if (store > 0) last_store_ = store;
+  return std::max({load, total.latency, store});
+}
+
+double TemplateEval::op_tile(size_t k, const OpBoxes& boxes, int64_t weight) {
+  const TemplateOp& t = g_.ops[k];
+  const double latency = t.registers < 0 ? vector_nest(t, boxes, weight) : registers_nest(k, boxes, weight);
+  time_own_op(t.tile, latency);
+  return latency;
+}
+
+// Walker::leaf_nest: a vector op's time from its extents alone (the plan checked its splits).
+double TemplateEval::vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight) {
+  const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
+  const Op& op = w_.ops[t.op];
+  int64_t extents[kMaxDims];
+  for (size_t d = 0; d < w_.dims.size(); ++d) extents[d] = boxes[t.op][d].second - boxes[t.op][d].first;
+  auto time = [&](auto&& self, size_t li) -> double {
+    if (li == n.loops.size()) {
+      int64_t points = 1;
+      for (int d : op.dims) points *= std::max<int64_t>(0, extents[static_cast<size_t>(d)]);
+      return static_cast<double>(points * op.ops_per_point);
+    }
+    const Loop& loop = n.loops[li];
+    int64_t& e = extents[static_cast<size_t>(loop.dim)];
+    const int64_t extent = op.uses_dim(loop.dim) ? e : -1;
+    if (extent <= 0) return self(self, li + 1);
+    const Cut c = cut(extent, loop.factor);
+    const int64_t saved = e;
+    double latency = 0;
+    if (loop.spatial) {
+      e = c.chunk;
+      latency = self(self, li + 1);
+      if (c.last != c.chunk) e = c.last, self(self, li + 1);
+    } else {
+      const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
+      e = c.chunk;
+      double first = 0;
+      if (full >= 1) first = self(self, li + 1), latency += first;
+      if (full >= 2) {
+        const int64_t middle = full - 1;
+        latency += middle == 1 ? first : first * static_cast<double>(middle);
+      }
+      if (full < c.trips) e = c.last, latency += self(self, li + 1);
+    }
+    e = saved;
+    return latency;
+  };
+  const double latency = time(time, 0);
+  int64_t points = 1;
+  for (int d : op.dims) points *= std::max<int64_t>(0, boxes[t.op][static_cast<size_t>(d)].second - boxes[t.op][static_cast<size_t>(d)].first);
+  add_leaf(t.leaf, points, weight);
+  return latency;
+}
+
+// Walker::own_nest for an op with registers (no partial step yet): its first step from the
+// first chunk of every loop, its later steps counted (count_later_steps, nest_time).
+double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weight) {
+  const TemplateOp& t = g_.ops[k];
+  const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
+  const Op& op = w_.ops[t.op];
+  // The plan of the nest (Walker::plan_nest), refused where a step is partial.
+  NestPlan plan;
+  plan.op = t.op;
+  int64_t left[kMaxDims];
+  for (size_t d = 0; d < w_.dims.size(); ++d) left[d] = boxes[t.op][d].second - boxes[t.op][d].first;
+  OpBoxes first = boxes;
+  std::vector<std::pair<int, int64_t>> spatial;  // (dim, chunk)
+  for (const Loop& l : n.loops) {
+    int64_t& e = left[static_cast<size_t>(l.dim)];
+    if (!op.uses_dim(l.dim) || e <= 0) {
+      if (l.spatial) return refused_ = "a spread over a dim the op does not use", 0.0;
+      plan.steps[plan.temporal++] = {l.dim, e, 1, false};
+      continue;
+    }
+    const Cut c = cut(e, l.factor);
+    if (c.last != c.chunk) return refused_ = "a partial step in a nest with registers", 0.0;
+    s_.index.restrict(t.tile, l.dim, 0, c.chunk, first);
+    if (l.spatial) {
+      plan.instances *= c.trips;
+      plan.spatial_trips[plan.spatial++] = c.trips;
+      spatial.push_back({l.dim, c.chunk});
+    } else {
+      plan.steps[plan.temporal++] = {l.dim, c.chunk, c.trips, true};
+    }
+    e = c.chunk;
+  }
+  plan.count_steps();
+  for (int d : op.dims) plan.points *= std::max<int64_t>(0, left[static_cast<size_t>(d)]);
+  // The first step: the spatial loops' instances (one alike run each), the registers, the leaf.
+  const size_t outer_levels = stack_.size();
+  for (size_t j = 0; j < spatial.size(); ++j) {
+    SpatialLevel level;
+    level.count = plan.spatial_trips[j];
+    level.delta.assign_zero(first);
+    for (size_t o = 0; o < w_.ops.size(); ++o) level.delta[o][static_cast<size_t>(spatial[j].first)].first = 0;
+    level.delta[t.op][static_cast<size_t>(spatial[j].first)].first = spatial[j].second;
+    stack_.push_back(std::move(level));
+  }
+  const int64_t saved_weight = instance_weight_;
+  instance_weight_ *= plan.instances;
+  const int64_t inner_weight = weight * plan.instances;
+  double load = 0, store = 0;
+  for (const int id : register_slots_[k]) {
+    const Moved m = activate(id, first, inner_weight);
+    load += m.load, store += m.store;
+  }
+  if (refused_) return 0;
+  int64_t points = 1;
+  for (int d : op.dims) points *= std::max<int64_t>(0, first[t.op][static_cast<size_t>(d)].second - first[t.op][static_cast<size_t>(d)].first);
+  add_leaf(t.leaf, points, inner_weight);
+  if (store > 0) last_store_ = store;
+  const double first_time = std::max({load, static_cast<double>(points * op.ops_per_point), store});
+  stack_.resize(outer_levels);
+  instance_weight_ = saved_weight;
+  if (plan.total <= 1) return first_time;  // the walk walks a nest of one step
+  // Walker::count_later_steps and nest_operand, move_on for the one run.
+  NestOperand operands[kMaxNestOperands];
+  size_t count = 0;
+  for (const int id : register_slots_[k]) {
+    Slot& s = slots_[static_cast<size_t>(id)];
+    NestOperand& h = operands[count++];
+    h.write = s.write, h.dims = s.dims;
+    h.fresh = s.holds ? box_size(s.held) : 0;
+    int64_t merged = 1;
+    for (size_t j = s.prefix; j < stack_.size(); ++j) merged *= stack_[j].count;
+    for (size_t j = 0; j < plan.spatial; ++j)
+      if (stack_.size() + j >= s.prefix) merged *= plan.spatial_trips[j];
+    const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
+    h.multicast = multicast;
+    const Boxes held = as_boxes(s.held, s.holds);
+    h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh(held, Boxes(), h.fresh, s.spreads) : h.fresh * merged;
+    const int64_t row = s.held.rank == 0 ? 1 : s.held.r[s.held.rank - 1].second - s.held.r[s.held.rank - 1].first;
+    h.time = transfer_time(a_, s.source, s.level, s.write, row, h.fresh, h.shared).cycles;
+    if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row, h.fresh, h.shared).cycles;
+    h.source_weight = weight * plan.instances / merged;
+    // move_on
+    const int64_t step_weight = weight * plan.instances;
+    int64_t moves = 0;
+    for (size_t j = 0; j < plan.temporal; ++j)
+      if (plan.steps[j].trips > 1 && plan.moves(h.dims, j)) moves += plan.after[j];
+    if (moves > 0) {
+      if (s.write) {
+        s.write_entries += h.fresh * step_weight * moves;
+        s.mc_write_entries += h.shared * h.source_weight * moves;
+      } else {
+        r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += h.fresh * step_weight * moves;
+      }
+      charge_source(s.tensor, s.source, s.level, s.write, h.shared * h.source_weight * moves);
+    }
+    const bool covers = s.write && moves > 0 && s.holds;
+    Slice cover;
+    if (covers) cover = s.held.slice();
+    for (size_t j = 0; j < plan.temporal; ++j) {
+      const NestPlan::Step& step = plan.steps[j];
+      if (step.trips <= 1) continue;
+      const int64_t by = step.chunk * (step.trips - 1);
+      for (size_t x = 0; x < s.access->index.size(); ++x) {
+        if (s.access->index[x].terms.empty() || s.access->index[x].terms[0].dim != step.dim) continue;
+        s.held.r[x].first += by, s.held.r[x].second += by;
+        if (covers) cover[x].add_translates(step.chunk, step.trips - 1);
+      }
+    }
+    if (covers) add_cover(id, cover);
+    touch(id);
+  }
+  add_leaf(t.leaf, plan.points * (plan.total - 1), weight * plan.instances);
+  // Walker::nest_time.
+  auto nest_time = [&](auto&& self, size_t i, int advanced, uint64_t past_first) -> double {
+    if (i == plan.temporal) {
+      if (advanced < 0) return first_time;
+      double l = 0, st = 0;
+      for (size_t c = 0; c < count; ++c) {
+        const NestOperand& h = operands[c];
+        if (!plan.moves(h.dims, static_cast<size_t>(advanced))) continue;
+        (h.write ? st : l) += h.time;
+        if (h.write && (past_first & ~h.dims) != 0) l += h.back_time;
+      }
+      if (st > 0) last_store_ = st;
+      return std::max({l, static_cast<double>(plan.points * op.ops_per_point), st});
+    }
+    double latency = self(self, i + 1, advanced, past_first);
+    const int64_t full = plan.steps[i].trips;
+    if (full < 2) return latency;
+    const double next = self(self, i + 1, static_cast<int>(i), past_first | uint64_t{1} << plan.steps[i].dim);
+    const int64_t middle = full - 1;
+    latency += middle == 1 ? next : next * static_cast<double>(middle);
+    return latency;
+  };
+  return nest_time(nest_time, 0, -1, past_first_);
+}
+
+// Walker::finish_write_streams: refills of partial sums.
+void TemplateEval::finish() {
+  for (Slot& s : slots_) {
+    if (!s.write || s.cover.empty()) continue;
+    const Slice& cover = s.cover;
+    const int64_t distinct = slice_size(cover) * s.instance_weight;
+    r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;
+    Slice merged = cover;
+    for (const auto& [axis, step, count] : s.spreads) merged[axis] = spread_set(merged[axis], step, count);
+    const int64_t merged_distinct = slice_size(merged) * (s.instance_weight / s.mc_count);
+    charge_source(s.tensor, s.source, s.level, false, s.mc_write_entries - merged_distinct);
+  }
+}
+
+std::optional<WalkResult> TemplateEval::run() {
+  empty_result();
+  prefix_ = source_prefixes(f_, s_.source_anchors);
+  auto add_slot = [&](int node, int tensor, int owner_op, size_t row) {
+    Slot s;
+    s.node = node, s.tensor = tensor, s.owner_op = owner_op, s.row = row;
+    const TensorPlacement& tp = p_.tensors[static_cast<size_t>(tensor)];
+    s.level = tp.level[static_cast<size_t>(node)], s.source = tp.source[static_cast<size_t>(node)];
+    s.write = tp.writes[static_cast<size_t>(node)];
+    const BufferAccesses::Accesses by = s_.accesses.of(node, tensor);
+    s.op = static_cast<size_t>(by.begin()->op), s.access = by.begin()->access;
+    for (const BufferAccesses::Access& acc : by)
+      for (const auto& ix : acc.access->index)
+        for (const auto& term : ix.terms) s.dims |= uint64_t{1} << term.dim;
+    s.prefix = static_cast<size_t>(prefix_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)]);
+    slots_.push_back(s);
+    return static_cast<int>(slots_.size()) - 1;
+  };
+  for (const int t : s_.owned[static_cast<size_t>(g_.tile)]) group_slots_.push_back(add_slot(g_.tile, t, -1, 0));
+  register_slots_.resize(g_.ops.size());
+  for (size_t k = 0; k < g_.ops.size(); ++k) {
+    const TemplateOp& op = g_.ops[k];
+    if (op.registers < 0) continue;
+    bool spreads = false;
+    for (const Loop& l : f_.nodes[static_cast<size_t>(op.tile)].loops) spreads = spreads || l.spatial;
+    for (const int t : s_.owned[static_cast<size_t>(op.registers)])
+      register_slots_[k].push_back(add_slot(op.registers, t, static_cast<int>(k), spreads ? 1 + k : 0));
+  }
+  const OpBoxes whole = OpBoxes::whole(w_);
+  const double latency = outer_loops(0, whole, 1);
+  if (refused_) return std::nullopt;
+  time_own_op(g_.outer, latency);
+  time_own_op(0, latency);
+  finish();
+  r_.cycles = latency + first_loads_ + last_store_;
+  return std::move(r_);
+}
+
+}  // namespace
+
+std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape,
+                                        const TemplatePlan& plan, std::string* why) {
+  auto refuse = [&](const char* reason) -> std::optional<WalkResult> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (plan.groups.size() != 1) return refuse("several groups");
+  if (!shape.owned[0].empty() || !shape.fused[0].empty()) return refuse("buffers at the root");
+  const TemplateGroup& g = plan.groups[0];
+  if (!shape.owned[static_cast<size_t>(g.outer)].empty()) return refuse("buffers at the outer tile");
+  // A Seq whose children hand an intermediate over through a level no program addresses runs
+  // them as phases (runs_in_phases): not modelled.
+  if (runs_in_phases(a, f, shape.placement, shape.fused, g.tile)) return refuse("a group tile in phases");
+  // Two register tiles of one buffer class in one context (no spreads of their own, one
+  // partition) would share a buffer: not modelled.
+  std::vector<int> shared_classes;
+  for (const TemplateOp& op : g.ops) {
+    if (op.registers < 0 || g.prim == Prim::Pipe) continue;
+    const auto& loops = f.nodes[static_cast<size_t>(op.tile)].loops;
+    if (std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; })) continue;
+    for (const int t : shape.owned[static_cast<size_t>(op.registers)]) {
+      const int c = shape.buffer_class[static_cast<size_t>(op.registers) * w.tensors.size() + static_cast<size_t>(t)];
+      if (std::find(shared_classes.begin(), shared_classes.end(), c) != shared_classes.end()) return refuse("two register tiles of one buffer");
+      shared_classes.push_back(c);
+    }
+  }
+  TemplateEval eval(a, w, f, shape, g);
+  std::optional<WalkResult> r = eval.run();
+  if (!r) return refuse(eval.refused());
+  return r;
+}
+
+}  // namespace dfx::model

@@ -1,0 +1,50 @@
+// The closed form of template trees (model/template_eval.h) against the walk, which defines the
+// semantics: on every tree it answers, every figure the same to the bit.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "mapper/space.h"
+#include "model/template_eval.h"
+#include "model/walk.h"
+#include "tests/unit/random_candidates.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/walk_compare.h"
+
+namespace dfx::mapper {
+namespace {
+
+class TemplateEval : public test::OnArchWorkload {};
+
+TEST_P(TemplateEval, SameAsWalkOnTemplatePoints) {
+  int taken = 0, answered = 0, valid = 0;
+  std::map<std::string, int> refused;
+  test::for_random_candidates(Space(a, w), 27, 300, [&](const model::Dataflow& f) {
+    if (HasFailure()) return;
+    const model::TreeShape shape(a, w, f);
+    const model::WalkResult walked = model::walk_tree(a, w, f, shape, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes);
+    valid += walked.problems.empty();
+    const model::TemplateVerdict v = model::template_plan(a, w, f, shape);
+    if (!v.plan) return;
+    ++taken;
+    std::string why;
+    const std::optional<model::WalkResult> closed = model::template_walk(a, w, f, shape, *v.plan, &why);
+    if (!closed) return void(++refused[why]);
+    ++answered;
+    test::expect_same_walk(*closed, walked, model::to_yaml(f, a, w));
+  });
+  std::cout << valid << " valid points, " << taken << " taken by the plan, " << answered << " answered in closed form";
+  for (const auto& [why, n] : refused) std::cout << "; " << n << " " << why;
+  std::cout << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Points, TemplateEval,
+                         ::testing::Values(test::ArchWorkload{"edge", "attention_g1"}, test::ArchWorkload{"edge", "gemm_chain_g1"},
+                                           test::ArchWorkload{"cloud", "mlp_block"}, test::ArchWorkload{"cloud", "attention_g3"},
+                                           test::ArchWorkload{"edge", "bert_layer_tail"}, test::ArchWorkload{"edge", "vit_attention"},
+                                           test::ArchWorkload{"cloud", "gemm_chain_g10"}, test::ArchWorkload{"edge", "attention_g8"}),
+                         test::arch_workload_name);
+
+}  // namespace
+}  // namespace dfx::mapper
