@@ -46,8 +46,8 @@ struct Moved {
 
 class TemplateEval {
  public:
-  TemplateEval(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, const TemplateGroup& g)
-      : a_(a), w_(w), f_(f), s_(shape), p_(shape.placement), g_(g) {}
+  TemplateEval(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, const TemplatePlan& plan)
+      : a_(a), w_(w), f_(f), s_(shape), p_(shape.placement), plan_(plan) {}
 
   std::optional<WalkResult> run();
   const char* refused() const { return refused_; }
@@ -58,11 +58,15 @@ class TemplateEval {
   const Dataflow& f_;
   const TreeShape& s_;
   const Placement& p_;
-  const TemplateGroup& g_;
+  const TemplatePlan& plan_;
+  const TemplateGroup* g_ = nullptr;  // the group being visited
+  size_t gi_ = 0;                     // its index
   WalkResult r_;
   std::vector<Slot> slots_;
-  std::vector<int> group_slots_;
-  std::vector<std::vector<int>> register_slots_;  // per op of the group
+  // Per group: its group tile's slots, per op its registers', and the row of its cores' context.
+  std::vector<std::vector<int>> group_slots_;
+  std::vector<std::vector<std::vector<int>>> register_slots_;
+  std::vector<size_t> core_row_;
   std::vector<int> prefix_;                        // source_prefixes
   std::vector<SpatialLevel> stack_;
   std::vector<int64_t> occupancy_;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
@@ -258,20 +262,20 @@ void TemplateEval::time_own_op(int node, double latency) {
 
 // Walker::loops over the outer tile's loops (core loops, then temporal ones), then the group tile.
 double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight) {
-  const TreeNode& n = f_.nodes[static_cast<size_t>(g_.outer)];
+  const TreeNode& n = f_.nodes[static_cast<size_t>(g_->outer)];
   if (li == n.loops.size()) {
     const double t = group_tile(boxes, weight);
-    time_own_op(g_.tile, t);
+    time_own_op(g_->tile, t);
     return t;
   }
   const Loop& loop = n.loops[li];
-  const int64_t extent = s_.index.extent(g_.outer, loop.dim, boxes);
+  const int64_t extent = s_.index.extent(g_->outer, loop.dim, boxes);
   if (extent <= 0) return outer_loops(li + 1, boxes, weight);
   const Cut c = cut(extent, loop.factor);
   if (c.last != c.chunk) return refused_ = "a partial outer step", 0.0;
   auto at = [&](int64_t i) {
     OpBoxes b = boxes;
-    s_.index.restrict(g_.outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, b);
+    s_.index.restrict(g_->outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, b);
     return b;
   };
   const OpBoxes b0 = at(0);
@@ -336,26 +340,26 @@ void TemplateEval::translate(const OpBoxes& delta, int64_t extra) {
 // Walker::visit_node on the group tile: its buffers' activations, then its children.
 double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
   double load = 0, store = 0;
-  for (const int id : group_slots_) {
+  for (const int id : group_slots_[gi_]) {
     const Moved m = activate(id, boxes, weight);
     load += m.load, store += m.store;
   }
   // Walker::children: the intermediates fused here live at their home while the children run.
-  const size_t core_row = 0;
+  const size_t core_row = core_row_[gi_];
   std::vector<std::pair<int, int64_t>> homes;
-  for (const int t : s_.fused[static_cast<size_t>(g_.tile)]) {
+  for (const int t : s_.fused[static_cast<size_t>(g_->tile)]) {
     const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)];
     const int64_t elems = slice_size(access_slice(prod.out, boxes[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)]));
     add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, core_row, elems);
     homes.push_back({t, elems});
   }
-  const bool drop = g_.prim == Prim::Seq && g_.ops.size() > 1;
+  const bool drop = g_->prim == Prim::Seq && g_->ops.size() > 1;
   Time total;
-  for (size_t k = 0; k < g_.ops.size(); ++k) {
+  for (size_t k = 0; k < g_->ops.size(); ++k) {
     if (drop)  // Walker::drop_for_sibling: the other ops' registers are dropped
-      for (size_t other = 0; other < g_.ops.size(); ++other)
+      for (size_t other = 0; other < g_->ops.size(); ++other)
         if (other != k)
-          for (const int id : register_slots_[other]) {
+          for (const int id : register_slots_[gi_][other]) {
             Slot& s = slots_[static_cast<size_t>(id)];
             if (!s.holds) continue;
             add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
@@ -364,7 +368,7 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
     Time t;
     t.latency = op_tile(k, boxes, weight);
     if (refused_) return 0;
-    if (g_.prim == Prim::Pipe) total.beside(t);
+    if (g_->prim == Prim::Pipe) total.beside(t);
     else total.then(t);
   }
   for (const auto& [t, elems] : homes) add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, core_row, -elems);
@@ -373,7 +377,7 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
 }
 
 double TemplateEval::op_tile(size_t k, const OpBoxes& boxes, int64_t weight) {
-  const TemplateOp& t = g_.ops[k];
+  const TemplateOp& t = g_->ops[k];
   const double latency = t.registers < 0 ? vector_nest(t, boxes, weight) : registers_nest(k, boxes, weight);
   time_own_op(t.tile, latency);
   return latency;
@@ -426,7 +430,7 @@ double TemplateEval::vector_nest(const TemplateOp& t, const OpBoxes& boxes, int6
 // Walker::own_nest for an op with registers (no partial step yet): its first step from the
 // first chunk of every loop, its later steps counted (count_later_steps, nest_time).
 double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weight) {
-  const TemplateOp& t = g_.ops[k];
+  const TemplateOp& t = g_->ops[k];
   const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
   const Op& op = w_.ops[t.op];
   // The plan of the nest (Walker::plan_nest), refused where a step is partial.
@@ -471,7 +475,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   instance_weight_ *= plan.instances;
   const int64_t inner_weight = weight * plan.instances;
   double load = 0, store = 0;
-  for (const int id : register_slots_[k]) {
+  for (const int id : register_slots_[gi_][k]) {
     const Moved m = activate(id, first, inner_weight);
     load += m.load, store += m.store;
   }
@@ -487,7 +491,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   // Walker::count_later_steps and nest_operand, move_on for the one run.
   NestOperand operands[kMaxNestOperands];
   size_t count = 0;
-  for (const int id : register_slots_[k]) {
+  for (const int id : register_slots_[gi_][k]) {
     Slot& s = slots_[static_cast<size_t>(id)];
     NestOperand& h = operands[count++];
     h.write = s.write, h.dims = s.dims;
@@ -592,20 +596,71 @@ std::optional<WalkResult> TemplateEval::run() {
     slots_.push_back(s);
     return static_cast<int>(slots_.size()) - 1;
   };
-  for (const int t : s_.owned[static_cast<size_t>(g_.tile)]) group_slots_.push_back(add_slot(g_.tile, t, -1, 0));
-  register_slots_.resize(g_.ops.size());
-  for (size_t k = 0; k < g_.ops.size(); ++k) {
-    const TemplateOp& op = g_.ops[k];
-    if (op.registers < 0) continue;
-    bool spreads = false;
-    for (const Loop& l : f_.nodes[static_cast<size_t>(op.tile)].loops) spreads = spreads || l.spatial;
-    for (const int t : s_.owned[static_cast<size_t>(op.registers)])
-      register_slots_[k].push_back(add_slot(op.registers, t, static_cast<int>(k), spreads ? 1 + k : 0));
+  // Occupancy rows, one per instance context: the root's (0), each group's cores', each op's
+  // spreads' (or its group's where it has none).
+  size_t rows = 1;
+  for (const TemplateGroup& g : plan_.groups) {
+    const auto& outer = f_.nodes[static_cast<size_t>(g.outer)].loops;
+    const size_t core_row = std::any_of(outer.begin(), outer.end(), [](const Loop& l) { return l.spatial; }) ? rows++ : 0;
+    core_row_.push_back(core_row);
+    group_slots_.emplace_back();
+    for (const int t : s_.owned[static_cast<size_t>(g.tile)]) group_slots_.back().push_back(add_slot(g.tile, t, -1, core_row));
+    register_slots_.emplace_back(g.ops.size());
+    for (size_t k = 0; k < g.ops.size(); ++k) {
+      const TemplateOp& op = g.ops[k];
+      if (op.registers < 0) continue;
+      const auto& loops = f_.nodes[static_cast<size_t>(op.tile)].loops;
+      const size_t row = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; }) ? rows++ : core_row;
+      for (const int t : s_.owned[static_cast<size_t>(op.registers)]) register_slots_.back()[k].push_back(add_slot(op.registers, t, static_cast<int>(k), row));
+    }
   }
+  // Walker::children of the root: the intermediates fused there live at their home meanwhile;
+  // each group drops what the others left on chip (a Seq), and runs as a phase of its own where
+  // they hand data over through a level no program addresses.
   const OpBoxes whole = OpBoxes::whole(w_);
-  const double latency = outer_loops(0, whole, 1);
-  if (refused_) return std::nullopt;
-  time_own_op(g_.outer, latency);
+  std::vector<std::pair<int, int64_t>> homes;
+  for (const int t : s_.fused[0]) {
+    const int producer = w_.tensors[static_cast<size_t>(t)].producer;
+    const int64_t elems = slice_size(access_slice(w_.ops[static_cast<size_t>(producer)].out, whole[static_cast<size_t>(producer)]));
+    add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, 0, elems);
+    homes.push_back({t, elems});
+  }
+  const bool phases = runs_in_phases(a_, f_, p_, s_.fused, 0);
+  const bool drop = plan_.groups.size() > 1;
+  double latency = 0;
+  for (gi_ = 0; gi_ < plan_.groups.size(); ++gi_) {
+    g_ = &plan_.groups[gi_];
+    if (drop)
+      for (size_t other = 0; other < plan_.groups.size(); ++other) {
+        if (other == gi_) continue;
+        auto drop_slot = [&](int id) {
+          Slot& s = slots_[static_cast<size_t>(id)];
+          if (!s.holds) return;
+          add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
+          s.holds = false;
+        };
+        for (const int id : group_slots_[other]) drop_slot(id);
+        for (const auto& regs : register_slots_[other])
+          for (const int id : regs) drop_slot(id);
+      }
+    if (!phases) {
+      const double t = outer_loops(0, whole, 1);
+      if (refused_) return std::nullopt;
+      time_own_op(g_->outer, t);
+      latency += t;
+      continue;
+    }
+    // Walker::phase: its own fill and last store, its cycles exclusive.
+    const bool computed = computed_;
+    const double first_loads = first_loads_;
+    computed_ = false, first_loads_ = 0, last_store_ = 0;
+    const double t = outer_loops(0, whole, 1);
+    if (refused_) return std::nullopt;
+    time_own_op(g_->outer, t);
+    latency += t + first_loads_ + last_store_;
+    computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0;
+  }
+  for (const auto& [t, elems] : homes) add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, 0, -elems);
   time_own_op(0, latency);
   finish();
   r_.cycles = latency + first_loads_ + last_store_;
@@ -620,27 +675,27 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
     if (why) *why = reason;
     return std::nullopt;
   };
-  if (plan.groups.size() != 1) return refuse("several groups");
-  if (!shape.owned[0].empty() || !shape.fused[0].empty()) return refuse("buffers at the root");
-  const TemplateGroup& g = plan.groups[0];
-  if (!shape.owned[static_cast<size_t>(g.outer)].empty()) return refuse("buffers at the outer tile");
-  // A Seq whose children hand an intermediate over through a level no program addresses runs
-  // them as phases (runs_in_phases): not modelled.
-  if (runs_in_phases(a, f, shape.placement, shape.fused, g.tile)) return refuse("a group tile in phases");
-  // Two register tiles of one buffer class in one context (no spreads of their own, one
-  // partition) would share a buffer: not modelled.
-  std::vector<int> shared_classes;
-  for (const TemplateOp& op : g.ops) {
-    if (op.registers < 0 || g.prim == Prim::Pipe) continue;
-    const auto& loops = f.nodes[static_cast<size_t>(op.tile)].loops;
-    if (std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; })) continue;
-    for (const int t : shape.owned[static_cast<size_t>(op.registers)]) {
-      const int c = shape.buffer_class[static_cast<size_t>(op.registers) * w.tensors.size() + static_cast<size_t>(t)];
-      if (std::find(shared_classes.begin(), shared_classes.end(), c) != shared_classes.end()) return refuse("two register tiles of one buffer");
-      shared_classes.push_back(c);
+  if (!shape.owned[0].empty()) return refuse("buffers at the root");
+  for (const TemplateGroup& g : plan.groups) {
+    if (!shape.owned[static_cast<size_t>(g.outer)].empty()) return refuse("buffers at the outer tile");
+    // A Seq whose children hand an intermediate over through a level no program addresses runs
+    // them as phases (runs_in_phases): not modelled inside a group.
+    if (runs_in_phases(a, f, shape.placement, shape.fused, g.tile)) return refuse("a group tile in phases");
+    // Two register tiles of one buffer class in one context (no spreads of their own, one
+    // partition) would share a buffer: not modelled.
+    std::vector<int> shared_classes;
+    for (const TemplateOp& op : g.ops) {
+      if (op.registers < 0 || g.prim == Prim::Pipe) continue;
+      const auto& loops = f.nodes[static_cast<size_t>(op.tile)].loops;
+      if (std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; })) continue;
+      for (const int t : shape.owned[static_cast<size_t>(op.registers)]) {
+        const int c = shape.buffer_class[static_cast<size_t>(op.registers) * w.tensors.size() + static_cast<size_t>(t)];
+        if (std::find(shared_classes.begin(), shared_classes.end(), c) != shared_classes.end()) return refuse("two register tiles of one buffer");
+        shared_classes.push_back(c);
+      }
     }
   }
-  TemplateEval eval(a, w, f, shape, g);
+  TemplateEval eval(a, w, f, shape, plan);
   std::optional<WalkResult> r = eval.run();
   if (!r) return refuse(eval.refused());
   return r;
