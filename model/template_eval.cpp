@@ -40,6 +40,11 @@ struct SpatialLevel {
   OpBoxes delta;
 };
 
+// What the closed form met that it does not model: thrown to the top (template_walk).
+struct Refused {
+  const char* why;
+};
+
 struct Moved {
   double load = 0, store = 0;
 };
@@ -50,7 +55,6 @@ class TemplateEval {
       : a_(a), w_(w), f_(f), s_(shape), p_(shape.placement), plan_(plan) {}
 
   std::optional<WalkResult> run();
-  const char* refused() const { return refused_; }
 
  private:
   const arch::Arch& a_;
@@ -75,7 +79,6 @@ class TemplateEval {
   uint64_t past_first_ = 0;
   bool computed_ = false;
   double first_loads_ = 0, last_store_ = 0;
-  const char* refused_ = nullptr;  // what it met that it does not model
   // Representative steps being visited: per level, the slots touched and what each wrote.
   struct Representing {
     std::vector<char> touched;
@@ -208,7 +211,7 @@ Moved TemplateEval::activate(int id, const OpBoxes& boxes, int64_t weight) {
         const AffineIndex& ix = s.access->index[j];
         const int64_t d = ix.terms.empty() ? 0 : stack_[k].delta[s.op][static_cast<size_t>(ix.terms[0].dim)].first;
         if (d == 0) continue;
-        if (axis >= 0) return refused_ = "a slice moving along two axes", Moved();
+        if (axis >= 0) throw Refused{"a slice moving along two axes"};
         axis = static_cast<int>(j), step = d;
       }
       if (axis >= 0) s.spreads.emplace_back(static_cast<size_t>(axis), step, stack_[k].count);
@@ -272,14 +275,13 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
   const int64_t extent = s_.index.extent(g_->outer, loop.dim, boxes);
   if (extent <= 0) return outer_loops(li + 1, boxes, weight);
   const Cut c = cut(extent, loop.factor);
-  if (c.last != c.chunk) return refused_ = "a partial outer step", 0.0;
   auto at = [&](int64_t i) {
     OpBoxes b = boxes;
     s_.index.restrict(g_->outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, b);
     return b;
   };
   const OpBoxes b0 = at(0);
-  if (loop.spatial) {
+  if (loop.spatial) {  // even (the plan's): its instances alike
     SpatialLevel level;
     level.count = c.trips;
     if (c.trips > 1) level.delta.assign_move(b0, at(1));
@@ -292,11 +294,14 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
     stack_.pop_back();
     return t;
   }
-  double latency = outer_loops(li + 1, b0, weight);
+  // The first step, the one standing for the middle ones, a partial last one.
+  const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
+  double latency = 0;
+  if (full >= 1) latency += outer_loops(li + 1, b0, weight);
   const uint64_t past_first = past_first_;
   if (loop.dim < 64) past_first_ |= uint64_t{1} << loop.dim;
-  if (c.trips >= 2) {
-    const int64_t middle = c.trips - 1;
+  if (full >= 2) {
+    const int64_t middle = full - 1;
     const OpBoxes b1 = at(1);
     if (middle == 1) {
       latency += outer_loops(li + 1, b1, weight);
@@ -311,6 +316,7 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
       translate(delta, middle - 1);
     }
   }
+  if (full < c.trips) latency += outer_loops(li + 1, at(c.trips - 1), weight);
   past_first_ = past_first;
   return latency;
 }
@@ -367,7 +373,6 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
           }
     Time t;
     t.latency = op_tile(k, boxes, weight);
-    if (refused_) return 0;
     if (g_->prim == Prim::Pipe) total.beside(t);
     else total.then(t);
   }
@@ -433,6 +438,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   const TemplateOp& t = g_->ops[k];
   const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
   const Op& op = w_.ops[t.op];
+  if (t.classed) throw Refused{"runs of instances in a nest with registers"};
   // The plan of the nest (Walker::plan_nest), refused where a step is partial.
   NestPlan plan;
   plan.op = t.op;
@@ -443,12 +449,12 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   for (const Loop& l : n.loops) {
     int64_t& e = left[static_cast<size_t>(l.dim)];
     if (!op.uses_dim(l.dim) || e <= 0) {
-      if (l.spatial) return refused_ = "a spread over a dim the op does not use", 0.0;
+      if (l.spatial) throw Refused{"a spread over a dim the op does not use"};
       plan.steps[plan.temporal++] = {l.dim, e, 1, false};
       continue;
     }
     const Cut c = cut(e, l.factor);
-    if (c.last != c.chunk) return refused_ = "a partial step in a nest with registers", 0.0;
+    if (c.last != c.chunk) throw Refused{"a partial step in a nest with registers"};
     s_.index.restrict(t.tile, l.dim, 0, c.chunk, first);
     if (l.spatial) {
       plan.instances *= c.trips;
@@ -479,7 +485,6 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
     const Moved m = activate(id, first, inner_weight);
     load += m.load, store += m.store;
   }
-  if (refused_) return 0;
   int64_t points = 1;
   for (int d : op.dims) points *= std::max<int64_t>(0, first[t.op][static_cast<size_t>(d)].second - first[t.op][static_cast<size_t>(d)].first);
   add_leaf(t.leaf, points, inner_weight);
@@ -645,7 +650,6 @@ std::optional<WalkResult> TemplateEval::run() {
       }
     if (!phases) {
       const double t = outer_loops(0, whole, 1);
-      if (refused_) return std::nullopt;
       time_own_op(g_->outer, t);
       latency += t;
       continue;
@@ -655,7 +659,6 @@ std::optional<WalkResult> TemplateEval::run() {
     const double first_loads = first_loads_;
     computed_ = false, first_loads_ = 0, last_store_ = 0;
     const double t = outer_loops(0, whole, 1);
-    if (refused_) return std::nullopt;
     time_own_op(g_->outer, t);
     latency += t + first_loads_ + last_store_;
     computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0;
@@ -695,10 +698,11 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
       }
     }
   }
-  TemplateEval eval(a, w, f, shape, plan);
-  std::optional<WalkResult> r = eval.run();
-  if (!r) return refuse(eval.refused());
-  return r;
+  try {
+    return TemplateEval(a, w, f, shape, plan).run();
+  } catch (const Refused& r) {
+    return refuse(r.why);
+  }
 }
 
 }  // namespace dfx::model

@@ -122,8 +122,8 @@ Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* b
 }
 
 // Every op nest of a group, over every class of the group tile's boxes.
-Refusal check_ops(const Workload& w, const Dataflow& f, const TemplateGroup& g, const std::vector<int>& class_partial) {
-  for (const TemplateOp& t : g.ops) {
+Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g, const std::vector<int>& class_partial) {
+  for (TemplateOp& t : g.ops) {
     // Spreads are seen across all classes: the walk keeps a spatial loop's splits for the whole walk.
     SplitsSeen seen;
     const Op& op = w.ops[t.op];
@@ -136,8 +136,10 @@ Refusal check_ops(const Workload& w, const Dataflow& f, const TemplateGroup& g, 
         return why;
       extents_of.push_back(std::move(extents));
     }
-    for (const auto& [li, s] : seen.by_loop)
+    for (const auto& [li, s] : seen.by_loop) {
       if (s.counts.size() >= 16) return "too many instance counts";
+      t.classed = t.classed || s.counts.size() > 1;
+    }
     if (t.registers < 0) continue;
     for (const auto& extents : extents_of)
       if (Refusal why = plan_registers_nest(f.nodes[static_cast<size_t>(t.tile)], op, extents.data(), seen); !why.empty()) return why;

@@ -21,6 +21,9 @@ namespace dfx::model {
 struct TemplateOp {
   int tile = -1, registers = -1, leaf = -1;
   size_t op = 0;
+  // A spread of its tile runs different numbers of instances in different steps: the walk runs
+  // its instances in runs (classes), each with buffers of its own.
+  bool classed = false;
 };
 
 // A loop of a group's outer tile, as it cuts the whole problem: its chunk, how many steps, and
