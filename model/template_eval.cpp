@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <utility>
 
 #include "model/held.h"
 #include "model/transfer_time.h"
@@ -32,17 +34,32 @@ struct Slot {
   Spreads spreads;
   bool spreads_known = false;
   int64_t write_entries = 0, mc_write_entries = 0, mc_count = 1, instance_weight = 1;
+  int group = 0;
+  bool finished = false;
   Slice cover;  // what it wrote, a set per dim (the walk's cover)
 };
 
+// A spatial loop around: its instances, and how its next instance moves the ops' boxes (an
+// outer loop's move, or a nest's spread moving its one op along one dim).
 struct SpatialLevel {
   int64_t count = 1;
-  OpBoxes delta;
+  const OpBoxes* delta = nullptr;
+  size_t op = 0;
+  int dim = -1;
+  int64_t chunk = 0;
+  int64_t move(size_t o, int d) const {
+    return delta ? (*delta)[o][static_cast<size_t>(d)].first : o == op && d == dim ? chunk : 0;
+  }
 };
 
 // What the closed form met that it does not model: thrown to the top (template_walk).
 struct Refused {
   const char* why;
+};
+
+// The tree's cycles are certainly above the bar (Walker::check_fill): thrown to the top.
+struct GaveUp {
+  double at_least;
 };
 
 struct Moved {
@@ -51,8 +68,9 @@ struct Moved {
 
 class TemplateEval {
  public:
-  TemplateEval(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, const TemplatePlan& plan)
-      : a_(a), w_(w), f_(f), s_(shape), p_(shape.placement), plan_(plan) {}
+  TemplateEval(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, const TemplatePlan& plan,
+               PhaseCache* phases, CyclesBar give_up)
+      : a_(a), w_(w), f_(f), s_(shape), p_(shape.placement), plan_(plan), phase_cache_(phases), give_up_(give_up) {}
 
   std::optional<WalkResult> run();
 
@@ -63,6 +81,8 @@ class TemplateEval {
   const TreeShape& s_;
   const Placement& p_;
   const TemplatePlan& plan_;
+  PhaseCache* phase_cache_;
+  CyclesBar give_up_;
   const TemplateGroup* g_ = nullptr;  // the group being visited
   size_t gi_ = 0;                     // its index
   WalkResult r_;
@@ -73,6 +93,7 @@ class TemplateEval {
   std::vector<size_t> core_row_;
   std::vector<int> prefix_;                        // source_prefixes
   std::vector<SpatialLevel> stack_;
+  std::vector<std::pair<int, int64_t>> homes_;  // intermediates at their home: (tensor, elements)
   std::vector<int64_t> occupancy_;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
   int64_t instance_weight_ = 1;
   double repeat_ = 1;
@@ -84,15 +105,16 @@ class TemplateEval {
     std::vector<char> touched;
     std::vector<Slice> wrote;
   };
-  std::vector<Representing> reps_;
+  std::vector<Representing> reps_;  // [0, depth_): the ones being visited (their storage kept)
+  size_t depth_ = 0;
 
   void empty_result();
-  Box box_of(const Slot& s, const OpBoxes& boxes) const;
+  Box box_of(const Slot& s, const Range* op) const;
   void add_occupancy(int level, int tensor, size_t row, int64_t delta);
   void charge_source(int tensor, int source, int level, bool write, int64_t n);
   void add_cover(int id, const Slice& part);
   void touch(int id);
-  Moved activate(int id, const OpBoxes& boxes, int64_t weight);
+  Moved activate(int id, const Range* op, int64_t weight);  // `op`: the ranges of the slot's op
   void add_leaf(int leaf, int64_t points, int64_t weight);
   void time_own_op(int node, double latency);
   double outer_loops(size_t li, const OpBoxes& boxes, int64_t weight);
@@ -101,7 +123,11 @@ class TemplateEval {
   double op_tile(size_t k, const OpBoxes& boxes, int64_t weight);
   double vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight);
   double registers_nest(size_t k, const OpBoxes& boxes, int64_t weight);
-  void finish();
+  void finish(int group = -1);  // the slots of `group` (-1: all) not finished yet
+  double group_phase(const OpBoxes& whole);
+  double cached_phase(const OpBoxes& whole);
+  bool on_chip_empty() const;
+  void add_phase(const WalkResult& r);
 };
 
 void TemplateEval::empty_result() {
@@ -115,8 +141,8 @@ void TemplateEval::empty_result() {
   r_.op_instruction_cycles.assign(w_.ops.size(), 0);
 }
 
-// The slot's slice of `boxes` (take_slice of its one access).
-Box TemplateEval::box_of(const Slot& s, const OpBoxes& boxes) const {
+// The slot's slice where its access's op has the ranges `op` (take_slice of its one access).
+Box TemplateEval::box_of(const Slot& s, const Range* op) const {
   Box b;
   b.rank = static_cast<int>(s.access->index.size());
   for (int j = 0; j < b.rank; ++j) {
@@ -124,7 +150,7 @@ Box TemplateEval::box_of(const Slot& s, const OpBoxes& boxes) const {
     if (ix.terms.empty()) {
       b.r[j] = {ix.offset, ix.offset + 1};
     } else {
-      const Range& r = boxes[s.op][static_cast<size_t>(ix.terms[0].dim)];
+      const Range& r = op[ix.terms[0].dim];
       b.r[j] = {r.first + ix.offset, std::max(r.first, r.second) + ix.offset};
     }
   }
@@ -176,7 +202,7 @@ void TemplateEval::charge_source(int tensor, int source, int level, bool write, 
 }
 
 void TemplateEval::touch(int id) {
-  for (Representing& rep : reps_) rep.touched[static_cast<size_t>(id)] = 1;
+  for (size_t k = 0; k < depth_; ++k) reps_[k].touched[static_cast<size_t>(id)] = 1;
 }
 
 // Walker::add_cover: the cover, and what each representative step being visited wrote.
@@ -186,14 +212,14 @@ void TemplateEval::add_cover(int id, const Slice& part) {
     unite_per_dim(into, part);
   };
   unite(slots_[static_cast<size_t>(id)].cover);
-  for (Representing& rep : reps_) unite(rep.wrote[static_cast<size_t>(id)]);
+  for (size_t k = 0; k < depth_; ++k) unite(reps_[k].wrote[static_cast<size_t>(id)]);
 }
 
 // Walker::activate for a buffer holding one box.
-Moved TemplateEval::activate(int id, const OpBoxes& boxes, int64_t weight) {
+Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
   Slot& s = slots_[static_cast<size_t>(id)];
   if (!s.created) s.created = true, s.instance_weight = instance_weight_;
-  const Box now = box_of(s, boxes);
+  const Box now = box_of(s, op);
   const int64_t now_size = box_size(now);
   const int64_t held_size = s.holds ? box_size(s.held) : 0;
   const int64_t fresh = now_size - (s.holds ? overlap(now, s.held) : 0);
@@ -209,7 +235,7 @@ Moved TemplateEval::activate(int id, const OpBoxes& boxes, int64_t weight) {
       int64_t step = 0;
       for (size_t j = 0; j < s.access->index.size(); ++j) {
         const AffineIndex& ix = s.access->index[j];
-        const int64_t d = ix.terms.empty() ? 0 : stack_[k].delta[s.op][static_cast<size_t>(ix.terms[0].dim)].first;
+        const int64_t d = ix.terms.empty() ? 0 : stack_[k].move(s.op, ix.terms[0].dim);
         if (d == 0) continue;
         if (axis >= 0) throw Refused{"a slice moving along two axes"};
         axis = static_cast<int>(j), step = d;
@@ -249,6 +275,8 @@ void TemplateEval::add_leaf(int leaf, int64_t points, int64_t weight) {
   const int64_t work = points * op.ops_per_point * weight;
   (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
   r_.op_work[o] += work;
+  // Walker::check_fill, at the first leaf of the tree or of a root phase.
+  if (!computed_ && give_up_.bar != INFINITY && give_up_.floor + first_loads_ > give_up_.bar) throw GaveUp{give_up_.floor + first_loads_};
   computed_ = true;
   auto at = [&](int tensor) -> Traffic& {
     const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
@@ -282,11 +310,12 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
   };
   const OpBoxes b0 = at(0);
   if (loop.spatial) {  // even (the plan's): its instances alike
+    OpBoxes delta;
+    if (c.trips > 1) delta.assign_move(b0, at(1));
+    else delta.assign_zero(b0);
     SpatialLevel level;
-    level.count = c.trips;
-    if (c.trips > 1) level.delta.assign_move(b0, at(1));
-    else level.delta.assign_zero(b0);
-    stack_.push_back(std::move(level));
+    level.count = c.trips, level.delta = &delta;
+    stack_.push_back(level);
     const int64_t saved = instance_weight_;
     instance_weight_ *= c.trips;
     const double t = outer_loops(li + 1, b0, weight * c.trips);
@@ -306,7 +335,11 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
     if (middle == 1) {
       latency += outer_loops(li + 1, b1, weight);
     } else {
-      reps_.push_back({std::vector<char>(slots_.size(), 0), std::vector<Slice>(slots_.size())});
+      if (depth_ == reps_.size()) reps_.emplace_back();
+      Representing& rep = reps_[depth_++];
+      rep.touched.assign(slots_.size(), 0);
+      rep.wrote.resize(slots_.size());
+      for (Slice& x : rep.wrote) x.clear();
       const double repeat = repeat_;
       repeat_ *= static_cast<double>(middle);
       latency += outer_loops(li + 1, b1, weight * middle) * static_cast<double>(middle);
@@ -324,8 +357,7 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
 // Walker::translate_since: the slots the representative step touched stand for `extra` more
 // steps: moved on, and what they wrote repeated at each step.
 void TemplateEval::translate(const OpBoxes& delta, int64_t extra) {
-  Representing rep = std::move(reps_.back());
-  reps_.pop_back();
+  const Representing& rep = reps_[--depth_];
   for (size_t id = 0; id < slots_.size(); ++id) {
     if (!rep.touched[id]) continue;
     Slot& s = slots_[id];
@@ -347,20 +379,20 @@ void TemplateEval::translate(const OpBoxes& delta, int64_t extra) {
 double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
   double load = 0, store = 0;
   for (const int id : group_slots_[gi_]) {
-    const Moved m = activate(id, boxes, weight);
+    const Moved m = activate(id, boxes[slots_[static_cast<size_t>(id)].op], weight);
     load += m.load, store += m.store;
   }
   // Walker::children: the intermediates fused here live at their home while the children run.
   const size_t core_row = core_row_[gi_];
-  std::vector<std::pair<int, int64_t>> homes;
+  const size_t homes_from = homes_.size();
   for (const int t : s_.fused[static_cast<size_t>(g_->tile)]) {
     const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)];
     const int64_t elems = slice_size(access_slice(prod.out, boxes[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)]));
     add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, core_row, elems);
-    homes.push_back({t, elems});
+    homes_.push_back({t, elems});
   }
   const bool drop = g_->prim == Prim::Seq && g_->ops.size() > 1;
-  Time total;
+  double total = 0;  // Time::beside (Pipe) or then: the latencies' max or sum
   for (size_t k = 0; k < g_->ops.size(); ++k) {
     if (drop)  // Walker::drop_for_sibling: the other ops' registers are dropped
       for (size_t other = 0; other < g_->ops.size(); ++other)
@@ -371,14 +403,14 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
             add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
             s.holds = false;
           }
-    Time t;
-    t.latency = op_tile(k, boxes, weight);
-    if (g_->prim == Prim::Pipe) total.beside(t);
-    else total.then(t);
+    const double t = op_tile(k, boxes, weight);
+    total = g_->prim == Prim::Pipe ? std::max(total, t) : total + t;
   }
-  for (const auto& [t, elems] : homes) add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, core_row, -elems);
+  for (size_t h = homes_from; h < homes_.size(); ++h)
+    add_occupancy(p_.tensors[static_cast<size_t>(homes_[h].first)].home, homes_[h].first, core_row, -homes_[h].second);
+  homes_.resize(homes_from);
   if (store > 0) last_store_ = store;
-  return std::max({load, total.latency, store});
+  return std::max({load, total, store});
 }
 
 double TemplateEval::op_tile(size_t k, const OpBoxes& boxes, int64_t weight) {
@@ -444,7 +476,9 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   plan.op = t.op;
   int64_t left[kMaxDims];
   for (size_t d = 0; d < w_.dims.size(); ++d) left[d] = boxes[t.op][d].second - boxes[t.op][d].first;
-  OpBoxes first = boxes;
+  // The first step's ranges of the op (the only one below its tile: restricting cuts its own).
+  Range first[kMaxDims];
+  std::copy(boxes[t.op], boxes[t.op] + w_.dims.size(), first);
   std::vector<std::pair<int, int64_t>> spatial;  // (dim, chunk)
   for (const Loop& l : n.loops) {
     int64_t& e = left[static_cast<size_t>(l.dim)];
@@ -455,7 +489,8 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
     }
     const Cut c = cut(e, l.factor);
     if (c.last != c.chunk) throw Refused{"a partial step in a nest with registers"};
-    s_.index.restrict(t.tile, l.dim, 0, c.chunk, first);
+    Range& r = first[l.dim];
+    r.second = std::min(r.first + c.chunk, r.second);
     if (l.spatial) {
       plan.instances *= c.trips;
       plan.spatial_trips[plan.spatial++] = c.trips;
@@ -471,11 +506,8 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   const size_t outer_levels = stack_.size();
   for (size_t j = 0; j < spatial.size(); ++j) {
     SpatialLevel level;
-    level.count = plan.spatial_trips[j];
-    level.delta.assign_zero(first);
-    for (size_t o = 0; o < w_.ops.size(); ++o) level.delta[o][static_cast<size_t>(spatial[j].first)].first = 0;
-    level.delta[t.op][static_cast<size_t>(spatial[j].first)].first = spatial[j].second;
-    stack_.push_back(std::move(level));
+    level.count = plan.spatial_trips[j], level.op = t.op, level.dim = spatial[j].first, level.chunk = spatial[j].second;
+    stack_.push_back(level);
   }
   const int64_t saved_weight = instance_weight_;
   instance_weight_ *= plan.instances;
@@ -486,7 +518,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
     load += m.load, store += m.store;
   }
   int64_t points = 1;
-  for (int d : op.dims) points *= std::max<int64_t>(0, first[t.op][static_cast<size_t>(d)].second - first[t.op][static_cast<size_t>(d)].first);
+  for (int d : op.dims) points *= std::max<int64_t>(0, first[d].second - first[d].first);
   add_leaf(t.leaf, points, inner_weight);
   if (store > 0) last_store_ = store;
   const double first_time = std::max({load, static_cast<double>(points * op.ops_per_point), store});
@@ -569,9 +601,75 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   return nest_time(nest_time, 0, -1, past_first_);
 }
 
+// Walker::phase: a group as a phase of its own, with its own fill and last store; its cycles.
+double TemplateEval::group_phase(const OpBoxes& whole) {
+  const bool computed = computed_;
+  const double first_loads = first_loads_;
+  computed_ = false, first_loads_ = 0, last_store_ = 0;
+  const double t = outer_loops(0, whole, 1);
+  time_own_op(g_->outer, t);
+  const double cycles = t + first_loads_ + last_store_;
+  computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0;
+  return cycles;
+}
+
+// Walker::on_chip_empty.
+bool TemplateEval::on_chip_empty() const {
+  const size_t per_level = w_.tensors.size() + 1, per_row = a_.levels.size() * per_level;
+  for (size_t at = 0; at + per_row <= occupancy_.size(); at += per_row)
+    for (size_t level = 1; level < a_.levels.size(); ++level)
+      if (occupancy_[at + level * per_level + w_.tensors.size()] != 0) return false;
+  return true;
+}
+
+// Walker::add_phase.
+void TemplateEval::add_phase(const WalkResult& r) {
+  for (size_t l = 0; l < r.traffic.size(); ++l) {
+    for (size_t t = 0; t < r.traffic[l].size(); ++t) {
+      Traffic& to = r_.traffic[l][t];
+      to.fill += r.traffic[l][t].fill, to.read += r.traffic[l][t].read, to.update += r.traffic[l][t].update;
+      r_.peak_elems[l][t] = std::max(r_.peak_elems[l][t], r.peak_elems[l][t]);
+    }
+    r_.level_peak_elems[l] = std::max(r_.level_peak_elems[l], r.level_peak_elems[l]);
+    r_.feed_reads[l] += r.feed_reads[l], r_.feed_updates[l] += r.feed_updates[l];
+  }
+  r_.macs += r.macs, r_.vector_ops += r.vector_ops;
+  for (size_t o = 0; o < r.op_work.size(); ++o) {
+    r_.op_work[o] += r.op_work[o], r_.op_cycles[o] += r.op_cycles[o];
+    r_.op_instruction_cycles[o] += r.op_instruction_cycles[o];
+  }
+}
+
+// Walker::cached_phase: a group's phase looked up, or computed with a result of its own and
+// kept on the walk's conditions (on chip empty as it starts, DRAM untouched).
+double TemplateEval::cached_phase(const OpBoxes& whole) {
+  PhaseKey key = phase_key(f_, g_->outer);
+  const bool clean = on_chip_empty();
+  if (const auto hit = clean ? phase_cache_->find(key) : nullptr) {
+    add_phase(hit->walk);
+    computed_ = computed_ || hit->computed;
+    return hit->walk.cycles;
+  }
+  const bool computed = computed_;
+  WalkResult outside = std::exchange(r_, WalkResult());
+  empty_result();
+  computed_ = false;
+  const double t = group_phase(whole);
+  finish(static_cast<int>(gi_));
+  PhaseResult mine{std::exchange(r_, std::move(outside)), computed_};
+  mine.walk.cycles = t;
+  add_phase(mine.walk);
+  computed_ = computed || mine.computed;
+  const bool dram_untouched = mine.walk.level_peak_elems[0] == 0;
+  if (clean && dram_untouched) phase_cache_->insert(std::move(key), std::move(mine));
+  return t;
+}
+
 // Walker::finish_write_streams: refills of partial sums.
-void TemplateEval::finish() {
+void TemplateEval::finish(int group) {
   for (Slot& s : slots_) {
+    if (s.finished || (group >= 0 && s.group != group)) continue;
+    s.finished = true;
     if (!s.write || s.cover.empty()) continue;
     const Slice& cover = s.cover;
     const int64_t distinct = slice_size(cover) * s.instance_weight;
@@ -598,6 +696,7 @@ std::optional<WalkResult> TemplateEval::run() {
       for (const auto& ix : acc.access->index)
         for (const auto& term : ix.terms) s.dims |= uint64_t{1} << term.dim;
     s.prefix = static_cast<size_t>(prefix_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)]);
+    s.group = static_cast<int>(group_slots_.size()) - 1;
     slots_.push_back(s);
     return static_cast<int>(slots_.size()) - 1;
   };
@@ -608,7 +707,7 @@ std::optional<WalkResult> TemplateEval::run() {
     const auto& outer = f_.nodes[static_cast<size_t>(g.outer)].loops;
     const size_t core_row = std::any_of(outer.begin(), outer.end(), [](const Loop& l) { return l.spatial; }) ? rows++ : 0;
     core_row_.push_back(core_row);
-    group_slots_.emplace_back();
+    group_slots_.emplace_back();  // first: add_slot numbers the slot's group by it
     for (const int t : s_.owned[static_cast<size_t>(g.tile)]) group_slots_.back().push_back(add_slot(g.tile, t, -1, core_row));
     register_slots_.emplace_back(g.ops.size());
     for (size_t k = 0; k < g.ops.size(); ++k) {
@@ -652,16 +751,9 @@ std::optional<WalkResult> TemplateEval::run() {
       const double t = outer_loops(0, whole, 1);
       time_own_op(g_->outer, t);
       latency += t;
-      continue;
+    } else {
+      latency += phase_cache_ && plan_.groups.size() >= 2 ? cached_phase(whole) : group_phase(whole);
     }
-    // Walker::phase: its own fill and last store, its cycles exclusive.
-    const bool computed = computed_;
-    const double first_loads = first_loads_;
-    computed_ = false, first_loads_ = 0, last_store_ = 0;
-    const double t = outer_loops(0, whole, 1);
-    time_own_op(g_->outer, t);
-    latency += t + first_loads_ + last_store_;
-    computed_ = computed || computed_, first_loads_ = first_loads, last_store_ = 0;
   }
   for (const auto& [t, elems] : homes) add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, 0, -elems);
   time_own_op(0, latency);
@@ -673,13 +765,15 @@ std::optional<WalkResult> TemplateEval::run() {
 }  // namespace
 
 std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape,
-                                        const TemplatePlan& plan, std::string* why) {
+                                        const TemplatePlan& plan, PhaseCache* phases, CyclesBar give_up, std::string* why) {
   auto refuse = [&](const char* reason) -> std::optional<WalkResult> {
     if (why) *why = reason;
     return std::nullopt;
   };
   if (!shape.owned[0].empty()) return refuse("buffers at the root");
   for (const TemplateGroup& g : plan.groups) {
+    for (const TemplateOp& op : g.ops)
+      if (op.registers >= 0 && (op.classed || op.padded)) return refuse("runs of instances or a partial step in a nest with registers");
     if (!shape.owned[static_cast<size_t>(g.outer)].empty()) return refuse("buffers at the outer tile");
     // A Seq whose children hand an intermediate over through a level no program addresses runs
     // them as phases (runs_in_phases): not modelled inside a group.
@@ -699,9 +793,13 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
     }
   }
   try {
-    return TemplateEval(a, w, f, shape, plan).run();
+    return TemplateEval(a, w, f, shape, plan, phases, give_up).run();
   } catch (const Refused& r) {
     return refuse(r.why);
+  } catch (const GaveUp& g) {
+    WalkResult r;
+    r.gave_up = true, r.at_least = g.at_least;
+    return r;
   }
 }
 

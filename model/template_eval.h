@@ -10,6 +10,7 @@
 
 #include "arch/arch.h"
 #include "model/dataflow.h"
+#include "model/phase_cache.h"
 #include "model/template_plan.h"
 #include "model/tree_shape.h"
 #include "model/walk.h"
@@ -18,8 +19,10 @@
 namespace dfx::model {
 
 // The walk's result for `f`, or nullopt where the closed form does not model the tree yet (with
-// `why`: what it met).
+// `why`: what it met). `phases` and `give_up` as walk_tree takes them: phases looked up and kept
+// as the walk does, and giving up where it would.
 std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape,
-                                        const TemplatePlan& plan, std::string* why = nullptr);
+                                        const TemplatePlan& plan, PhaseCache* phases = nullptr, CyclesBar give_up = {},
+                                        std::string* why = nullptr);
 
 }  // namespace dfx::model

@@ -5,7 +5,6 @@
 #include "model/template_plan.h"
 
 #include <algorithm>
-#include <map>
 
 #include "model/held.h"
 #include "model/walker.h"
@@ -36,21 +35,38 @@ bool temporal_then_spatial(const std::vector<Loop>& loops) {
 bool loop_less(const TreeNode& n) { return !n.is_leaf && n.loops.empty() && n.keep.empty() && n.levels.size() == 1; }
 
 // How the spatial loops of one op tile split their extents over every step the walk would visit:
-// per loop, the chunk and the instance counts met.
+// per loop, the chunk and the instance counts met (fixed storage: this runs for every tree).
 struct SplitsSeen {
+  static constexpr size_t kMaxCounts = 16;
   struct Seen {
+    size_t li = 0;
     int64_t chunk = 0;
-    std::vector<int64_t> counts;  // ascending
+    int64_t counts[kMaxCounts];  // ascending
+    size_t n = 0;
   };
-  std::map<size_t, Seen> by_loop;
+  Seen by_loop[kMaxNestLoops];
+  size_t loops = 0;
+  bool partial_step = false;  // some temporal loop's last step is partial
+  const Seen* find(size_t li) const {
+    for (size_t k = 0; k < loops; ++k)
+      if (by_loop[k].li == li) return &by_loop[k];
+    return nullptr;
+  }
   Refusal note(size_t li, const Cut& c) {
     if (c.last != c.chunk) return "a spread splits unevenly";
-    auto [it, fresh] = by_loop.try_emplace(li);
-    if (!fresh && it->second.chunk != c.chunk) return "a spread cuts different chunks in different steps";
-    it->second.chunk = c.chunk;
-    auto& counts = it->second.counts;
-    const auto at = std::lower_bound(counts.begin(), counts.end(), c.trips);
-    if (at == counts.end() || *at != c.trips) counts.insert(at, c.trips);
+    Seen* it = const_cast<Seen*>(find(li));
+    if (!it) {
+      it = &by_loop[loops++];
+      it->li = li, it->chunk = c.chunk, it->n = 0;
+    } else if (it->chunk != c.chunk) {
+      return "a spread cuts different chunks in different steps";
+    }
+    int64_t* at = std::lower_bound(it->counts, it->counts + it->n, c.trips);
+    if (at == it->counts + it->n || *at != c.trips) {
+      if (it->n == kMaxCounts) return "too many instance counts";
+      std::copy_backward(at, it->counts + it->n, it->counts + it->n + 1);
+      *at = c.trips, ++it->n;
+    }
     return {};
   }
 };
@@ -78,6 +94,7 @@ Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t l
   } else {
     e = c.chunk;
     why = cut_nest(w, tile, op, li + 1, extents, partial, registers, seen);
+    seen.partial_step = seen.partial_step || c.last != c.chunk;
     if (why.empty() && c.last != c.chunk) e = c.last, why = cut_nest(w, tile, op, li + 1, extents, partial + 1, registers, seen);
   }
   e = saved;
@@ -90,7 +107,7 @@ Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t l
 // in classes; at most one spread run in classes.
 Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* box_extents, const SplitsSeen& seen) {
   int64_t left[kMaxDims];
-  std::copy(box_extents, box_extents + kMaxDims, left);
+  std::copy(box_extents, box_extents + kMaxDims, left);  // kMaxDims: the caller's array
   int padded_dim = -1;
   bool classed = false, classed_over_padded = false;
   for (size_t li = 0; li < tile.loops.size(); ++li) {
@@ -99,10 +116,10 @@ Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* b
     if (!op.uses_dim(l.dim) || e <= 0) continue;
     const Cut c = cut(e, l.factor);
     if (l.spatial) {
-      const auto& counts = seen.by_loop.at(li).counts;
-      if (counts.size() > 1) {
+      const size_t counts = seen.find(li)->n;
+      if (counts > 1) {
         if (classed) return "runs within runs";
-        if (counts.size() > kMaxNestRuns) return "too many runs of instances";
+        if (counts > kMaxNestRuns) return "too many runs of instances";
         classed = true;
         classed_over_padded = l.dim == padded_dim;
       } else if (l.dim == padded_dim) {
@@ -123,26 +140,26 @@ Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* b
 
 // Every op nest of a group, over every class of the group tile's boxes.
 Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g, const std::vector<int>& class_partial) {
+  int64_t extents[kMaxDims] = {0};
+  auto extents_of = [&](size_t k, size_t op) {
+    for (size_t d = 0; d < w.dims.size(); ++d) extents[d] = g.classes[k][op][d].second - g.classes[k][op][d].first;
+  };
   for (TemplateOp& t : g.ops) {
     // Spreads are seen across all classes: the walk keeps a spatial loop's splits for the whole walk.
     SplitsSeen seen;
     const Op& op = w.ops[t.op];
-    std::vector<std::vector<int64_t>> extents_of;
+    const TreeNode& tile = f.nodes[static_cast<size_t>(t.tile)];
     for (size_t k = 0; k < g.classes.size(); ++k) {
-      std::vector<int64_t> extents(kMaxDims, 0);
-      for (size_t d = 0; d < w.dims.size(); ++d) extents[d] = g.classes[k][t.op][d].second - g.classes[k][t.op][d].first;
-      std::vector<int64_t> cutting = extents;
-      if (Refusal why = cut_nest(w, f.nodes[static_cast<size_t>(t.tile)], op, 0, cutting.data(), class_partial[k], t.registers >= 0, seen); !why.empty())
-        return why;
-      extents_of.push_back(std::move(extents));
+      extents_of(k, t.op);
+      if (Refusal why = cut_nest(w, tile, op, 0, extents, class_partial[k], t.registers >= 0, seen); !why.empty()) return why;
     }
-    for (const auto& [li, s] : seen.by_loop) {
-      if (s.counts.size() >= 16) return "too many instance counts";
-      t.classed = t.classed || s.counts.size() > 1;
-    }
+    for (size_t k = 0; k < seen.loops; ++k) t.classed = t.classed || seen.by_loop[k].n > 1;
+    t.padded = seen.partial_step;
     if (t.registers < 0) continue;
-    for (const auto& extents : extents_of)
-      if (Refusal why = plan_registers_nest(f.nodes[static_cast<size_t>(t.tile)], op, extents.data(), seen); !why.empty()) return why;
+    for (size_t k = 0; k < g.classes.size(); ++k) {
+      extents_of(k, t.op);
+      if (Refusal why = plan_registers_nest(tile, op, extents, seen); !why.empty()) return why;
+    }
   }
   return {};
 }
@@ -230,6 +247,8 @@ TemplateVerdict template_plan(const arch::Arch& a, const Workload& w, const Data
     // One box per buffer at the group tile in every class: nothing moves apart.
     for (const OpBoxes& boxes : g.classes)
       for (const int t : shape.owned[static_cast<size_t>(tile)]) {
+        const BufferAccesses::Accesses by = shape.accesses.of(tile, t);
+        if (by.end() - by.begin() < 2) continue;  // one access: one box
         Boxes held;
         try {
           take_slice(held, shape.accesses.of(tile, t), boxes);

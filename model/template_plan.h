@@ -24,6 +24,8 @@ struct TemplateOp {
   // A spread of its tile runs different numbers of instances in different steps: the walk runs
   // its instances in runs (classes), each with buffers of its own.
   bool classed = false;
+  // A temporal loop of its tile has a partial last step in some step of the group.
+  bool padded = false;
 };
 
 // A loop of a group's outer tile, as it cuts the whole problem: its chunk, how many steps, and

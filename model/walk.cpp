@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "arch/unit_costs.h"
+#include "model/template_eval.h"
 #include "model/walker.h"
 
 namespace dfx::model {
@@ -409,7 +410,12 @@ WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, 
 }
 
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& p, PhaseCache* phases,
-                     StepReplay replay, HeldAs held, CyclesBar give_up) {
+                     StepReplay replay, HeldAs held, CyclesBar give_up, ClosedForm closed) {
+  if (closed == ClosedForm::Use && held == HeldAs::Boxes && replay != StepReplay::Off) {
+    const TemplateVerdict v = template_plan(a, w, f, p);
+    if (v.plan)
+      if (std::optional<WalkResult> r = template_walk(a, w, f, p, *v.plan, phases, give_up)) return std::move(*r);
+  }
   if (held == HeldAs::Boxes && accesses_are_boxes(w)) {
     try {
       return walk_holding<Boxes>(a, w, f, p, phases, replay, give_up);

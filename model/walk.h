@@ -76,11 +76,15 @@ struct CyclesBar {
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p,
                      PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile,
                      HeldAs held = HeldAs::Boxes);
+// The mapper's template trees may be answered by a closed form of their groups instead of walked
+// (model/template_eval.h: the same result to the bit, where it models the tree); with Walk, and
+// with sets or without replay, they are always walked (tests compare the two).
+enum class ClosedForm { Use, Walk };
 // The same, with the tables the tree's shape decides made already (model/tree_shape.h).
 struct TreeShape;
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape,
                      PhaseCache* phases = nullptr, StepReplay replay = StepReplay::Worthwhile,
-                     HeldAs held = HeldAs::Boxes, CyclesBar give_up = {});
+                     HeldAs held = HeldAs::Boxes, CyclesBar give_up = {}, ClosedForm closed = ClosedForm::Use);
 
 // Restricts the boxes of the ops below `node` on dimension d to [lo, hi) relative to their current
 // start, then shrinks fused producers to what their consumers below `node` read. Shared by the

@@ -7,6 +7,7 @@
 #include "mapper/space.h"
 #include "model/held.h"
 #include "model/placement.h"
+#include "model/tree_shape.h"
 #include "model/walk.h"
 #include "tests/unit/random_candidates.h"
 #include "tests/unit/test_util.h"
@@ -23,7 +24,8 @@ TEST_P(HeldAsBoxes, SameWalkAsWithSetsOnTemplatePoints) {
   test::for_random_candidates(Space(a, w), 27, 300, [&](const model::Dataflow& f) {
     if (HasFailure()) return;
     const model::Placement p = model::place(a, w, f);
-    const model::WalkResult boxes = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes);
+    const model::WalkResult boxes = model::walk_tree(a, w, f, model::TreeShape(w, f, p), nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes, {},
+                                                                 model::ClosedForm::Walk);
     const model::WalkResult sets = model::walk_tree(a, w, f, p, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Sets);
     test::expect_same_walk(boxes, sets, model::to_yaml(f, a, w));
     valid += sets.problems.empty();

@@ -23,13 +23,13 @@ TEST_P(TemplateEval, SameAsWalkOnTemplatePoints) {
   test::for_random_candidates(Space(a, w), 27, 300, [&](const model::Dataflow& f) {
     if (HasFailure()) return;
     const model::TreeShape shape(a, w, f);
-    const model::WalkResult walked = model::walk_tree(a, w, f, shape, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes);
+    const model::WalkResult walked = model::walk_tree(a, w, f, shape, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes, {}, model::ClosedForm::Walk);
     valid += walked.problems.empty();
     const model::TemplateVerdict v = model::template_plan(a, w, f, shape);
     if (!v.plan) return;
     ++taken;
     std::string why;
-    const std::optional<model::WalkResult> closed = model::template_walk(a, w, f, shape, *v.plan, &why);
+    const std::optional<model::WalkResult> closed = model::template_walk(a, w, f, shape, *v.plan, nullptr, {}, &why);
     if (!closed) return void(++refused[why]);
     ++answered;
     test::expect_same_walk(*closed, walked, model::to_yaml(f, a, w));

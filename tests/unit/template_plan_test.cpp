@@ -24,7 +24,7 @@ Coverage coverage(const arch::Arch& a, const model::Workload& w, int points) {
   Coverage c;
   test::for_random_candidates(Space(a, w), 27, points, [&](const model::Dataflow& f) {
     const model::TreeShape shape(a, w, f);
-    const model::WalkResult r = model::walk_tree(a, w, f, shape, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes);
+    const model::WalkResult r = model::walk_tree(a, w, f, shape, nullptr, model::StepReplay::Worthwhile, model::HeldAs::Boxes, {}, model::ClosedForm::Walk);
     if (!r.problems.empty()) return;
     ++c.valid;
     const model::TemplateVerdict v = model::template_plan(a, w, f, shape);
