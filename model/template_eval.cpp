@@ -36,6 +36,7 @@ struct Slot {
   int64_t write_entries = 0, mc_write_entries = 0, mc_count = 1, instance_weight = 1;
   int group = 0;
   bool finished = false;
+  std::vector<int> twins;  // the earlier runs' slots of its buffer (Stream::twins)
   Slice cover;  // what it wrote, a set per dim (the walk's cover)
 };
 
@@ -89,11 +90,22 @@ class TemplateEval {
   std::vector<Slot> slots_;
   // Per group: its group tile's slots, per op its registers', and the row of its cores' context.
   std::vector<std::vector<int>> group_slots_;
-  std::vector<std::vector<std::vector<int>>> register_slots_;
+  std::vector<std::vector<std::vector<std::vector<int>>>> register_slots_;  // [group][op][run]
   std::vector<size_t> core_row_;
   std::vector<int> prefix_;                        // source_prefixes
   std::vector<SpatialLevel> stack_;
-  std::vector<std::pair<int, int64_t>> homes_;  // intermediates at their home: (tensor, elements)
+  std::vector<std::pair<int, int64_t>> homes_;
+  // Walker::Passes, for a nest's first step run in runs: what the runs' sources sent per buffer
+  // (spread boxes only; the walk's regions are refused). `passes_level_`: the classed spread's
+  // place in stack_ (-1: no runs being walked).
+  struct Sent {
+    int node = 0, tensor = 0;
+    std::vector<int> slots;
+    std::vector<SpreadBox> spread;
+  };
+  std::vector<Sent> sent_;
+  long passes_level_ = -1;
+  int64_t sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh);  // intermediates at their home: (tensor, elements)
   std::vector<int64_t> occupancy_;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
   int64_t instance_weight_ = 1;
   double repeat_ = 1;
@@ -245,7 +257,11 @@ Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
     s.spreads_known = true;
   }
   const Boxes now_boxes = as_boxes(now, true), held_boxes = as_boxes(s.held, s.holds);
-  const int64_t shared = merged == 1 ? fresh : multicast ? merged_fresh(now_boxes, held_boxes, fresh, s.spreads) : fresh * merged;
+  const bool over_runs = passes_level_ >= 0 && static_cast<long>(s.prefix) <= passes_level_;
+  const int64_t shared = multicast && over_runs ? sent_over_runs(id, now, merged, fresh)
+                         : merged == 1          ? fresh
+                         : multicast            ? merged_fresh(now_boxes, held_boxes, fresh, s.spreads)
+                                                : fresh * merged;
   const int64_t source_weight = weight / merged;
   const bool takes_back = s.write && fresh > 0 && (past_first_ & ~s.dims) != 0;
   add_occupancy(s.level, s.tensor, s.row, now_size - held_size);
@@ -266,6 +282,46 @@ Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
   if (takes_back) m.load = transfer_time(a_, s.source, s.level, false, row, fresh, shared).cycles;
   if (!computed_) first_loads_ += m.load;
   return m;
+}
+
+// Walker::sent_over_passes and sent_apart: what a run's multicast source sends, against what the
+// earlier runs' sent in this step: nothing where it is the same spread box, all of it where it
+// is apart from them.
+int64_t TemplateEval::sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh) {
+  Slot& s = slots_[static_cast<size_t>(id)];
+  auto found = std::find_if(sent_.begin(), sent_.end(), [&](const Sent& e) { return e.node == s.node && e.tensor == s.tensor; });
+  if (fresh == 0) {
+    if (found == sent_.end()) {
+      sent_.push_back({s.node, s.tensor, {id}, {}});
+    } else {
+      s.twins = found->slots;
+      found->slots.push_back(id);
+    }
+    return 0;
+  }
+  if (s.holds && overlap(now, s.held) != 0) throw Refused{"a run sending part of what it holds"};
+  SpreadBox sent{now, {}};
+  if (merged > 1) {
+    uint64_t axes = 0;
+    for (const auto& sp : s.spreads) {
+      const size_t axis = std::get<0>(sp);
+      if (axis >= 64 || (axes >> axis & 1)) throw Refused{"a run's send spread twice along one axis"};
+      axes |= uint64_t{1} << axis;
+    }
+    sent.spreads = s.spreads;
+  }
+  if (found == sent_.end()) {
+    sent_.push_back({s.node, s.tensor, {id}, {sent}});
+    return sent.size();
+  }
+  bool same = false, apart = true;
+  for (const SpreadBox& b : found->spread) same = same || b == sent, apart = apart && b.apart_from(sent);
+  if (!same && !apart) throw Refused{"a run's send meeting an earlier one's in part"};
+  s.twins = found->slots;
+  found->slots.push_back(id);
+  if (same) return 0;
+  found->spread.push_back(sent);
+  return sent.size();
 }
 
 // Walker::add_leaf.
@@ -397,12 +453,13 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
     if (drop)  // Walker::drop_for_sibling: the other ops' registers are dropped
       for (size_t other = 0; other < g_->ops.size(); ++other)
         if (other != k)
-          for (const int id : register_slots_[gi_][other]) {
-            Slot& s = slots_[static_cast<size_t>(id)];
-            if (!s.holds) continue;
-            add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
-            s.holds = false;
-          }
+          for (const auto& regs : register_slots_[gi_][other])
+            for (const int id : regs) {
+              Slot& s = slots_[static_cast<size_t>(id)];
+              if (!s.holds) continue;
+              add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
+              s.holds = false;
+            }
     const double t = op_tile(k, boxes, weight);
     total = g_->prim == Prim::Pipe ? std::max(total, t) : total + t;
   }
@@ -464,14 +521,14 @@ double TemplateEval::vector_nest(const TemplateOp& t, const OpBoxes& boxes, int6
   return latency;
 }
 
-// Walker::own_nest for an op with registers (no partial step yet): its first step from the
-// first chunk of every loop, its later steps counted (count_later_steps, nest_time).
+// Walker::own_nest for an op with registers: its first step from the first chunk of every loop
+// (the spreads' instances in their runs), its later steps counted run by run (count_later_steps,
+// nest_time).
 double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weight) {
   const TemplateOp& t = g_->ops[k];
   const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
   const Op& op = w_.ops[t.op];
-  if (t.classed) throw Refused{"runs of instances in a nest with registers"};
-  // The plan of the nest (Walker::plan_nest), refused where a step is partial.
+  // The plan of the nest (Walker::plan_nest and plan_spatial).
   NestPlan plan;
   plan.op = t.op;
   int64_t left[kMaxDims];
@@ -479,8 +536,13 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   // The first step's ranges of the op (the only one below its tile: restricting cuts its own).
   Range first[kMaxDims];
   std::copy(boxes[t.op], boxes[t.op] + w_.dims.size(), first);
-  std::vector<std::pair<int, int64_t>> spatial;  // (dim, chunk)
-  for (const Loop& l : n.loops) {
+  struct Spread {
+    int dim;
+    int64_t chunk, factor;
+  };
+  Spread spreads[kMaxNestLoops];
+  for (size_t li = 0; li < n.loops.size(); ++li) {
+    const Loop& l = n.loops[li];
     int64_t& e = left[static_cast<size_t>(l.dim)];
     if (!op.uses_dim(l.dim) || e <= 0) {
       if (l.spatial) throw Refused{"a spread over a dim the op does not use"};
@@ -488,95 +550,144 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       continue;
     }
     const Cut c = cut(e, l.factor);
-    if (c.last != c.chunk) throw Refused{"a partial step in a nest with registers"};
     Range& r = first[l.dim];
     r.second = std::min(r.first + c.chunk, r.second);
     if (l.spatial) {
+      if (static_cast<int>(li) == t.classed_loop) plan.classed = static_cast<int>(plan.spatial);
+      spreads[plan.spatial] = {l.dim, c.chunk, l.factor};
       plan.instances *= c.trips;
       plan.spatial_trips[plan.spatial++] = c.trips;
-      spatial.push_back({l.dim, c.chunk});
     } else {
+      if (c.last != c.chunk) plan.padded = static_cast<int>(plan.temporal), plan.padded_dim = l.dim, plan.padded_extent = c.last;
       plan.steps[plan.temporal++] = {l.dim, c.chunk, c.trips, true};
     }
     e = c.chunk;
   }
+  if (plan.padded >= 0 && plan.classed < 0) throw Refused{"a partial step whose spread is not classed"};
   plan.count_steps();
   for (int d : op.dims) plan.points *= std::max<int64_t>(0, left[static_cast<size_t>(d)]);
-  // The first step: the spatial loops' instances (one alike run each), the registers, the leaf.
+  if (plan.classed >= 0) {  // plan_spatial: the runs present in a full step and in the partial one
+    const auto c = static_cast<size_t>(plan.classed);
+    plan.runs = t.runs;
+    int64_t from = 0;
+    for (size_t r = 0; r < plan.runs; ++r) plan.run_first[r] = from, plan.run_count[r] = t.counts[r] - from, from = t.counts[r];
+    auto present = [&](int64_t trips) {
+      size_t x = 0;
+      while (x < plan.runs && t.counts[x] <= trips) ++x;
+      return x;
+    };
+    plan.runs_full = plan.runs_partial = present(plan.spatial_trips[c]);
+    if (spreads[c].dim == plan.padded_dim) plan.runs_partial = present(cut(plan.padded_extent, spreads[c].factor).trips);
+  }
+  // The first step: the spreads' instances, run by run (Walker::spatial; the later runs are not
+  // timed and leave the fill and the last store as the first left them), each activating its
+  // registers and running its leaf.
   const size_t outer_levels = stack_.size();
-  for (size_t j = 0; j < spatial.size(); ++j) {
-    SpatialLevel level;
-    level.count = plan.spatial_trips[j], level.op = t.op, level.dim = spatial[j].first, level.chunk = spatial[j].second;
-    stack_.push_back(level);
-  }
   const int64_t saved_weight = instance_weight_;
-  instance_weight_ *= plan.instances;
-  const int64_t inner_weight = weight * plan.instances;
-  double load = 0, store = 0;
-  for (const int id : register_slots_[gi_][k]) {
-    const Moved m = activate(id, first, inner_weight);
-    load += m.load, store += m.store;
-  }
+  const bool runs = plan.classed >= 0 && plan.runs_full > 1;
+  if (runs) passes_level_ = static_cast<long>(outer_levels) + plan.classed, sent_.clear();
+  double first_time = 0;
+  bool computed = false;
+  double first_loads = 0, last_store = 0;
   int64_t points = 1;
-  for (int d : op.dims) points *= std::max<int64_t>(0, first[d].second - first[d].first);
-  add_leaf(t.leaf, points, inner_weight);
-  if (store > 0) last_store_ = store;
-  const double first_time = std::max({load, static_cast<double>(points * op.ops_per_point), store});
-  stack_.resize(outer_levels);
+  for (size_t r = 0; r < plan.runs_full; ++r) {
+    Range at[kMaxDims];
+    std::copy(first, first + w_.dims.size(), at);
+    int64_t instances = 1;
+    for (size_t j = 0; j < plan.spatial; ++j) {
+      SpatialLevel level;
+      level.count = plan.spatial_trips[j], level.op = t.op, level.dim = spreads[j].dim, level.chunk = spreads[j].chunk;
+      if (static_cast<int>(j) == plan.classed) {
+        level.count = plan.run_count[r];
+        Range& x = at[spreads[j].dim];
+        const int64_t lo = boxes[t.op][spreads[j].dim].first + plan.run_first[r] * spreads[j].chunk;
+        x = {lo, std::min(lo + spreads[j].chunk, boxes[t.op][spreads[j].dim].second)};
+      }
+      instances *= level.count;
+      stack_.push_back(level);
+    }
+    instance_weight_ = saved_weight * instances;
+    const int64_t inner_weight = weight * instances;
+    double load = 0, store = 0;
+    for (const int id : register_slots_[gi_][k][r]) {
+      const Moved m = activate(id, at, inner_weight);
+      load += m.load, store += m.store;
+    }
+    points = 1;
+    for (int d : op.dims) points *= std::max<int64_t>(0, at[d].second - at[d].first);
+    add_leaf(t.leaf, points, inner_weight);
+    if (store > 0) last_store_ = store;
+    stack_.resize(outer_levels);
+    if (r == 0) {
+      first_time = std::max({load, static_cast<double>(points * op.ops_per_point), store});
+      computed = computed_, first_loads = first_loads_, last_store = last_store_;
+    } else {
+      computed_ = computed, first_loads_ = first_loads, last_store_ = last_store;
+    }
+  }
+  passes_level_ = -1;
   instance_weight_ = saved_weight;
   if (plan.total <= 1) return first_time;  // the walk walks a nest of one step
-  // Walker::count_later_steps and nest_operand, move_on for the one run.
+  // Walker::count_later_steps, nest_operand and move_on, run by run.
+  const int classed_dim = plan.classed >= 0 ? spreads[plan.classed].dim : -1;
   NestOperand operands[kMaxNestOperands];
   size_t count = 0;
-  for (const int id : register_slots_[gi_][k]) {
-    Slot& s = slots_[static_cast<size_t>(id)];
-    NestOperand& h = operands[count++];
-    h.write = s.write, h.dims = s.dims;
-    h.fresh = s.holds ? box_size(s.held) : 0;
-    int64_t merged = 1;
-    for (size_t j = s.prefix; j < stack_.size(); ++j) merged *= stack_[j].count;
-    for (size_t j = 0; j < plan.spatial; ++j)
-      if (stack_.size() + j >= s.prefix) merged *= plan.spatial_trips[j];
-    const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
-    h.multicast = multicast;
-    const Boxes held = as_boxes(s.held, s.holds);
-    h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh(held, Boxes(), h.fresh, s.spreads) : h.fresh * merged;
-    const int64_t row = s.held.rank == 0 ? 1 : s.held.r[s.held.rank - 1].second - s.held.r[s.held.rank - 1].first;
-    h.time = transfer_time(a_, s.source, s.level, s.write, row, h.fresh, h.shared).cycles;
-    if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row, h.fresh, h.shared).cycles;
-    h.source_weight = weight * plan.instances / merged;
-    // move_on
-    const int64_t step_weight = weight * plan.instances;
-    int64_t moves = 0;
-    for (size_t j = 0; j < plan.temporal; ++j)
-      if (plan.steps[j].trips > 1 && plan.moves(h.dims, j)) moves += plan.after[j];
-    if (moves > 0) {
-      if (s.write) {
-        s.write_entries += h.fresh * step_weight * moves;
-        s.mc_write_entries += h.shared * h.source_weight * moves;
-      } else {
-        r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += h.fresh * step_weight * moves;
+  for (size_t r = 0; r < plan.runs_full; ++r) {
+    const NestPlan run = plan.for_run(r);
+    count = 0;
+    for (const int id : register_slots_[gi_][k][r]) {
+      Slot& s = slots_[static_cast<size_t>(id)];
+      NestOperand h;
+      h.write = s.write, h.dims = s.dims;
+      h.fresh = s.holds ? box_size(s.held) : 0;
+      int64_t merged = 1;
+      for (size_t j = s.prefix; j < stack_.size(); ++j) merged *= stack_[j].count;
+      for (size_t j = 0; j < run.spatial; ++j)
+        if (stack_.size() + j >= s.prefix) merged *= run.spatial_trips[j];
+      const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
+      h.multicast = multicast;
+      h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh(as_boxes(s.held, s.holds), Boxes(), h.fresh, s.spreads) : h.fresh * merged;
+      const int64_t row = s.held.rank == 0 ? 1 : s.held.r[s.held.rank - 1].second - s.held.r[s.held.rank - 1].first;
+      h.time = transfer_time(a_, s.source, s.level, s.write, row, h.fresh, h.shared).cycles;
+      if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row, h.fresh, h.shared).cycles;
+      h.source_weight = weight * run.instances / merged;
+      // A later run sends what the earlier ones did not: nothing where its slice is theirs.
+      if (r > 0 && h.multicast && !(h.dims >> classed_dim & 1)) h.shared = 0;
+      // move_on
+      const int64_t step_weight = weight * run.instances;
+      int64_t moves = 0;
+      for (size_t j = 0; j < run.temporal; ++j)
+        if (run.steps[j].trips > 1 && run.moves(h.dims, j)) moves += run.after[j];
+      if (moves > 0) {
+        if (s.write) {
+          s.write_entries += h.fresh * step_weight * moves;
+          s.mc_write_entries += h.shared * h.source_weight * moves;
+        } else {
+          r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += h.fresh * step_weight * moves;
+        }
+        charge_source(s.tensor, s.source, s.level, s.write, h.shared * h.source_weight * moves);
       }
-      charge_source(s.tensor, s.source, s.level, s.write, h.shared * h.source_weight * moves);
-    }
-    const bool covers = s.write && moves > 0 && s.holds;
-    Slice cover;
-    if (covers) cover = s.held.slice();
-    for (size_t j = 0; j < plan.temporal; ++j) {
-      const NestPlan::Step& step = plan.steps[j];
-      if (step.trips <= 1) continue;
-      const int64_t by = step.chunk * (step.trips - 1);
-      for (size_t x = 0; x < s.access->index.size(); ++x) {
-        if (s.access->index[x].terms.empty() || s.access->index[x].terms[0].dim != step.dim) continue;
-        s.held.r[x].first += by, s.held.r[x].second += by;
-        if (covers) cover[x].add_translates(step.chunk, step.trips - 1);
+      const bool covers = s.write && moves > 0 && s.holds;
+      Slice cover;
+      if (covers) cover = s.held.slice();
+      for (size_t j = 0; j < run.temporal; ++j) {
+        const NestPlan::Step& step = run.steps[j];
+        if (step.trips <= 1) continue;
+        const int64_t by = step.chunk * (step.trips - 1);
+        for (size_t x = 0; x < s.access->index.size(); ++x) {
+          if (s.access->index[x].terms.empty() || s.access->index[x].terms[0].dim != step.dim) continue;
+          s.held.r[x].first += by, s.held.r[x].second += by;
+          if (covers) cover[x].add_translates(step.chunk, step.trips - 1);
+        }
       }
+      if (covers) add_cover(id, cover);
+      touch(id);
+      if (r == 0) operands[count] = h;
+      ++count;
     }
-    if (covers) add_cover(id, cover);
-    touch(id);
+    add_leaf(t.leaf, plan.points * (run.total - 1), weight * run.instances);
   }
-  add_leaf(t.leaf, plan.points * (plan.total - 1), weight * plan.instances);
-  // Walker::nest_time.
+  // Walker::nest_time: the first run's operands, in the walk's order.
   auto nest_time = [&](auto&& self, size_t i, int advanced, uint64_t past_first) -> double {
     if (i == plan.temporal) {
       if (advanced < 0) return first_time;
@@ -591,11 +702,15 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       return std::max({l, static_cast<double>(plan.points * op.ops_per_point), st});
     }
     double latency = self(self, i + 1, advanced, past_first);
-    const int64_t full = plan.steps[i].trips;
-    if (full < 2) return latency;
+    const bool padded = static_cast<int>(i) == plan.padded;
+    const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
+    if (full < 2 && !padded) return latency;
     const double next = self(self, i + 1, static_cast<int>(i), past_first | uint64_t{1} << plan.steps[i].dim);
-    const int64_t middle = full - 1;
-    latency += middle == 1 ? next : next * static_cast<double>(middle);
+    if (full >= 2) {
+      const int64_t middle = full - 1;
+      latency += middle == 1 ? next : next * static_cast<double>(middle);
+    }
+    if (padded) latency += next;
     return latency;
   };
   return nest_time(nest_time, 0, -1, past_first_);
@@ -674,9 +789,21 @@ void TemplateEval::finish(int group) {
     const Slice& cover = s.cover;
     const int64_t distinct = slice_size(cover) * s.instance_weight;
     r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;
-    Slice merged = cover;
-    for (const auto& [axis, step, count] : s.spreads) merged[axis] = spread_set(merged[axis], step, count);
-    const int64_t merged_distinct = slice_size(merged) * (s.instance_weight / s.mc_count);
+    auto spread_cover = [](const Slot& x) {
+      Slice c = x.cover;
+      for (const auto& [axis, step, count] : x.spreads) c[axis] = spread_set(c[axis], step, count);
+      return c;
+    };
+    const Slice merged = spread_cover(s);
+    int64_t merged_distinct = slice_size(merged);
+    // A later run: what the earlier runs wrote was counted with theirs.
+    if (!s.twins.empty()) {
+      Region before;
+      for (const int twin : s.twins)
+        if (!slots_[static_cast<size_t>(twin)].cover.empty()) before.unite(Region::of(spread_cover(slots_[static_cast<size_t>(twin)])));
+      merged_distinct = Region::of(merged).size_outside(before);
+    }
+    merged_distinct *= s.instance_weight / s.mc_count;
     charge_source(s.tensor, s.source, s.level, false, s.mc_write_entries - merged_distinct);
   }
 }
@@ -714,8 +841,14 @@ std::optional<WalkResult> TemplateEval::run() {
       const TemplateOp& op = g.ops[k];
       if (op.registers < 0) continue;
       const auto& loops = f_.nodes[static_cast<size_t>(op.tile)].loops;
-      const size_t row = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; }) ? rows++ : core_row;
-      for (const int t : s_.owned[static_cast<size_t>(op.registers)]) register_slots_.back()[k].push_back(add_slot(op.registers, t, static_cast<int>(k), row));
+      const bool spreads = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; });
+      // Each run of instances keeps buffers of its own (its own context).
+      for (size_t r = 0; r < op.runs; ++r) {
+        const size_t row = spreads ? rows++ : core_row;
+        register_slots_.back()[k].emplace_back();
+        for (const int t : s_.owned[static_cast<size_t>(op.registers)])
+          register_slots_.back()[k][r].push_back(add_slot(op.registers, t, static_cast<int>(k), row));
+      }
     }
   }
   // Walker::children of the root: the intermediates fused there live at their home meanwhile;
@@ -744,8 +877,9 @@ std::optional<WalkResult> TemplateEval::run() {
           s.holds = false;
         };
         for (const int id : group_slots_[other]) drop_slot(id);
-        for (const auto& regs : register_slots_[other])
-          for (const int id : regs) drop_slot(id);
+        for (const auto& runs : register_slots_[other])
+          for (const auto& regs : runs)
+            for (const int id : regs) drop_slot(id);
       }
     if (!phases) {
       const double t = outer_loops(0, whole, 1);
@@ -772,8 +906,6 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
   };
   if (!shape.owned[0].empty()) return refuse("buffers at the root");
   for (const TemplateGroup& g : plan.groups) {
-    for (const TemplateOp& op : g.ops)
-      if (op.registers >= 0 && (op.classed || op.padded)) return refuse("runs of instances or a partial step in a nest with registers");
     if (!shape.owned[static_cast<size_t>(g.outer)].empty()) return refuse("buffers at the outer tile");
     // A Seq whose children hand an intermediate over through a level no program addresses runs
     // them as phases (runs_in_phases): not modelled inside a group.

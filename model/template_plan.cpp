@@ -9,6 +9,8 @@
 #include "model/held.h"
 #include "model/walker.h"
 
+static_assert(dfx::model::TemplateOp::kMaxRuns == dfx::model::kMaxNestRuns, "a nest's runs as the walk counts them");
+
 namespace dfx::model {
 namespace {
 
@@ -153,7 +155,14 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g, const 
       extents_of(k, t.op);
       if (Refusal why = cut_nest(w, tile, op, 0, extents, class_partial[k], t.registers >= 0, seen); !why.empty()) return why;
     }
-    for (size_t k = 0; k < seen.loops; ++k) t.classed = t.classed || seen.by_loop[k].n > 1;
+    for (size_t k = 0; k < seen.loops; ++k) {
+      const SplitsSeen::Seen& sp = seen.by_loop[k];
+      if (sp.n <= 1 || t.registers < 0) continue;
+      if (t.classed) return "runs within runs";
+      if (sp.n > TemplateOp::kMaxRuns) return "too many runs of instances";
+      t.classed = true, t.classed_loop = static_cast<int>(sp.li), t.runs = sp.n;
+      std::copy(sp.counts, sp.counts + sp.n, t.counts);
+    }
     t.padded = seen.partial_step;
     if (t.registers < 0) continue;
     for (size_t k = 0; k < g.classes.size(); ++k) {

@@ -26,6 +26,12 @@ struct TemplateOp {
   bool classed = false;
   // A temporal loop of its tile has a partial last step in some step of the group.
   bool padded = false;
+  // Where classed: the spread (its index among the tile's loops) and the instance counts it
+  // runs, ascending (the walk's classes: run r is instances [counts[r-1], counts[r])).
+  static constexpr size_t kMaxRuns = 8;
+  int classed_loop = -1;
+  int64_t counts[kMaxRuns] = {0};
+  size_t runs = 1;
 };
 
 // A loop of a group's outer tile, as it cuts the whole problem: its chunk, how many steps, and
