@@ -38,6 +38,15 @@ struct Slot {
   bool finished = false;
   std::vector<int> twins;  // the earlier runs' slots of its buffer (Stream::twins)
   Slice cover;  // what it wrote, a set per dim (the walk's cover)
+  // A new slot's state, keeping the storage of its lists (slots are kept from walk to walk).
+  void reset() {
+    Spreads sp = std::move(spreads);
+    Slice c = std::move(cover);
+    std::vector<int> tw = std::move(twins);
+    *this = Slot();
+    sp.clear(), c.clear(), tw.clear();
+    spreads = std::move(sp), cover = std::move(c), twins = std::move(tw);
+  }
 };
 
 // A spatial loop around: its instances, and how its next instance moves the ops' boxes (an
@@ -67,6 +76,47 @@ struct Moved {
   double load = 0, store = 0;
 };
 
+// Walker::Passes, for a nest's first step run in runs: what the runs' sources sent per buffer
+// (spread boxes only; the walk's regions are refused).
+struct Sent {
+  int node = 0, tensor = 0;
+  std::vector<int> slots;
+  std::vector<SpreadBox> spread;
+};
+
+// Representative steps being visited: per level, the slots touched and what each wrote.
+struct Representing {
+  std::vector<char> touched;
+  std::vector<Slice> wrote;
+};
+
+// What an evaluation builds, kept by the thread from one to the next (walk_kept): a search runs
+// thousands a second, and allocating it anew each time cost more than the arithmetic.
+struct TemplateStore {
+  std::vector<Slot> slots;  // [0, live)
+  size_t live = 0;
+  // Slots are made group by group: group g's are [group_from[g], group_from[g + 1]), its group
+  // tile's first, up to tile_to[g]; then each op's with registers, run by run: op o (numbered
+  // over all groups, from op_from[g]) has runs of per_run[o] slots from reg_from[o].
+  std::vector<int> group_from, tile_to, op_from, reg_from, per_run;
+  std::vector<size_t> core_row;
+  std::vector<SpatialLevel> stack;
+  std::vector<std::pair<int, int64_t>> homes;  // intermediates at their home: (tensor, elements)
+  std::vector<Sent> sent;
+  std::vector<int64_t> occupancy;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
+  std::vector<Representing> reps;  // [0, depth): the ones being visited (their storage kept)
+  void clear() {
+    live = 0;
+    group_from.clear(), tile_to.clear(), op_from.clear(), reg_from.clear(), per_run.clear(), core_row.clear();
+    stack.clear(), homes.clear(), sent.clear(), occupancy.clear();
+  }
+  int add_slot() {
+    if (live == slots.size()) slots.emplace_back();
+    else slots[live].reset();
+    return static_cast<int>(live++);
+  }
+};
+
 class TemplateEval {
  public:
   TemplateEval(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, const TemplatePlan& plan,
@@ -87,44 +137,35 @@ class TemplateEval {
   const TemplateGroup* g_ = nullptr;  // the group being visited
   size_t gi_ = 0;                     // its index
   WalkResult r_;
-  std::vector<Slot> slots_;
-  // Per group: its group tile's slots, per op its registers', and the row of its cores' context.
-  std::vector<std::vector<int>> group_slots_;
-  std::vector<std::vector<std::vector<std::vector<int>>>> register_slots_;  // [group][op][run]
-  std::vector<size_t> core_row_;
-  std::vector<int> prefix_;                        // source_prefixes
-  std::vector<SpatialLevel> stack_;
-  std::vector<std::pair<int, int64_t>> homes_;
-  // Walker::Passes, for a nest's first step run in runs: what the runs' sources sent per buffer
-  // (spread boxes only; the walk's regions are refused). `passes_level_`: the classed spread's
-  // place in stack_ (-1: no runs being walked).
-  struct Sent {
-    int node = 0, tensor = 0;
-    std::vector<int> slots;
-    std::vector<SpreadBox> spread;
-  };
-  std::vector<Sent> sent_;
+  TemplateStore& st_ = walk_kept<TemplateStore>();
+  std::vector<Slot>& slots_ = st_.slots;
+  std::vector<SpatialLevel>& stack_ = st_.stack;
+  std::vector<std::pair<int, int64_t>>& homes_ = st_.homes;
+  std::vector<Sent>& sent_ = st_.sent;
+  std::vector<int64_t>& occupancy_ = st_.occupancy;
+  std::vector<Representing>& reps_ = st_.reps;
+  size_t depth_ = 0;
+  // The classed spread's place in stack_ while a nest's first step runs in runs (-1: none).
   long passes_level_ = -1;
-  int64_t sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh);  // intermediates at their home: (tensor, elements)
-  std::vector<int64_t> occupancy_;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
   int64_t instance_weight_ = 1;
   double repeat_ = 1;
   uint64_t past_first_ = 0;
   bool computed_ = false;
   double first_loads_ = 0, last_store_ = 0;
-  // Representative steps being visited: per level, the slots touched and what each wrote.
-  struct Representing {
-    std::vector<char> touched;
-    std::vector<Slice> wrote;
-  };
-  std::vector<Representing> reps_;  // [0, depth_): the ones being visited (their storage kept)
-  size_t depth_ = 0;
 
+  // The slots of op k of the group being visited, run r: [first, second).
+  std::pair<int, int> registers_of(size_t k, size_t r) const {
+    const auto o = static_cast<size_t>(st_.op_from[gi_]) + k;
+    const int from = st_.reg_from[o] + static_cast<int>(r) * st_.per_run[o];
+    return {from, from + st_.per_run[o]};
+  }
+  int64_t sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh);
   void empty_result();
   Box box_of(const Slot& s, const Range* op) const;
   void add_occupancy(int level, int tensor, size_t row, int64_t delta);
   void charge_source(int tensor, int source, int level, bool write, int64_t n);
   void add_cover(int id, const Slice& part);
+  void add_cover(int id, const Box& part);  // the same, without building the box's sets
   void touch(int id);
   Moved activate(int id, const Range* op, int64_t weight);  // `op`: the ranges of the slot's op
   void add_leaf(int leaf, int64_t points, int64_t weight);
@@ -217,6 +258,24 @@ void TemplateEval::touch(int id) {
   for (size_t k = 0; k < depth_; ++k) reps_[k].touched[static_cast<size_t>(id)] = 1;
 }
 
+// Whether `set` holds all of [lo, hi).
+bool holds_interval(const IndexSet& set, int64_t lo, int64_t hi) {
+  const IndexSet::Spans& spans = set.spans();
+  const Range* it = std::upper_bound(spans.begin(), spans.end(), lo, [](int64_t v, const Range& r) { return v < r.first; });
+  return it != spans.begin() && (it - 1)->second >= hi;
+}
+
+void TemplateEval::add_cover(int id, const Box& part) {
+  auto unite = [&](Slice& into) {
+    if (into.empty()) into.assign(static_cast<size_t>(part.rank), IndexSet());
+    for (int j = 0; j < part.rank; ++j)
+      if (!holds_interval(into[static_cast<size_t>(j)], part.r[j].first, part.r[j].second))
+        into[static_cast<size_t>(j)].unite(IndexSet::interval(part.r[j].first, part.r[j].second));
+  };
+  unite(slots_[static_cast<size_t>(id)].cover);
+  for (size_t k = 0; k < depth_; ++k) unite(reps_[k].wrote[static_cast<size_t>(id)]);
+}
+
 // Walker::add_cover: the cover, and what each representative step being visited wrote.
 void TemplateEval::add_cover(int id, const Slice& part) {
   auto unite = [&](Slice& into) {
@@ -269,7 +328,7 @@ Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
   if (s.write) {
     s.write_entries += fresh * weight;
     s.mc_write_entries += shared * source_weight;
-    if (now_size > 0) add_cover(id, now.slice());
+    if (now_size > 0) add_cover(id, now);
   } else {
     r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += fresh * weight;
   }
@@ -393,8 +452,8 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
     } else {
       if (depth_ == reps_.size()) reps_.emplace_back();
       Representing& rep = reps_[depth_++];
-      rep.touched.assign(slots_.size(), 0);
-      rep.wrote.resize(slots_.size());
+      rep.touched.assign(st_.live, 0);
+      rep.wrote.resize(st_.live);
       for (Slice& x : rep.wrote) x.clear();
       const double repeat = repeat_;
       repeat_ *= static_cast<double>(middle);
@@ -414,7 +473,7 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
 // steps: moved on, and what they wrote repeated at each step.
 void TemplateEval::translate(const OpBoxes& delta, int64_t extra) {
   const Representing& rep = reps_[--depth_];
-  for (size_t id = 0; id < slots_.size(); ++id) {
+  for (size_t id = 0; id < st_.live; ++id) {
     if (!rep.touched[id]) continue;
     Slot& s = slots_[id];
     int64_t shift[kMaxBoxRank] = {0};
@@ -434,12 +493,12 @@ void TemplateEval::translate(const OpBoxes& delta, int64_t extra) {
 // Walker::visit_node on the group tile: its buffers' activations, then its children.
 double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
   double load = 0, store = 0;
-  for (const int id : group_slots_[gi_]) {
+  for (int id = st_.group_from[gi_]; id < st_.tile_to[gi_]; ++id) {
     const Moved m = activate(id, boxes[slots_[static_cast<size_t>(id)].op], weight);
     load += m.load, store += m.store;
   }
   // Walker::children: the intermediates fused here live at their home while the children run.
-  const size_t core_row = core_row_[gi_];
+  const size_t core_row = st_.core_row[gi_];
   const size_t homes_from = homes_.size();
   for (const int t : s_.fused[static_cast<size_t>(g_->tile)]) {
     const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)];
@@ -453,8 +512,8 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
     if (drop)  // Walker::drop_for_sibling: the other ops' registers are dropped
       for (size_t other = 0; other < g_->ops.size(); ++other)
         if (other != k)
-          for (const auto& regs : register_slots_[gi_][other])
-            for (const int id : regs) {
+          for (size_t r = 0; r < g_->ops[other].runs; ++r)
+            for (auto [id, end] = registers_of(other, r); id < end; ++id) {
               Slot& s = slots_[static_cast<size_t>(id)];
               if (!s.holds) continue;
               add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
@@ -609,7 +668,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
     instance_weight_ = saved_weight * instances;
     const int64_t inner_weight = weight * instances;
     double load = 0, store = 0;
-    for (const int id : register_slots_[gi_][k][r]) {
+    for (auto [id, end] = registers_of(k, r); id < end; ++id) {
       const Moved m = activate(id, at, inner_weight);
       load += m.load, store += m.store;
     }
@@ -635,7 +694,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   for (size_t r = 0; r < plan.runs_full; ++r) {
     const NestPlan run = plan.for_run(r);
     count = 0;
-    for (const int id : register_slots_[gi_][k][r]) {
+    for (auto [id, end] = registers_of(k, r); id < end; ++id) {
       Slot& s = slots_[static_cast<size_t>(id)];
       NestOperand h;
       h.write = s.write, h.dims = s.dims;
@@ -782,7 +841,8 @@ double TemplateEval::cached_phase(const OpBoxes& whole) {
 
 // Walker::finish_write_streams: refills of partial sums.
 void TemplateEval::finish(int group) {
-  for (Slot& s : slots_) {
+  for (size_t i = 0; i < st_.live; ++i) {
+    Slot& s = slots_[i];
     if (s.finished || (group >= 0 && s.group != group)) continue;
     s.finished = true;
     if (!s.write || s.cover.empty()) continue;
@@ -810,9 +870,18 @@ void TemplateEval::finish(int group) {
 
 std::optional<WalkResult> TemplateEval::run() {
   empty_result();
-  prefix_ = source_prefixes(f_, s_.source_anchors);
+  st_.clear();
+  // source_prefixes for one buffer: the spatial loops above its source's buffer.
+  auto spatial_above = [&](int node, bool own) {
+    int n = 0;
+    for (const Loop& l : f_.nodes[static_cast<size_t>(node)].loops) n += own && l.spatial;
+    for (int p = f_.nodes[static_cast<size_t>(node)].parent; p >= 0; p = f_.nodes[static_cast<size_t>(p)].parent)
+      for (const Loop& l : f_.nodes[static_cast<size_t>(p)].loops) n += l.spatial;
+    return n;
+  };
   auto add_slot = [&](int node, int tensor, int owner_op, size_t row) {
-    Slot s;
+    const int id = st_.add_slot();
+    Slot& s = slots_[static_cast<size_t>(id)];
     s.node = node, s.tensor = tensor, s.owner_op = owner_op, s.row = row;
     const TensorPlacement& tp = p_.tensors[static_cast<size_t>(tensor)];
     s.level = tp.level[static_cast<size_t>(node)], s.source = tp.source[static_cast<size_t>(node)];
@@ -822,10 +891,10 @@ std::optional<WalkResult> TemplateEval::run() {
     for (const BufferAccesses::Access& acc : by)
       for (const auto& ix : acc.access->index)
         for (const auto& term : ix.terms) s.dims |= uint64_t{1} << term.dim;
-    s.prefix = static_cast<size_t>(prefix_[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)]);
-    s.group = static_cast<int>(group_slots_.size()) - 1;
-    slots_.push_back(s);
-    return static_cast<int>(slots_.size()) - 1;
+    const int anchor = s_.source_anchors[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)];
+    s.prefix = static_cast<size_t>(anchor >= 0 ? spatial_above(anchor, false) : anchor <= -2 ? spatial_above(-2 - anchor, true) : 0);
+    s.group = static_cast<int>(st_.group_from.size()) - 1;
+    return id;
   };
   // Occupancy rows, one per instance context: the root's (0), each group's cores', each op's
   // spreads' (or its group's where it has none).
@@ -833,24 +902,26 @@ std::optional<WalkResult> TemplateEval::run() {
   for (const TemplateGroup& g : plan_.groups) {
     const auto& outer = f_.nodes[static_cast<size_t>(g.outer)].loops;
     const size_t core_row = std::any_of(outer.begin(), outer.end(), [](const Loop& l) { return l.spatial; }) ? rows++ : 0;
-    core_row_.push_back(core_row);
-    group_slots_.emplace_back();  // first: add_slot numbers the slot's group by it
-    for (const int t : s_.owned[static_cast<size_t>(g.tile)]) group_slots_.back().push_back(add_slot(g.tile, t, -1, core_row));
-    register_slots_.emplace_back(g.ops.size());
+    st_.core_row.push_back(core_row);
+    st_.group_from.push_back(static_cast<int>(st_.live));  // first: add_slot numbers the slot's group by it
+    for (const int t : s_.owned[static_cast<size_t>(g.tile)]) add_slot(g.tile, t, -1, core_row);
+    st_.tile_to.push_back(static_cast<int>(st_.live));
+    st_.op_from.push_back(static_cast<int>(st_.reg_from.size()));
     for (size_t k = 0; k < g.ops.size(); ++k) {
       const TemplateOp& op = g.ops[k];
+      st_.reg_from.push_back(static_cast<int>(st_.live));
+      st_.per_run.push_back(op.registers < 0 ? 0 : static_cast<int>(s_.owned[static_cast<size_t>(op.registers)].size()));
       if (op.registers < 0) continue;
       const auto& loops = f_.nodes[static_cast<size_t>(op.tile)].loops;
       const bool spreads = std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; });
       // Each run of instances keeps buffers of its own (its own context).
       for (size_t r = 0; r < op.runs; ++r) {
         const size_t row = spreads ? rows++ : core_row;
-        register_slots_.back()[k].emplace_back();
-        for (const int t : s_.owned[static_cast<size_t>(op.registers)])
-          register_slots_.back()[k][r].push_back(add_slot(op.registers, t, static_cast<int>(k), row));
+        for (const int t : s_.owned[static_cast<size_t>(op.registers)]) add_slot(op.registers, t, static_cast<int>(k), row);
       }
     }
   }
+  st_.group_from.push_back(static_cast<int>(st_.live));
   // Walker::children of the root: the intermediates fused there live at their home meanwhile;
   // each group drops what the others left on chip (a Seq), and runs as a phase of its own where
   // they hand data over through a level no program addresses.
@@ -876,10 +947,7 @@ std::optional<WalkResult> TemplateEval::run() {
           add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
           s.holds = false;
         };
-        for (const int id : group_slots_[other]) drop_slot(id);
-        for (const auto& runs : register_slots_[other])
-          for (const auto& regs : runs)
-            for (const int id : regs) drop_slot(id);
+        for (int id = st_.group_from[other]; id < st_.group_from[other + 1]; ++id) drop_slot(id);
       }
     if (!phases) {
       const double t = outer_loops(0, whole, 1);
