@@ -14,7 +14,7 @@ static_assert(dfx::model::TemplateOp::kMaxRuns == dfx::model::kMaxNestRuns, "a n
 namespace dfx::model {
 namespace {
 
-using Refusal = std::string;  // empty: taken
+using Refusal = const char*;  // nullptr: taken
 
 // Every index of every access is one dim (coefficient 1) or a constant: a loop step moves a
 // slice along its dim by whole chunks, and fusion shrinks a producer to its consumers' read box.
@@ -69,7 +69,7 @@ struct SplitsSeen {
       std::copy_backward(at, it->counts + it->n, it->counts + it->n + 1);
       *at = c.trips, ++it->n;
     }
-    return {};
+    return nullptr;
   }
 };
 
@@ -78,7 +78,7 @@ struct SplitsSeen {
 // `partial`: partial steps enclosing the tile (a loop may then have more trips than elements).
 Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t li, int64_t* extents, int partial, bool registers,
                  SplitsSeen& seen) {
-  if (li == tile.loops.size()) return {};
+  if (li == tile.loops.size()) return nullptr;
   const Loop& l = tile.loops[li];
   int64_t& e = extents[static_cast<size_t>(l.dim)];
   if (!op.uses_dim(l.dim) || e <= 0) {
@@ -88,16 +88,16 @@ Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t l
   if (l.factor > e && partial == 0) return "a factor above its extent";
   const Cut c = cut(e, l.factor);
   const int64_t saved = e;
-  Refusal why;
+  Refusal why = nullptr;
   if (l.spatial) {
     why = seen.note(li, c);
     e = c.chunk;
-    if (why.empty()) why = cut_nest(w, tile, op, li + 1, extents, partial, registers, seen);
+    if (!why) why = cut_nest(w, tile, op, li + 1, extents, partial, registers, seen);
   } else {
     e = c.chunk;
     why = cut_nest(w, tile, op, li + 1, extents, partial, registers, seen);
     seen.partial_step = seen.partial_step || c.last != c.chunk;
-    if (why.empty() && c.last != c.chunk) e = c.last, why = cut_nest(w, tile, op, li + 1, extents, partial + 1, registers, seen);
+    if (!why && c.last != c.chunk) e = c.last, why = cut_nest(w, tile, op, li + 1, extents, partial + 1, registers, seen);
   }
   e = saved;
   return why;
@@ -137,11 +137,12 @@ Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* b
     e = c.chunk;
   }
   if (padded_dim >= 0 && !classed_over_padded) return "a partial step whose spread is not classed";
-  return {};
+  return nullptr;
 }
 
 // Every op nest of a group, over every class of the group tile's boxes.
-Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g, const std::vector<int>& class_partial) {
+Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
+  const std::vector<int>& class_partial = g.class_partial;
   int64_t extents[kMaxDims] = {0};
   auto extents_of = [&](size_t k, size_t op) {
     for (size_t d = 0; d < w.dims.size(); ++d) extents[d] = g.classes[k][op][d].second - g.classes[k][op][d].first;
@@ -151,9 +152,9 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g, const 
     SplitsSeen seen;
     const Op& op = w.ops[t.op];
     const TreeNode& tile = f.nodes[static_cast<size_t>(t.tile)];
-    for (size_t k = 0; k < g.classes.size(); ++k) {
+    for (size_t k = 0; k < g.classes_used; ++k) {
       extents_of(k, t.op);
-      if (Refusal why = cut_nest(w, tile, op, 0, extents, class_partial[k], t.registers >= 0, seen); !why.empty()) return why;
+      if (Refusal why = cut_nest(w, tile, op, 0, extents, class_partial[k], t.registers >= 0, seen)) return why;
     }
     for (size_t k = 0; k < seen.loops; ++k) {
       const SplitsSeen::Seen& sp = seen.by_loop[k];
@@ -165,49 +166,47 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g, const 
     }
     t.padded = seen.partial_step;
     if (t.registers < 0) continue;
-    for (size_t k = 0; k < g.classes.size(); ++k) {
+    for (size_t k = 0; k < g.classes_used; ++k) {
       extents_of(k, t.op);
-      if (Refusal why = plan_registers_nest(tile, op, extents, seen); !why.empty()) return why;
+      if (Refusal why = plan_registers_nest(tile, op, extents, seen)) return why;
     }
   }
-  return {};
+  return nullptr;
 }
 
 }  // namespace
 
-TemplateVerdict template_plan(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape) {
-  TemplateVerdict v;
-  auto refuse = [&](std::string why) {
-    v.why = std::move(why);
-    return v;
-  };
-  if (a.instruction_timed()) return refuse("timed by instructions");
-  if (!plain(w) || w.dims.size() > kMaxDims) return refuse("accesses not plain");
+const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, TemplatePlan& plan) {
+  if (a.instruction_timed()) return "timed by instructions";
+  if (!plain(w) || w.dims.size() > kMaxDims) return "accesses not plain";
   const TreeNode& root = f.nodes[0];
   if (root.is_leaf || !root.loops.empty() || !root.keep.empty() || root.prim != Prim::Seq || root.levels.size() != 1)
-    return refuse("root not a plain Seq");
-  TemplatePlan plan;
-  for (const int outer : root.children) {
+    return "root not a plain Seq";
+  // The plan's storage is the caller's, kept from tree to tree: each group's lists are emptied.
+  plan.groups.resize(root.children.size());
+  for (size_t gi = 0; gi < root.children.size(); ++gi) {
+    const int outer = root.children[gi];
     const TreeNode& o = f.nodes[static_cast<size_t>(outer)];
     if (o.is_leaf || !o.keep.empty() || o.levels != root.levels || o.children.size() != 1 || !shape.owned[static_cast<size_t>(outer)].empty())
-      return refuse("group without an outer tile");
+      return "group without an outer tile";
     // Core loops first, then temporal ones.
     bool temporal = false;
     for (const Loop& l : o.loops) {
-      if (temporal && l.spatial) return refuse("a core loop after a temporal one");
+      if (temporal && l.spatial) return "a core loop after a temporal one";
       temporal = temporal || !l.spatial;
     }
     const int tile = o.children[0];
     const TreeNode& gt = f.nodes[static_cast<size_t>(tile)];
-    if (!loop_less(gt) || gt.prim == Prim::Para || gt.children.empty()) return refuse("group tile not loop-less");
-    TemplateGroup g;
+    if (!loop_less(gt) || gt.prim == Prim::Para || gt.children.empty()) return "group tile not loop-less";
+    TemplateGroup& g = plan.groups[gi];
     g.outer = outer, g.tile = tile, g.prim = gt.prim;
+    g.loops.clear(), g.ops.clear(), g.classes_used = 0, g.class_partial.clear();
     for (const int child : gt.children) {
       const TreeNode& ot = f.nodes[static_cast<size_t>(child)];
       if (ot.is_leaf || ot.loops.empty() || !ot.keep.empty() || ot.children.size() != 1 || !temporal_then_spatial(ot.loops) ||
           ot.loops.size() > kMaxNestLoops)
-        return refuse("op tile not of the template");
-      if (!shape.owned[static_cast<size_t>(child)].empty()) return refuse("op tile owns buffers");
+        return "op tile not of the template";
+      if (!shape.owned[static_cast<size_t>(child)].empty()) return "op tile owns buffers";
       TemplateOp op;
       op.tile = child;
       const int below = ot.children[0];
@@ -216,22 +215,25 @@ TemplateVerdict template_plan(const arch::Arch& a, const Workload& w, const Data
         op.leaf = below;
       } else {
         if (!loop_less(b) || b.children.size() != 1 || !f.nodes[static_cast<size_t>(b.children[0])].is_leaf)
-          return refuse("registers tile not of the template");
+          return "registers tile not of the template";
         op.registers = below, op.leaf = b.children[0];
-        if (shape.owned[static_cast<size_t>(below)].size() > kMaxNestOperands) return refuse("too many operands");
+        if (shape.owned[static_cast<size_t>(below)].size() > kMaxNestOperands) return "too many operands";
       }
       op.op = static_cast<size_t>(f.nodes[static_cast<size_t>(op.leaf)].op);
       g.ops.push_back(op);
     }
     // The outer loops over the whole problem, and the group tile's classes of boxes (each loop's
     // first step, and its partial last one where it has one).
-    std::vector<int> class_partial;
-    Refusal why;
+    Refusal why = nullptr;
+    auto next_class = [&]() -> OpBoxes& {
+      if (g.classes_used == g.classes.size()) g.classes.emplace_back();
+      return g.classes[g.classes_used++];
+    };
     auto classes = [&](auto&& self, size_t li, const OpBoxes& boxes, int partial) -> void {
-      if (!why.empty()) return;
+      if (why) return;
       if (li == o.loops.size()) {
-        g.classes.push_back(boxes);
-        class_partial.push_back(partial);
+        next_class() = boxes;
+        g.class_partial.push_back(partial);
         return;
       }
       const Loop& l = o.loops[li];
@@ -252,24 +254,30 @@ TemplateVerdict template_plan(const arch::Arch& a, const Workload& w, const Data
       }
     };
     classes(classes, 0, OpBoxes::whole(w), 0);
-    if (!why.empty()) return refuse(why);
+    if (why) return why;
     // One box per buffer at the group tile in every class: nothing moves apart.
-    for (const OpBoxes& boxes : g.classes)
+    for (size_t k = 0; k < g.classes_used; ++k)
       for (const int t : shape.owned[static_cast<size_t>(tile)]) {
         const BufferAccesses::Accesses by = shape.accesses.of(tile, t);
         if (by.end() - by.begin() < 2) continue;  // one access: one box
         Boxes held;
         try {
-          take_slice(held, shape.accesses.of(tile, t), boxes);
+          take_slice(held, by, g.classes[k]);
         } catch (const TooManyBoxes&) {
-          return refuse("a slice of several boxes");
+          return "a slice of several boxes";
         }
-        if (held.n > 1) return refuse("a slice of several boxes");
+        if (held.n > 1) return "a slice of several boxes";
       }
-    if (Refusal r = check_ops(w, f, g, class_partial); !r.empty()) return refuse(r);
-    plan.groups.push_back(std::move(g));
+    if (Refusal r = check_ops(w, f, g)) return r;
   }
-  v.plan = std::move(plan);
+  return nullptr;
+}
+
+TemplateVerdict template_plan(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape) {
+  TemplateVerdict v;
+  TemplatePlan plan;
+  if (const char* why = template_plan(a, w, f, shape, plan)) v.why = why;
+  else v.plan = std::move(plan);
   return v;
 }
 

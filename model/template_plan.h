@@ -50,16 +50,22 @@ struct TemplateGroup {
   std::vector<OuterLoop> loops;
   std::vector<TemplateOp> ops;
   // The group tile's boxes, one per class of outer steps (full or partial in each temporal
-  // loop): what the op nests are cut from.
+  // loop): what the op nests are cut from. [0, classes_used) (the storage is kept from tree to
+  // tree), and in how many partial steps each lies.
   std::vector<OpBoxes> classes;
+  size_t classes_used = 0;
+  std::vector<int> class_partial;
 };
 
 struct TemplatePlan {
   std::vector<TemplateGroup> groups;
 };
 
-// The plan of `f` (whose shape is `shape`), or why a closed form would not take it: `why` names
-// the first condition it fails (a short phrase; the coverage test tallies them).
+// Fills `plan` for `f` (whose shape is `shape`) and returns nullptr, or returns why a closed form
+// would not take it: the first condition it fails, a short phrase (the coverage test tallies
+// them). `plan`'s storage is reused: the walk keeps one per thread.
+const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, TemplatePlan& plan);
+// The same, as a value (tests).
 struct TemplateVerdict {
   std::optional<TemplatePlan> plan;
   std::string why;

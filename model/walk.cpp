@@ -412,9 +412,9 @@ WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, 
 WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& p, PhaseCache* phases,
                      StepReplay replay, HeldAs held, CyclesBar give_up, ClosedForm closed) {
   if (closed == ClosedForm::Use && held == HeldAs::Boxes && replay != StepReplay::Off) {
-    const TemplateVerdict v = template_plan(a, w, f, p);
-    if (v.plan)
-      if (std::optional<WalkResult> r = template_walk(a, w, f, p, *v.plan, phases, give_up)) return std::move(*r);
+    TemplatePlan& plan = walk_kept<TemplatePlan>();
+    if (!template_plan(a, w, f, p, plan))
+      if (std::optional<WalkResult> r = template_walk(a, w, f, p, plan, phases, give_up)) return std::move(*r);
   }
   if (held == HeldAs::Boxes && accesses_are_boxes(w)) {
     try {

@@ -65,7 +65,7 @@ TEST(TemplatePlan, TakesTheSearchsTreeWithPaddedSpreads) {
   const model::TemplateGroup& g = v.plan->groups[0];
   EXPECT_EQ(g.prim, model::Prim::Pipe);
   EXPECT_EQ(g.ops.size(), 7u);
-  EXPECT_EQ(g.classes.size(), 1u);  // m:4:sp, b:8, m:2 divide their extents
+  EXPECT_EQ(g.classes_used, 1u);  // m:4:sp, b:8, m:2 divide their extents
   ASSERT_EQ(g.loops.size(), 3u);
   EXPECT_TRUE(g.loops[0].spatial);
   EXPECT_EQ(g.loops[0].chunk, 128);
