@@ -96,9 +96,10 @@ struct TemplateStore {
   std::vector<Slot> slots;  // [0, live)
   size_t live = 0;
   // Slots are made group by group: group g's are [group_from[g], group_from[g + 1]), its group
-  // tile's first, up to tile_to[g]; then each op's with registers, run by run: op o (numbered
-  // over all groups, from op_from[g]) has runs of per_run[o] slots from reg_from[o].
-  std::vector<int> group_from, tile_to, op_from, reg_from, per_run;
+  // tile's first, up to tile_to[g]; then each op's: op o (numbered over all groups, from
+  // op_from[g]) has its tile's from slot_from[o], then runs of per_run[o] registers from
+  // reg_from[o], up to slot_from[o + 1].
+  std::vector<int> group_from, tile_to, op_from, slot_from, reg_from, per_run;
   std::vector<size_t> core_row;
   std::vector<SpatialLevel> stack;
   std::vector<std::pair<int, int64_t>> homes;  // intermediates at their home: (tensor, elements)
@@ -107,7 +108,7 @@ struct TemplateStore {
   std::vector<Representing> reps;  // [0, depth): the ones being visited (their storage kept)
   void clear() {
     live = 0;
-    group_from.clear(), tile_to.clear(), op_from.clear(), reg_from.clear(), per_run.clear(), core_row.clear();
+    group_from.clear(), tile_to.clear(), op_from.clear(), slot_from.clear(), reg_from.clear(), per_run.clear(), core_row.clear();
     stack.clear(), homes.clear(), sent.clear(), occupancy.clear();
   }
   int add_slot() {
@@ -159,6 +160,11 @@ class TemplateEval {
     const int from = st_.reg_from[o] + static_cast<int>(r) * st_.per_run[o];
     return {from, from + st_.per_run[o]};
   }
+  // All the slots of op k of the group being visited: its tile's and its registers'.
+  std::pair<int, int> slots_of(size_t k) const {
+    const auto o = static_cast<size_t>(st_.op_from[gi_]) + k;
+    return {st_.slot_from[o], st_.slot_from[o + 1]};
+  }
   int64_t sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh);
   void empty_result();
   Box box_of(const Slot& s, const Range* op) const;
@@ -174,6 +180,10 @@ class TemplateEval {
   void translate(const OpBoxes& delta, int64_t extra);
   double group_tile(const OpBoxes& boxes, int64_t weight);
   double op_tile(size_t k, const OpBoxes& boxes, int64_t weight);
+  double own_loops(size_t k, size_t li, const OpBoxes& boxes, int64_t weight);
+  double op_visit(size_t k, const OpBoxes& boxes, int64_t weight);
+  template <class At, class Inner>
+  double temporal_steps(const Loop& loop, const Cut& c, At at, Inner inner, int64_t weight);
   double vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight);
   double registers_nest(size_t k, const OpBoxes& boxes, int64_t weight);
   void finish(int group = -1);  // the slots of `group` (-1: all) not finished yet
@@ -411,7 +421,7 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
   const TreeNode& n = f_.nodes[static_cast<size_t>(g_->outer)];
   if (li == n.loops.size()) {
     const double t = group_tile(boxes, weight);
-    time_own_op(g_->tile, t);
+    if (g_->tile != g_->outer) time_own_op(g_->tile, t);  // else: the outer tile's visit, timed once
     return t;
   }
   const Loop& loop = n.loops[li];
@@ -438,35 +448,7 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
     stack_.pop_back();
     return t;
   }
-  // The first step, the one standing for the middle ones, a partial last one.
-  const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
-  double latency = 0;
-  if (full >= 1) latency += outer_loops(li + 1, b0, weight);
-  const uint64_t past_first = past_first_;
-  if (loop.dim < 64) past_first_ |= uint64_t{1} << loop.dim;
-  if (full >= 2) {
-    const int64_t middle = full - 1;
-    const OpBoxes b1 = at(1);
-    if (middle == 1) {
-      latency += outer_loops(li + 1, b1, weight);
-    } else {
-      if (depth_ == reps_.size()) reps_.emplace_back();
-      Representing& rep = reps_[depth_++];
-      rep.touched.assign(st_.live, 0);
-      rep.wrote.resize(st_.live);
-      for (Slice& x : rep.wrote) x.clear();
-      const double repeat = repeat_;
-      repeat_ *= static_cast<double>(middle);
-      latency += outer_loops(li + 1, b1, weight * middle) * static_cast<double>(middle);
-      repeat_ = repeat;
-      OpBoxes delta;
-      delta.assign_move(b1, at(2));
-      translate(delta, middle - 1);
-    }
-  }
-  if (full < c.trips) latency += outer_loops(li + 1, at(c.trips - 1), weight);
-  past_first_ = past_first;
-  return latency;
+  return temporal_steps(loop, c, at, [&](const OpBoxes& b, int64_t w) { return outer_loops(li + 1, b, w); }, weight);
 }
 
 // Walker::translate_since: the slots the representative step touched stand for `extra` more
@@ -509,16 +491,15 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
   const bool drop = g_->prim == Prim::Seq && g_->ops.size() > 1;
   double total = 0;  // Time::beside (Pipe) or then: the latencies' max or sum
   for (size_t k = 0; k < g_->ops.size(); ++k) {
-    if (drop)  // Walker::drop_for_sibling: the other ops' registers are dropped
+    if (drop)  // Walker::drop_for_sibling: the other ops' buffers are dropped
       for (size_t other = 0; other < g_->ops.size(); ++other)
         if (other != k)
-          for (size_t r = 0; r < g_->ops[other].runs; ++r)
-            for (auto [id, end] = registers_of(other, r); id < end; ++id) {
-              Slot& s = slots_[static_cast<size_t>(id)];
-              if (!s.holds) continue;
-              add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
-              s.holds = false;
-            }
+          for (auto [id, end] = slots_of(other); id < end; ++id) {
+            Slot& s = slots_[static_cast<size_t>(id)];
+            if (!s.holds) continue;
+            add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
+            s.holds = false;
+          }
     const double t = op_tile(k, boxes, weight);
     total = g_->prim == Prim::Pipe ? std::max(total, t) : total + t;
   }
@@ -529,10 +510,78 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
   return std::max({load, total, store});
 }
 
+// An op's own tile (its loops, as Walker::loops takes them) or, without one, its tile.
 double TemplateEval::op_tile(size_t k, const OpBoxes& boxes, int64_t weight) {
   const TemplateOp& t = g_->ops[k];
-  const double latency = t.registers < 0 ? vector_nest(t, boxes, weight) : registers_nest(k, boxes, weight);
+  if (t.own < 0) return op_visit(k, boxes, weight);
+  const double latency = own_loops(k, 0, boxes, weight);
+  time_own_op(t.own, latency);
+  return latency;
+}
+
+double TemplateEval::own_loops(size_t k, size_t li, const OpBoxes& boxes, int64_t weight) {
+  const TemplateOp& t = g_->ops[k];
+  const TreeNode& n = f_.nodes[static_cast<size_t>(t.own)];
+  if (li == n.loops.size()) return op_visit(k, boxes, weight);
+  const Loop& loop = n.loops[li];
+  const int64_t extent = s_.index.extent(t.own, loop.dim, boxes);
+  if (extent <= 0) return own_loops(k, li + 1, boxes, weight);
+  const Cut c = cut(extent, loop.factor);
+  auto at = [&](int64_t i) {
+    OpBoxes b = boxes;
+    s_.index.restrict(t.own, loop.dim, i * c.chunk, i * c.chunk + c.chunk, b);
+    return b;
+  };
+  return temporal_steps(loop, c, at, [&](const OpBoxes& b, int64_t w) { return own_loops(k, li + 1, b, w); }, weight);
+}
+
+// Walker::visit_node on an op's tile: its buffers' activations (below an own tile), its nest.
+double TemplateEval::op_visit(size_t k, const OpBoxes& boxes, int64_t weight) {
+  const TemplateOp& t = g_->ops[k];
+  double load = 0, store = 0;
+  for (auto [id, end] = std::pair{slots_of(k).first, registers_of(k, 0).first}; id < end; ++id) {
+    const Moved m = activate(id, boxes[slots_[static_cast<size_t>(id)].op], weight);
+    load += m.load, store += m.store;
+  }
+  const double inner = t.registers < 0 ? vector_nest(t, boxes, weight) : registers_nest(k, boxes, weight);
+  if (store > 0) last_store_ = store;
+  const double latency = std::max({load, inner, store});
   time_own_op(t.tile, latency);
+  return latency;
+}
+
+// Walker::loops on a temporal loop cut `c`: the first step, the one standing for the middle ones
+// (its slots moved on after it by translate), a partial last one; `at(i)`: step i's boxes,
+// `inner(boxes, weight)`: the loops inside.
+template <class At, class Inner>
+double TemplateEval::temporal_steps(const Loop& loop, const Cut& c, At at, Inner inner, int64_t weight) {
+  const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
+  double latency = 0;
+  if (full >= 1) latency += inner(at(0), weight);
+  const uint64_t past_first = past_first_;
+  if (loop.dim < 64) past_first_ |= uint64_t{1} << loop.dim;
+  if (full >= 2) {
+    const int64_t middle = full - 1;
+    const OpBoxes b1 = at(1);
+    if (middle == 1) {
+      latency += inner(b1, weight);
+    } else {
+      if (depth_ == reps_.size()) reps_.emplace_back();
+      Representing& rep = reps_[depth_++];
+      rep.touched.assign(st_.live, 0);
+      rep.wrote.resize(st_.live);
+      for (Slice& x : rep.wrote) x.clear();
+      const double repeat = repeat_;
+      repeat_ *= static_cast<double>(middle);
+      latency += inner(b1, weight * middle) * static_cast<double>(middle);
+      repeat_ = repeat;
+      OpBoxes delta;
+      delta.assign_move(b1, at(2));
+      translate(delta, middle - 1);
+    }
+  }
+  if (full < c.trips) latency += inner(at(c.trips - 1), weight);
+  past_first_ = past_first;
   return latency;
 }
 
@@ -909,6 +958,8 @@ std::optional<WalkResult> TemplateEval::run() {
     st_.op_from.push_back(static_cast<int>(st_.reg_from.size()));
     for (size_t k = 0; k < g.ops.size(); ++k) {
       const TemplateOp& op = g.ops[k];
+      st_.slot_from.push_back(static_cast<int>(st_.live));
+      for (const int t : s_.owned[static_cast<size_t>(op.tile)]) add_slot(op.tile, t, static_cast<int>(k), core_row);
       st_.reg_from.push_back(static_cast<int>(st_.live));
       st_.per_run.push_back(op.registers < 0 ? 0 : static_cast<int>(s_.owned[static_cast<size_t>(op.registers)].size()));
       if (op.registers < 0) continue;
@@ -922,6 +973,7 @@ std::optional<WalkResult> TemplateEval::run() {
     }
   }
   st_.group_from.push_back(static_cast<int>(st_.live));
+  st_.slot_from.push_back(static_cast<int>(st_.live));
   // Walker::children of the root: the intermediates fused there live at their home meanwhile;
   // each group drops what the others left on chip (a Seq), and runs as a phase of its own where
   // they hand data over through a level no program addresses.
@@ -978,18 +1030,25 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
     // A Seq whose children hand an intermediate over through a level no program addresses runs
     // them as phases (runs_in_phases): not modelled inside a group.
     if (runs_in_phases(a, f, shape.placement, shape.fused, g.tile)) return refuse("a group tile in phases");
-    // Two register tiles of one buffer class in one context (no spreads of their own, one
-    // partition) would share a buffer: not modelled.
+    // Two tiles of one group keeping buffers of one class in one context (the group's cores', or
+    // registers without spreads of their own) and one partition (not a Pipe) share the buffer:
+    // not modelled.
+    if (g.prim == Prim::Pipe) continue;
     std::vector<int> shared_classes;
-    for (const TemplateOp& op : g.ops) {
-      if (op.registers < 0 || g.prim == Prim::Pipe) continue;
-      const auto& loops = f.nodes[static_cast<size_t>(op.tile)].loops;
-      if (std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; })) continue;
-      for (const int t : shape.owned[static_cast<size_t>(op.registers)]) {
-        const int c = shape.buffer_class[static_cast<size_t>(op.registers) * w.tensors.size() + static_cast<size_t>(t)];
-        if (std::find(shared_classes.begin(), shared_classes.end(), c) != shared_classes.end()) return refuse("two register tiles of one buffer");
+    auto shared = [&](int node) {
+      for (const int t : shape.owned[static_cast<size_t>(node)]) {
+        const int c = shape.buffer_class[static_cast<size_t>(node) * w.tensors.size() + static_cast<size_t>(t)];
+        if (std::find(shared_classes.begin(), shared_classes.end(), c) != shared_classes.end()) return true;
         shared_classes.push_back(c);
       }
+      return false;
+    };
+    for (const TemplateOp& op : g.ops) {
+      if (shared(op.tile)) return refuse("two tiles of one buffer");
+      if (op.registers < 0) continue;
+      const auto& loops = f.nodes[static_cast<size_t>(op.tile)].loops;
+      if (std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; })) continue;
+      if (shared(op.registers)) return refuse("two tiles of one buffer");
     }
   }
   try {

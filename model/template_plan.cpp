@@ -140,6 +140,25 @@ Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* b
   return nullptr;
 }
 
+// The op's extents at its tile in every step its own tile's loops take from `extents` (each
+// loop's first step and, where it does not divide, its partial last one), and the partial steps
+// around: fn(extents, partial) for each, until one refuses.
+template <class Fn>
+Refusal own_steps(const TreeNode* own, const Op& op, size_t li, int64_t* extents, int partial, Fn&& fn) {
+  if (!own || li == own->loops.size()) return fn(extents, partial);
+  const Loop& l = own->loops[li];
+  int64_t& e = extents[static_cast<size_t>(l.dim)];
+  if (!op.uses_dim(l.dim) || e <= 0) return own_steps(own, op, li + 1, extents, partial, fn);
+  if (l.factor > e && partial == 0) return "a factor above its extent";
+  const Cut c = cut(e, l.factor);
+  const int64_t saved = e;
+  e = c.chunk;
+  Refusal why = own_steps(own, op, li + 1, extents, partial, fn);
+  if (!why && c.last != c.chunk) e = c.last, why = own_steps(own, op, li + 1, extents, partial + 1, fn);
+  e = saved;
+  return why;
+}
+
 // Every op nest of a group, over every class of the group tile's boxes.
 Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
   const std::vector<int>& class_partial = g.class_partial;
@@ -152,9 +171,13 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
     SplitsSeen seen;
     const Op& op = w.ops[t.op];
     const TreeNode& tile = f.nodes[static_cast<size_t>(t.tile)];
+    const TreeNode* own = t.own >= 0 ? &f.nodes[static_cast<size_t>(t.own)] : nullptr;
     for (size_t k = 0; k < g.classes_used; ++k) {
       extents_of(k, t.op);
-      if (Refusal why = cut_nest(w, tile, op, 0, extents, class_partial[k], t.registers >= 0, seen)) return why;
+      if (Refusal why = own_steps(own, op, 0, extents, class_partial[k], [&](int64_t* at, int partial) {
+            return cut_nest(w, tile, op, 0, at, partial, t.registers >= 0, seen);
+          }))
+        return why;
     }
     for (size_t k = 0; k < seen.loops; ++k) {
       const SplitsSeen::Seen& sp = seen.by_loop[k];
@@ -168,7 +191,9 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
     if (t.registers < 0) continue;
     for (size_t k = 0; k < g.classes_used; ++k) {
       extents_of(k, t.op);
-      if (Refusal why = plan_registers_nest(tile, op, extents, seen)) return why;
+      if (Refusal why = own_steps(own, op, 0, extents, class_partial[k],
+                                  [&](int64_t* at, int) { return plan_registers_nest(tile, op, at, seen); }))
+        return why;
     }
   }
   return nullptr;
@@ -187,7 +212,7 @@ const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow
   for (size_t gi = 0; gi < root.children.size(); ++gi) {
     const int outer = root.children[gi];
     const TreeNode& o = f.nodes[static_cast<size_t>(outer)];
-    if (o.is_leaf || !o.keep.empty() || o.levels != root.levels || o.children.size() != 1 || !shape.owned[static_cast<size_t>(outer)].empty())
+    if (o.is_leaf || o.levels != root.levels || o.children.empty() || !shape.owned[static_cast<size_t>(outer)].empty())
       return "group without an outer tile";
     // Core loops first, then temporal ones.
     bool temporal = false;
@@ -195,20 +220,37 @@ const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow
       if (temporal && l.spatial) return "a core loop after a temporal one";
       temporal = temporal || !l.spatial;
     }
-    const int tile = o.children[0];
+    // Either a loop-less group tile under the outer one, or the ops' own tiles right under it.
+    const bool own_loops = std::all_of(o.children.begin(), o.children.end(),
+                                       [&](int c) { return f.nodes[static_cast<size_t>(c)].levels == root.levels; });
+    if (!own_loops && (o.children.size() != 1 || !o.keep.empty())) return "group without an outer tile";
+    const int tile = own_loops ? outer : o.children[0];
     const TreeNode& gt = f.nodes[static_cast<size_t>(tile)];
-    if (!loop_less(gt) || gt.prim == Prim::Para || gt.children.empty()) return "group tile not loop-less";
+    if ((!own_loops && !loop_less(gt)) || gt.prim == Prim::Para || gt.children.empty()) return "group tile not loop-less";
     TemplateGroup& g = plan.groups[gi];
     g.outer = outer, g.tile = tile, g.prim = gt.prim;
     g.loops.clear(), g.ops.clear(), g.classes_used = 0, g.class_partial.clear();
     for (const int child : gt.children) {
-      const TreeNode& ot = f.nodes[static_cast<size_t>(child)];
+      TemplateOp op;
+      int op_tile = child;
+      if (own_loops) {
+        const TreeNode& own = f.nodes[static_cast<size_t>(child)];
+        if (own.is_leaf || !own.keep.empty() || own.children.size() != 1 || own.loops.size() > kMaxNestLoops ||
+            !shape.owned[static_cast<size_t>(child)].empty() ||
+            std::any_of(own.loops.begin(), own.loops.end(), [](const Loop& l) { return l.spatial; }))
+          return "own tile not of the template";
+        op.own = child, op_tile = own.children[0];
+      }
+      const TreeNode& ot = f.nodes[static_cast<size_t>(op_tile)];
       if (ot.is_leaf || ot.loops.empty() || !ot.keep.empty() || ot.children.size() != 1 || !temporal_then_spatial(ot.loops) ||
           ot.loops.size() > kMaxNestLoops)
         return "op tile not of the template";
-      if (!shape.owned[static_cast<size_t>(child)].empty()) return "op tile owns buffers";
-      TemplateOp op;
-      op.tile = child;
+      // Below an own tile, the op's tile keeps its operands' buffers: each one access, one box.
+      for (const int t : shape.owned[static_cast<size_t>(op_tile)]) {
+        const BufferAccesses::Accesses by = shape.accesses.of(op_tile, t);
+        if (!own_loops || by.end() - by.begin() != 1) return "op tile owns buffers";
+      }
+      op.tile = op_tile;
       const int below = ot.children[0];
       const TreeNode& b = f.nodes[static_cast<size_t>(below)];
       if (b.is_leaf) {

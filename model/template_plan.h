@@ -20,6 +20,9 @@ namespace dfx::model {
 // its leaf.
 struct TemplateOp {
   int tile = -1, registers = -1, leaf = -1;
+  // Where the group's ops have loops of their own at the root's level (Choice::own_trips): the
+  // op's own tile between the group's and its tile (its loops temporal), else -1.
+  int own = -1;
   size_t op = 0;
   // A spread of its tile runs different numbers of instances in different steps: the walk runs
   // its instances in runs (classes), each with buffers of its own.
@@ -43,7 +46,9 @@ struct OuterLoop {
 };
 
 // A child of the root: an outer tile at the root's level (loops over cores first, then temporal
-// loops) over a loop-less group tile whose children are the ops' tiles.
+// loops) over a loop-less group tile whose children are the ops' tiles; or, where the ops have
+// loops of their own at the root's level, an outer tile that is the group's tile too (`tile` ==
+// `outer`, keeping the group's intermediates) over each op's own tile.
 struct TemplateGroup {
   int outer = -1, tile = -1;
   Prim prim = Prim::Seq;

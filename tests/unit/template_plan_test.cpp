@@ -47,9 +47,7 @@ TEST(TemplatePlan, TakesMostPointsOfPlainTreeTimedPairs) {
     const model::Workload w = model::load_workload(test::config(std::string("workloads/") + workload + ".yaml"));
     const Coverage c = coverage(a, w, 600);
     EXPECT_GE(c.valid, 100) << arch << " " << workload;
-    // Random points give ops loops of their own at DRAM more often than a search's (a later
-    // version of the closed form); the rest must all be taken.
-    EXPECT_GE(3 * c.taken, 2 * c.valid) << arch << " " << workload;
+    EXPECT_GE(100 * c.taken, 95 * c.valid) << arch << " " << workload;
   }
 }
 
