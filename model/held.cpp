@@ -80,17 +80,6 @@ MultiSlice Boxes::multi_slice() const {
 
 namespace {
 
-int64_t spread_size(const Box& box, const Spreads& spreads) {
-  int64_t n = 1;
-  for (int j = 0; j < box.rank; ++j) {
-    int64_t length = box.r[j].second - box.r[j].first;
-    for (const auto& [axis, step, count] : spreads)
-      if (axis == static_cast<size_t>(j)) length = spread_length(length, step, count);
-    n *= length;
-  }
-  return n;
-}
-
 // Whether now − before (spread by `spreads`, with `spread`) is one box: `now` one box apart from
 // `before`, and no axis spread twice.
 bool apart_as_one(const Boxes& now, const Boxes& before, const Spreads& spreads, bool spread) {
@@ -108,6 +97,17 @@ bool apart_as_one(const Boxes& now, const Boxes& before, const Spreads& spreads,
 }
 
 }  // namespace
+
+int64_t spread_size(const Box& box, const Spreads& spreads) {
+  int64_t n = 1;
+  for (int j = 0; j < box.rank; ++j) {
+    int64_t length = box.r[j].second - box.r[j].first;
+    for (const auto& [axis, step, count] : spreads)
+      if (axis == static_cast<size_t>(j)) length = spread_length(length, step, count);
+    n *= length;
+  }
+  return n;
+}
 
 int64_t SpreadBox::size() const { return spread_size(box, spreads); }
 

@@ -52,6 +52,9 @@ struct TooManyBoxes {};
 // coefficient 1, or a constant) of at most kMaxBoxRank dimensions: then its buffers can be Boxes.
 bool accesses_are_boxes(const Workload& w);
 
+// |the box and its copies moved by each spread|, each axis spread at most once.
+int64_t spread_size(const Box& box, const Spreads& spreads);
+
 // A box spread along some of its axes, each at most once: what the instances of spatial loops
 // newly hold together when the representative's new slice is one box apart from what it held.
 // The runs of a spatial loop's instances send such sets; kept so where they can be, they are

@@ -172,6 +172,7 @@ class TemplateEval {
   void charge_source(int tensor, int source, int level, bool write, int64_t n);
   void add_cover(int id, const Slice& part);
   void add_cover(int id, const Box& part);  // the same, without building the box's sets
+  void add_cover(int id, size_t axis, const IndexSet& part);  // one axis of a part
   void touch(int id);
   Moved activate(int id, const Range* op, int64_t weight);  // `op`: the ranges of the slot's op
   void add_leaf(int leaf, int64_t points, int64_t weight);
@@ -232,10 +233,28 @@ int64_t overlap(const Box& a, const Box& b) {
   return n;
 }
 
+// merged_fresh (held.h) for a buffer holding one box: what the instances newly hold together,
+// without building the general sets where the new slice is apart from the held one.
+int64_t merged_fresh_one(const Box& now, const Box& held, bool holds, int64_t fresh, const Spreads& spreads);
+
 Boxes as_boxes(const Box& b, bool holds) {
   Boxes out;
   if (holds && box_size(b) > 0) out.n = 1, out.part[0] = b;
   return out;
+}
+
+int64_t merged_fresh_one(const Box& now, const Box& held, bool holds, int64_t fresh, const Spreads& spreads) {
+  if (spreads.empty()) return fresh;
+  if (fresh == 0) return 0;
+  uint64_t axes = 0;
+  bool once = true;
+  for (const auto& sp : spreads) {
+    const size_t axis = std::get<0>(sp);
+    once = once && axis < 64 && !(axes >> axis & 1);
+    if (axis < 64) axes |= uint64_t{1} << axis;
+  }
+  if (once && (!holds || overlap(now, held) == 0)) return spread_size(now, spreads);
+  return merged_fresh(as_boxes(now, true), as_boxes(held, holds), fresh, spreads);
 }
 
 // Walker::add_occupancy.
@@ -286,6 +305,16 @@ void TemplateEval::add_cover(int id, const Box& part) {
   for (size_t k = 0; k < depth_; ++k) unite(reps_[k].wrote[static_cast<size_t>(id)]);
 }
 
+void TemplateEval::add_cover(int id, size_t axis, const IndexSet& part) {
+  const size_t rank = slots_[static_cast<size_t>(id)].access->index.size();
+  auto unite = [&](Slice& into) {
+    if (into.empty()) into.assign(rank, IndexSet());
+    if (!into[axis].contains(part)) into[axis].unite(part);
+  };
+  unite(slots_[static_cast<size_t>(id)].cover);
+  for (size_t k = 0; k < depth_; ++k) unite(reps_[k].wrote[static_cast<size_t>(id)]);
+}
+
 // Walker::add_cover: the cover, and what each representative step being visited wrote.
 void TemplateEval::add_cover(int id, const Slice& part) {
   auto unite = [&](Slice& into) {
@@ -325,11 +354,10 @@ Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
     }
     s.spreads_known = true;
   }
-  const Boxes now_boxes = as_boxes(now, true), held_boxes = as_boxes(s.held, s.holds);
   const bool over_runs = passes_level_ >= 0 && static_cast<long>(s.prefix) <= passes_level_;
   const int64_t shared = multicast && over_runs ? sent_over_runs(id, now, merged, fresh)
                          : merged == 1          ? fresh
-                         : multicast            ? merged_fresh(now_boxes, held_boxes, fresh, s.spreads)
+                         : multicast            ? merged_fresh_one(now, s.held, s.holds, fresh, s.spreads)
                                                 : fresh * merged;
   const int64_t source_weight = weight / merged;
   const bool takes_back = s.write && fresh > 0 && (past_first_ & ~s.dims) != 0;
@@ -754,7 +782,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
         if (stack_.size() + j >= s.prefix) merged *= run.spatial_trips[j];
       const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
       h.multicast = multicast;
-      h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh(as_boxes(s.held, s.holds), Boxes(), h.fresh, s.spreads) : h.fresh * merged;
+      h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh_one(s.held, s.held, false, h.fresh, s.spreads) : h.fresh * merged;
       const int64_t row = s.held.rank == 0 ? 1 : s.held.r[s.held.rank - 1].second - s.held.r[s.held.rank - 1].first;
       h.time = transfer_time(a_, s.source, s.level, s.write, row, h.fresh, h.shared).cycles;
       if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row, h.fresh, h.shared).cycles;
@@ -775,20 +803,24 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
         }
         charge_source(s.tensor, s.source, s.level, s.write, h.shared * h.source_weight * moves);
       }
-      const bool covers = s.write && moves > 0 && s.holds;
-      Slice cover;
-      if (covers) cover = s.held.slice();
+      // What the later steps wrote (the slice and its translates, dim by dim), then the slice
+      // moved to the last step's.
+      if (s.write && moves > 0 && s.holds) {
+        for (size_t x = 0; x < s.access->index.size(); ++x) {
+          const int dim = s.access->index[x].terms.empty() ? -1 : s.access->index[x].terms[0].dim;
+          IndexSet part = IndexSet::interval(s.held.r[x].first, s.held.r[x].second);
+          for (size_t j = 0; j < run.temporal; ++j)
+            if (run.steps[j].trips > 1 && run.steps[j].dim == dim) part.add_translates(run.steps[j].chunk, run.steps[j].trips - 1);
+          add_cover(id, x, part);
+        }
+      }
       for (size_t j = 0; j < run.temporal; ++j) {
         const NestPlan::Step& step = run.steps[j];
         if (step.trips <= 1) continue;
         const int64_t by = step.chunk * (step.trips - 1);
-        for (size_t x = 0; x < s.access->index.size(); ++x) {
-          if (s.access->index[x].terms.empty() || s.access->index[x].terms[0].dim != step.dim) continue;
-          s.held.r[x].first += by, s.held.r[x].second += by;
-          if (covers) cover[x].add_translates(step.chunk, step.trips - 1);
-        }
+        for (size_t x = 0; x < s.access->index.size(); ++x)
+          if (!s.access->index[x].terms.empty() && s.access->index[x].terms[0].dim == step.dim) s.held.r[x].first += by, s.held.r[x].second += by;
       }
-      if (covers) add_cover(id, cover);
       touch(id);
       if (r == 0) operands[count] = h;
       ++count;
