@@ -139,6 +139,7 @@ class TemplateEval {
   size_t gi_ = 0;                     // its index
   WalkResult r_;
   TemplateStore& st_ = walk_kept<TemplateStore>();
+  BoxPool& pool_ = walk_kept<BoxPool>();  // the walk's: one of the two runs at a time
   std::vector<Slot>& slots_ = st_.slots;
   std::vector<SpatialLevel>& stack_ = st_.stack;
   std::vector<std::pair<int, int64_t>>& homes_ = st_.homes;
@@ -457,17 +458,18 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
   if (extent <= 0) return outer_loops(li + 1, boxes, weight);
   const Cut c = cut(extent, loop.factor);
   auto at = [&](int64_t i) {
-    OpBoxes b = boxes;
-    s_.index.restrict(g_->outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, b);
+    BoxPool::Lease b(pool_, boxes);
+    s_.index.restrict(g_->outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, *b);
     return b;
   };
-  const OpBoxes b0 = at(0);
   if (loop.spatial) {  // even (the plan's): its instances alike
-    OpBoxes delta;
-    if (c.trips > 1) delta.assign_move(b0, at(1));
-    else delta.assign_zero(b0);
+    BoxPool::Lease first = at(0);
+    const OpBoxes& b0 = *first;
+    BoxPool::Lease delta(pool_, b0);
+    if (c.trips > 1) (*delta).assign_move(b0, *at(1));
+    else (*delta).assign_zero(b0);
     SpatialLevel level;
-    level.count = c.trips, level.delta = &delta;
+    level.count = c.trips, level.delta = &*delta;
     stack_.push_back(level);
     const int64_t saved = instance_weight_;
     instance_weight_ *= c.trips;
@@ -556,8 +558,8 @@ double TemplateEval::own_loops(size_t k, size_t li, const OpBoxes& boxes, int64_
   if (extent <= 0) return own_loops(k, li + 1, boxes, weight);
   const Cut c = cut(extent, loop.factor);
   auto at = [&](int64_t i) {
-    OpBoxes b = boxes;
-    s_.index.restrict(t.own, loop.dim, i * c.chunk, i * c.chunk + c.chunk, b);
+    BoxPool::Lease b(pool_, boxes);
+    s_.index.restrict(t.own, loop.dim, i * c.chunk, i * c.chunk + c.chunk, *b);
     return b;
   };
   return temporal_steps(loop, c, at, [&](const OpBoxes& b, int64_t w) { return own_loops(k, li + 1, b, w); }, weight);
@@ -585,14 +587,15 @@ template <class At, class Inner>
 double TemplateEval::temporal_steps(const Loop& loop, const Cut& c, At at, Inner inner, int64_t weight) {
   const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
   double latency = 0;
-  if (full >= 1) latency += inner(at(0), weight);
+  BoxPool::Lease b0 = at(0);
+  if (full >= 1) latency += inner(*b0, weight);
   const uint64_t past_first = past_first_;
   if (loop.dim < 64) past_first_ |= uint64_t{1} << loop.dim;
   if (full >= 2) {
     const int64_t middle = full - 1;
-    const OpBoxes b1 = at(1);
+    BoxPool::Lease b1 = at(1);
     if (middle == 1) {
-      latency += inner(b1, weight);
+      latency += inner(*b1, weight);
     } else {
       if (depth_ == reps_.size()) reps_.emplace_back();
       Representing& rep = reps_[depth_++];
@@ -601,14 +604,14 @@ double TemplateEval::temporal_steps(const Loop& loop, const Cut& c, At at, Inner
       for (Slice& x : rep.wrote) x.clear();
       const double repeat = repeat_;
       repeat_ *= static_cast<double>(middle);
-      latency += inner(b1, weight * middle) * static_cast<double>(middle);
+      latency += inner(*b1, weight * middle) * static_cast<double>(middle);
       repeat_ = repeat;
-      OpBoxes delta;
-      delta.assign_move(b1, at(2));
-      translate(delta, middle - 1);
+      // One step's move (the plan's accesses are not clipped: every step moves alike).
+      (*b0).assign_move(*b0, *b1);
+      translate(*b0, middle - 1);
     }
   }
-  if (full < c.trips) latency += inner(at(c.trips - 1), weight);
+  if (full < c.trips) latency += inner(*at(c.trips - 1), weight);
   past_first_ = past_first;
   return latency;
 }

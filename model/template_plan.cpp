@@ -16,11 +16,13 @@ namespace {
 
 using Refusal = const char*;  // nullptr: taken
 
-// Every index of every access is one dim (coefficient 1) or a constant: a loop step moves a
-// slice along its dim by whole chunks, and fusion shrinks a producer to its consumers' read box.
+// Every index of every access is one dim (coefficient 1, no offset) or a constant: a loop step
+// moves a slice along its dim by whole chunks, fusion shrinks a producer to its consumers' read
+// box, and the steps of a loop are evenly spaced up to a partial last one (none is clipped).
 bool plain(const Workload& w) {
   return accesses_are_boxes(w) && w.every_access([](const TensorAccess& acc) {
-           return std::all_of(acc.index.begin(), acc.index.end(), [](const AffineIndex& ix) { return ix.terms.size() <= 1; });
+           return std::all_of(acc.index.begin(), acc.index.end(),
+                              [](const AffineIndex& ix) { return ix.terms.empty() || (ix.terms.size() == 1 && ix.offset == 0); });
          });
 }
 
