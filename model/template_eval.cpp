@@ -28,11 +28,12 @@ struct Slot {
   uint64_t dims = 0;  // the dims that index it
   size_t prefix = 0;  // spatial levels before its source's (source_prefixes)
   size_t row = 0;     // its occupancy row (instance context)
-  int owner_op = -1;  // a register slot: its op (dropped in a Seq when another op starts)
+  int klass = -1;         // TreeShape::buffer_class
+  uint64_t owners = 0;    // the group's ops whose tiles activated it (a Seq drops it for another)
   Box held;
   bool holds = false, created = false;
   Spreads spreads;
-  bool spreads_known = false;
+  int spreads_node = -1;  // the tile its spreads were worked out for (Walker::spreads_for)
   int64_t write_entries = 0, mc_write_entries = 0, mc_count = 1, instance_weight = 1;
   int group = 0;
   bool finished = false;
@@ -97,9 +98,16 @@ struct TemplateStore {
   size_t live = 0;
   // Slots are made group by group: group g's are [group_from[g], group_from[g + 1]), its group
   // tile's first, up to tile_to[g]; then each op's: op o (numbered over all groups, from
-  // op_from[g]) has its tile's from slot_from[o], then runs of per_run[o] registers from
-  // reg_from[o], up to slot_from[o + 1].
-  std::vector<int> group_from, tile_to, op_from, slot_from, reg_from, per_run;
+  // op_from[g]) has runs of per_run[o] registers from reg_from[o]. Its tile's buffers are
+  // tile_slots[tile_from[o], tile_from[o + 1]): the slot and the tile's access to it (the ops'
+  // tiles of one group may share a buffer: one class, one context, one partition).
+  std::vector<int> group_from, tile_to, op_from, tile_from, reg_from, per_run;
+  struct TileSlot {
+    int id;
+    size_t op;
+    const TensorAccess* access;
+  };
+  std::vector<TileSlot> tile_slots;
   std::vector<size_t> core_row;
   std::vector<SpatialLevel> stack;
   std::vector<std::pair<int, int64_t>> homes;  // intermediates at their home: (tensor, elements)
@@ -108,7 +116,8 @@ struct TemplateStore {
   std::vector<Representing> reps;  // [0, depth): the ones being visited (their storage kept)
   void clear() {
     live = 0;
-    group_from.clear(), tile_to.clear(), op_from.clear(), slot_from.clear(), reg_from.clear(), per_run.clear(), core_row.clear();
+    group_from.clear(), tile_to.clear(), op_from.clear(), tile_from.clear(), reg_from.clear(), per_run.clear(), core_row.clear();
+    tile_slots.clear();
     stack.clear(), homes.clear(), sent.clear(), occupancy.clear();
   }
   int add_slot() {
@@ -161,11 +170,7 @@ class TemplateEval {
     const int from = st_.reg_from[o] + static_cast<int>(r) * st_.per_run[o];
     return {from, from + st_.per_run[o]};
   }
-  // All the slots of op k of the group being visited: its tile's and its registers'.
-  std::pair<int, int> slots_of(size_t k) const {
-    const auto o = static_cast<size_t>(st_.op_from[gi_]) + k;
-    return {st_.slot_from[o], st_.slot_from[o + 1]};
-  }
+  int cur_op_ = -1;  // the op of the group whose tile is activating buffers (-1: the group tile)
   int64_t sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh);
   void empty_result();
   Box box_of(const Slot& s, const Range* op) const;
@@ -330,6 +335,7 @@ void TemplateEval::add_cover(int id, const Slice& part) {
 Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
   Slot& s = slots_[static_cast<size_t>(id)];
   if (!s.created) s.created = true, s.instance_weight = instance_weight_;
+  if (cur_op_ >= 0) s.owners |= uint64_t{1} << cur_op_;
   const Box now = box_of(s, op);
   const int64_t now_size = box_size(now);
   const int64_t held_size = s.holds ? box_size(s.held) : 0;
@@ -337,7 +343,7 @@ Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
   int64_t merged = 1;
   for (size_t k = s.prefix; k < stack_.size(); ++k) merged *= stack_[k].count;
   const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
-  if (multicast && merged > 1 && !s.spreads_known && now_size > 0) {
+  if (multicast && merged > 1 && s.spreads_node != s.node && now_size > 0) {
     // Walker::spreads_for: per spatial level past the source's, the axis its move shifts the slice along.
     s.spreads.clear();
     for (size_t k = s.prefix; k < stack_.size(); ++k) {
@@ -353,7 +359,7 @@ Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
       }
       if (axis >= 0) s.spreads.emplace_back(static_cast<size_t>(axis), step, stack_[k].count);
     }
-    s.spreads_known = true;
+    s.spreads_node = s.node;
   }
   const bool over_runs = passes_level_ >= 0 && static_cast<long>(s.prefix) <= passes_level_;
   const int64_t shared = multicast && over_runs ? sent_over_runs(id, now, merged, fresh)
@@ -505,6 +511,7 @@ void TemplateEval::translate(const OpBoxes& delta, int64_t extra) {
 // Walker::visit_node on the group tile: its buffers' activations, then its children.
 double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
   double load = 0, store = 0;
+  cur_op_ = -1;
   for (int id = st_.group_from[gi_]; id < st_.tile_to[gi_]; ++id) {
     const Moved m = activate(id, boxes[slots_[static_cast<size_t>(id)].op], weight);
     load += m.load, store += m.store;
@@ -521,15 +528,13 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
   const bool drop = g_->prim == Prim::Seq && g_->ops.size() > 1;
   double total = 0;  // Time::beside (Pipe) or then: the latencies' max or sum
   for (size_t k = 0; k < g_->ops.size(); ++k) {
-    if (drop)  // Walker::drop_for_sibling: the other ops' buffers are dropped
-      for (size_t other = 0; other < g_->ops.size(); ++other)
-        if (other != k)
-          for (auto [id, end] = slots_of(other); id < end; ++id) {
-            Slot& s = slots_[static_cast<size_t>(id)];
-            if (!s.holds) continue;
-            add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
-            s.holds = false;
-          }
+    if (drop)  // Walker::drop_for_sibling: the buffers of the ops' tiles this one never used
+      for (int id = st_.tile_to[gi_]; id < st_.group_from[gi_ + 1]; ++id) {
+        Slot& s = slots_[static_cast<size_t>(id)];
+        if (!s.holds || (s.owners >> k & 1)) continue;
+        add_occupancy(s.level, s.tensor, s.row, -box_size(s.held));
+        s.holds = false;
+      }
     const double t = op_tile(k, boxes, weight);
     total = g_->prim == Prim::Pipe ? std::max(total, t) : total + t;
   }
@@ -569,8 +574,13 @@ double TemplateEval::own_loops(size_t k, size_t li, const OpBoxes& boxes, int64_
 double TemplateEval::op_visit(size_t k, const OpBoxes& boxes, int64_t weight) {
   const TemplateOp& t = g_->ops[k];
   double load = 0, store = 0;
-  for (auto [id, end] = std::pair{slots_of(k).first, registers_of(k, 0).first}; id < end; ++id) {
-    const Moved m = activate(id, boxes[slots_[static_cast<size_t>(id)].op], weight);
+  cur_op_ = static_cast<int>(k);
+  const auto o = static_cast<size_t>(st_.op_from[gi_]) + k;
+  for (int x = st_.tile_from[o]; x < st_.tile_from[o + 1]; ++x) {
+    const TemplateStore::TileSlot& ts = st_.tile_slots[static_cast<size_t>(x)];
+    Slot& s = slots_[static_cast<size_t>(ts.id)];
+    s.node = t.tile, s.op = ts.op, s.access = ts.access;  // the buffer seen from this tile
+    const Moved m = activate(ts.id, boxes[ts.op], weight);
     load += m.load, store += m.store;
   }
   const double inner = t.registers < 0 ? vector_nest(t, boxes, weight) : registers_nest(k, boxes, weight);
@@ -963,10 +973,11 @@ std::optional<WalkResult> TemplateEval::run() {
       for (const Loop& l : f_.nodes[static_cast<size_t>(p)].loops) n += l.spatial;
     return n;
   };
-  auto add_slot = [&](int node, int tensor, int owner_op, size_t row) {
+  auto add_slot = [&](int node, int tensor, size_t row) {
     const int id = st_.add_slot();
     Slot& s = slots_[static_cast<size_t>(id)];
-    s.node = node, s.tensor = tensor, s.owner_op = owner_op, s.row = row;
+    s.node = node, s.tensor = tensor, s.row = row;
+    s.klass = s_.buffer_class[static_cast<size_t>(node) * w_.tensors.size() + static_cast<size_t>(tensor)];
     const TensorPlacement& tp = p_.tensors[static_cast<size_t>(tensor)];
     s.level = tp.level[static_cast<size_t>(node)], s.source = tp.source[static_cast<size_t>(node)];
     s.write = tp.writes[static_cast<size_t>(node)];
@@ -988,13 +999,23 @@ std::optional<WalkResult> TemplateEval::run() {
     const size_t core_row = std::any_of(outer.begin(), outer.end(), [](const Loop& l) { return l.spatial; }) ? rows++ : 0;
     st_.core_row.push_back(core_row);
     st_.group_from.push_back(static_cast<int>(st_.live));  // first: add_slot numbers the slot's group by it
-    for (const int t : s_.owned[static_cast<size_t>(g.tile)]) add_slot(g.tile, t, -1, core_row);
+    for (const int t : s_.owned[static_cast<size_t>(g.tile)]) add_slot(g.tile, t, core_row);
     st_.tile_to.push_back(static_cast<int>(st_.live));
     st_.op_from.push_back(static_cast<int>(st_.reg_from.size()));
     for (size_t k = 0; k < g.ops.size(); ++k) {
       const TemplateOp& op = g.ops[k];
-      st_.slot_from.push_back(static_cast<int>(st_.live));
-      for (const int t : s_.owned[static_cast<size_t>(op.tile)]) add_slot(op.tile, t, static_cast<int>(k), core_row);
+      st_.tile_from.push_back(static_cast<int>(st_.tile_slots.size()));
+      for (const int t : s_.owned[static_cast<size_t>(op.tile)]) {
+        // Outside a Pipe the ops' tiles run in one partition: a buffer of one class is one.
+        const int klass = s_.buffer_class[static_cast<size_t>(op.tile) * w_.tensors.size() + static_cast<size_t>(t)];
+        int id = -1;
+        if (g.prim != Prim::Pipe)
+          for (int x = st_.tile_to.back(); x < static_cast<int>(st_.live) && id < 0; ++x)
+            if (slots_[static_cast<size_t>(x)].klass == klass && slots_[static_cast<size_t>(x)].row == core_row) id = x;
+        if (id < 0) id = add_slot(op.tile, t, core_row);
+        const BufferAccesses::Access& acc = *s_.accesses.of(op.tile, t).begin();
+        st_.tile_slots.push_back({id, static_cast<size_t>(acc.op), acc.access});
+      }
       st_.reg_from.push_back(static_cast<int>(st_.live));
       st_.per_run.push_back(op.registers < 0 ? 0 : static_cast<int>(s_.owned[static_cast<size_t>(op.registers)].size()));
       if (op.registers < 0) continue;
@@ -1003,12 +1024,12 @@ std::optional<WalkResult> TemplateEval::run() {
       // Each run of instances keeps buffers of its own (its own context).
       for (size_t r = 0; r < op.runs; ++r) {
         const size_t row = spreads ? rows++ : core_row;
-        for (const int t : s_.owned[static_cast<size_t>(op.registers)]) add_slot(op.registers, t, static_cast<int>(k), row);
+        for (const int t : s_.owned[static_cast<size_t>(op.registers)]) add_slot(op.registers, t, row);
       }
     }
   }
   st_.group_from.push_back(static_cast<int>(st_.live));
-  st_.slot_from.push_back(static_cast<int>(st_.live));
+  st_.tile_from.push_back(static_cast<int>(st_.tile_slots.size()));
   // Walker::children of the root: the intermediates fused there live at their home meanwhile;
   // each group drops what the others left on chip (a Seq), and runs as a phase of its own where
   // they hand data over through a level no program addresses.
@@ -1065,9 +1086,8 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
     // A Seq whose children hand an intermediate over through a level no program addresses runs
     // them as phases (runs_in_phases): not modelled inside a group.
     if (runs_in_phases(a, f, shape.placement, shape.fused, g.tile)) return refuse("a group tile in phases");
-    // Two tiles of one group keeping buffers of one class in one context (the group's cores', or
-    // registers without spreads of their own) and one partition (not a Pipe) share the buffer:
-    // not modelled.
+    // Two register tiles of one group keeping buffers of one class in one context (no spreads of
+    // their own) and one partition (not a Pipe) would share the buffer: not modelled.
     if (g.prim == Prim::Pipe) continue;
     std::vector<int> shared_classes;
     auto shared = [&](int node) {
@@ -1079,11 +1099,10 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
       return false;
     };
     for (const TemplateOp& op : g.ops) {
-      if (shared(op.tile)) return refuse("two tiles of one buffer");
       if (op.registers < 0) continue;
       const auto& loops = f.nodes[static_cast<size_t>(op.tile)].loops;
       if (std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; })) continue;
-      if (shared(op.registers)) return refuse("two tiles of one buffer");
+      if (shared(op.registers)) return refuse("two register tiles of one buffer");
     }
   }
   try {
