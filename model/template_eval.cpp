@@ -68,11 +68,6 @@ struct Refused {
   const char* why;
 };
 
-// The tree's cycles are certainly above the bar (Walker::check_fill): thrown to the top.
-struct GaveUp {
-  double at_least;
-};
-
 struct Moved {
   double load = 0, store = 0;
 };
@@ -171,6 +166,8 @@ class TemplateEval {
     return {from, from + st_.per_run[o]};
   }
   int cur_op_ = -1;  // the op of the group whose tile is activating buffers (-1: the group tile)
+  bool gave_up_ = false;  // the tree's cycles are certainly above the bar (CyclesBar)
+  double at_least_ = 0;
   int64_t sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh);
   void empty_result();
   Box box_of(const Slot& s, const Range* op) const;
@@ -436,7 +433,10 @@ void TemplateEval::add_leaf(int leaf, int64_t points, int64_t weight) {
   (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
   r_.op_work[o] += work;
   // Walker::check_fill, at the first leaf of the tree or of a root phase.
-  if (!computed_ && give_up_.bar != INFINITY && give_up_.floor + first_loads_ > give_up_.bar) throw GaveUp{give_up_.floor + first_loads_};
+  // Walker::check_fill: then every part returns at once (an exception unwinding the recursion
+  // cost more than the evaluation it saved).
+  if (!computed_ && give_up_.bar != INFINITY && give_up_.floor + first_loads_ > give_up_.bar)
+    gave_up_ = true, at_least_ = give_up_.floor + first_loads_;
   computed_ = true;
   auto at = [&](int tensor) -> Traffic& {
     const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
@@ -536,6 +536,7 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
         s.holds = false;
       }
     const double t = op_tile(k, boxes, weight);
+    if (gave_up_) return 0;
     total = g_->prim == Prim::Pipe ? std::max(total, t) : total + t;
   }
   for (size_t h = homes_from; h < homes_.size(); ++h)
@@ -584,6 +585,7 @@ double TemplateEval::op_visit(size_t k, const OpBoxes& boxes, int64_t weight) {
     load += m.load, store += m.store;
   }
   const double inner = t.registers < 0 ? vector_nest(t, boxes, weight) : registers_nest(k, boxes, weight);
+  if (gave_up_) return 0;
   if (store > 0) last_store_ = store;
   const double latency = std::max({load, inner, store});
   time_own_op(t.tile, latency);
@@ -599,6 +601,7 @@ double TemplateEval::temporal_steps(const Loop& loop, const Cut& c, At at, Inner
   double latency = 0;
   BoxPool::Lease b0 = at(0);
   if (full >= 1) latency += inner(*b0, weight);
+  if (gave_up_) return latency;
   const uint64_t past_first = past_first_;
   if (loop.dim < 64) past_first_ |= uint64_t{1} << loop.dim;
   if (full >= 2) {
@@ -767,6 +770,10 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
     add_leaf(t.leaf, points, inner_weight);
     if (store > 0) last_store_ = store;
     stack_.resize(outer_levels);
+    if (gave_up_) {
+      passes_level_ = -1, instance_weight_ = saved_weight;
+      return 0;
+    }
     if (r == 0) {
       first_time = std::max({load, static_cast<double>(points * op.ops_per_point), store});
       computed = computed_, first_loads = first_loads_, last_store = last_store_;
@@ -923,6 +930,7 @@ double TemplateEval::cached_phase(const OpBoxes& whole) {
   empty_result();
   computed_ = false;
   const double t = group_phase(whole);
+  if (gave_up_) return t;  // nothing kept
   finish(static_cast<int>(gi_));
   PhaseResult mine{std::exchange(r_, std::move(outside)), computed_};
   mine.walk.cycles = t;
@@ -1064,6 +1072,11 @@ std::optional<WalkResult> TemplateEval::run() {
     } else {
       latency += phase_cache_ && plan_.groups.size() >= 2 ? cached_phase(whole) : group_phase(whole);
     }
+    if (gave_up_) {
+      WalkResult r;
+      r.gave_up = true, r.at_least = at_least_;
+      return r;
+    }
   }
   for (const auto& [t, elems] : homes) add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, 0, -elems);
   time_own_op(0, latency);
@@ -1109,10 +1122,6 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
     return TemplateEval(a, w, f, shape, plan, phases, give_up).run();
   } catch (const Refused& r) {
     return refuse(r.why);
-  } catch (const GaveUp& g) {
-    WalkResult r;
-    r.gave_up = true, r.at_least = g.at_least;
-    return r;
   }
 }
 
