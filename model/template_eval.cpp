@@ -10,6 +10,7 @@
 #include <cmath>
 #include <utility>
 
+#include "model/axis_cover.h"
 #include "model/held.h"
 #include "model/transfer_time.h"
 #include "model/walk_support.h"
@@ -18,6 +19,22 @@
 
 namespace dfx::model {
 namespace {
+
+// What a written buffer covered: a set per axis (the walk's cover), as runs where it can.
+struct Cover {
+  int rank = 0;  // 0: nothing yet
+  AxisCover axis[kMaxBoxRank];
+  bool empty() const { return rank == 0; }
+  void clear() {
+    for (int j = 0; j < rank; ++j) axis[j] = AxisCover();
+    rank = 0;
+  }
+  Slice slice() const {
+    Slice out;
+    for (int j = 0; j < rank; ++j) out.push_back(axis[j].set());
+    return out;
+  }
+};
 
 // A buffer (the walk's Stream) holding one box.
 struct Slot {
@@ -38,14 +55,15 @@ struct Slot {
   int group = 0;
   bool finished = false;
   std::vector<int> twins;  // the earlier runs' slots of its buffer (Stream::twins)
-  Slice cover;  // what it wrote, a set per dim (the walk's cover)
+  Cover cover;  // what it wrote
   // A new slot's state, keeping the storage of its lists (slots are kept from walk to walk).
   void reset() {
     Spreads sp = std::move(spreads);
-    Slice c = std::move(cover);
     std::vector<int> tw = std::move(twins);
+    cover.clear();
+    Cover c = std::move(cover);
     *this = Slot();
-    sp.clear(), c.clear(), tw.clear();
+    sp.clear(), tw.clear();
     spreads = std::move(sp), cover = std::move(c), twins = std::move(tw);
   }
 };
@@ -83,7 +101,7 @@ struct Sent {
 // Representative steps being visited: per level, the slots touched and what each wrote.
 struct Representing {
   std::vector<char> touched;
-  std::vector<Slice> wrote;
+  std::vector<Cover> wrote;
 };
 
 // What an evaluation builds, kept by the thread from one to the next (walk_kept): a search runs
@@ -173,9 +191,9 @@ class TemplateEval {
   Box box_of(const Slot& s, const Range* op) const;
   void add_occupancy(int level, int tensor, size_t row, int64_t delta);
   void charge_source(int tensor, int source, int level, bool write, int64_t n);
-  void add_cover(int id, const Slice& part);
-  void add_cover(int id, const Box& part);  // the same, without building the box's sets
-  void add_cover(int id, size_t axis, const IndexSet& part);  // one axis of a part
+  // Walker::add_cover: the cover, and what each representative step being visited wrote.
+  void add_cover(int id, const Box& part);
+  void add_cover(int id, size_t axis, const AxisCover& part);  // one axis of a part
   void touch(int id);
   Moved activate(int id, const Range* op, int64_t weight);  // `op`: the ranges of the slot's op
   void add_leaf(int leaf, int64_t points, int64_t weight);
@@ -290,39 +308,20 @@ void TemplateEval::touch(int id) {
   for (size_t k = 0; k < depth_; ++k) reps_[k].touched[static_cast<size_t>(id)] = 1;
 }
 
-// Whether `set` holds all of [lo, hi).
-bool holds_interval(const IndexSet& set, int64_t lo, int64_t hi) {
-  const IndexSet::Spans& spans = set.spans();
-  const Range* it = std::upper_bound(spans.begin(), spans.end(), lo, [](int64_t v, const Range& r) { return v < r.first; });
-  return it != spans.begin() && (it - 1)->second >= hi;
-}
-
 void TemplateEval::add_cover(int id, const Box& part) {
-  auto unite = [&](Slice& into) {
-    if (into.empty()) into.assign(static_cast<size_t>(part.rank), IndexSet());
-    for (int j = 0; j < part.rank; ++j)
-      if (!holds_interval(into[static_cast<size_t>(j)], part.r[j].first, part.r[j].second))
-        into[static_cast<size_t>(j)].unite(IndexSet::interval(part.r[j].first, part.r[j].second));
+  auto unite = [&](Cover& into) {
+    into.rank = part.rank;
+    for (int j = 0; j < part.rank; ++j) into.axis[j].add_interval(part.r[j].first, part.r[j].second);
   };
   unite(slots_[static_cast<size_t>(id)].cover);
   for (size_t k = 0; k < depth_; ++k) unite(reps_[k].wrote[static_cast<size_t>(id)]);
 }
 
-void TemplateEval::add_cover(int id, size_t axis, const IndexSet& part) {
-  const size_t rank = slots_[static_cast<size_t>(id)].access->index.size();
-  auto unite = [&](Slice& into) {
-    if (into.empty()) into.assign(rank, IndexSet());
-    if (!into[axis].contains(part)) into[axis].unite(part);
-  };
-  unite(slots_[static_cast<size_t>(id)].cover);
-  for (size_t k = 0; k < depth_; ++k) unite(reps_[k].wrote[static_cast<size_t>(id)]);
-}
-
-// Walker::add_cover: the cover, and what each representative step being visited wrote.
-void TemplateEval::add_cover(int id, const Slice& part) {
-  auto unite = [&](Slice& into) {
-    if (into.empty()) into.assign(part.size(), IndexSet());
-    unite_per_dim(into, part);
+void TemplateEval::add_cover(int id, size_t axis, const AxisCover& part) {
+  const int rank = static_cast<int>(slots_[static_cast<size_t>(id)].access->index.size());
+  auto unite = [&](Cover& into) {
+    into.rank = rank;
+    into.axis[axis].add(part);
   };
   unite(slots_[static_cast<size_t>(id)].cover);
   for (size_t k = 0; k < depth_; ++k) unite(reps_[k].wrote[static_cast<size_t>(id)]);
@@ -498,10 +497,11 @@ void TemplateEval::translate(const OpBoxes& delta, int64_t extra) {
     for (size_t j = 0; j < s.access->index.size(); ++j)
       if (!s.access->index[j].terms.empty()) shift[j] = delta[s.op][static_cast<size_t>(s.access->index[j].terms[0].dim)].first;
     if (s.write && !rep.wrote[id].empty()) {  // Walker::extend_cover
-      Slice added = rep.wrote[id];
-      for (size_t j = 0; j < added.size(); ++j)
-        if (shift[j] != 0) added[j].add_translates(shift[j], extra);
-      add_cover(static_cast<int>(id), added);
+      for (int j = 0; j < rep.wrote[id].rank; ++j) {
+        AxisCover added = rep.wrote[id].axis[j];
+        if (shift[j] != 0) added.add_translates(shift[j], extra);
+        add_cover(static_cast<int>(id), static_cast<size_t>(j), added);
+      }
     }
     if (!s.holds) continue;
     for (int j = 0; j < s.held.rank; ++j) s.held.r[j].first += shift[j] * extra, s.held.r[j].second += shift[j] * extra;
@@ -614,7 +614,7 @@ double TemplateEval::temporal_steps(const Loop& loop, const Cut& c, At at, Inner
       Representing& rep = reps_[depth_++];
       rep.touched.assign(st_.live, 0);
       rep.wrote.resize(st_.live);
-      for (Slice& x : rep.wrote) x.clear();
+      for (Cover& x : rep.wrote) x.clear();
       const double repeat = repeat_;
       repeat_ *= static_cast<double>(middle);
       latency += inner(*b1, weight * middle) * static_cast<double>(middle);
@@ -828,7 +828,8 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       if (s.write && moves > 0 && s.holds) {
         for (size_t x = 0; x < s.access->index.size(); ++x) {
           const int dim = s.access->index[x].terms.empty() ? -1 : s.access->index[x].terms[0].dim;
-          IndexSet part = IndexSet::interval(s.held.r[x].first, s.held.r[x].second);
+          AxisCover part;
+          part.add_interval(s.held.r[x].first, s.held.r[x].second);
           for (size_t j = 0; j < run.temporal; ++j)
             if (run.steps[j].trips > 1 && run.steps[j].dim == dim) part.add_translates(run.steps[j].chunk, run.steps[j].trips - 1);
           add_cover(id, x, part);
@@ -948,22 +949,27 @@ void TemplateEval::finish(int group) {
     if (s.finished || (group >= 0 && s.group != group)) continue;
     s.finished = true;
     if (!s.write || s.cover.empty()) continue;
-    const Slice& cover = s.cover;
-    const int64_t distinct = slice_size(cover) * s.instance_weight;
+    auto size_of = [](const Cover& c) {
+      int64_t n = 1;
+      for (int j = 0; j < c.rank; ++j) n *= c.axis[j].size();
+      return n;
+    };
+    const int64_t distinct = size_of(s.cover) * s.instance_weight;
     r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += s.write_entries - distinct;
+    // The instances' covers together: spread_set on each spread axis.
     auto spread_cover = [](const Slot& x) {
-      Slice c = x.cover;
-      for (const auto& [axis, step, count] : x.spreads) c[axis] = spread_set(c[axis], step, count);
+      Cover c = x.cover;
+      for (const auto& [axis, step, count] : x.spreads) c.axis[axis].add_translates(step, count - 1);
       return c;
     };
-    const Slice merged = spread_cover(s);
-    int64_t merged_distinct = slice_size(merged);
+    const Cover merged = spread_cover(s);
+    int64_t merged_distinct = size_of(merged);
     // A later run: what the earlier runs wrote was counted with theirs.
     if (!s.twins.empty()) {
       Region before;
       for (const int twin : s.twins)
-        if (!slots_[static_cast<size_t>(twin)].cover.empty()) before.unite(Region::of(spread_cover(slots_[static_cast<size_t>(twin)])));
-      merged_distinct = Region::of(merged).size_outside(before);
+        if (!slots_[static_cast<size_t>(twin)].cover.empty()) before.unite(Region::of(spread_cover(slots_[static_cast<size_t>(twin)]).slice()));
+      merged_distinct = Region::of(merged.slice()).size_outside(before);
     }
     merged_distinct *= s.instance_weight / s.mc_count;
     charge_source(s.tensor, s.source, s.level, false, s.mc_write_entries - merged_distinct);
