@@ -210,19 +210,9 @@ class TemplateEval {
   double group_phase(const OpBoxes& whole);
   double cached_phase(const OpBoxes& whole);
   bool on_chip_empty() const;
-  void add_phase(const WalkResult& r);
 };
 
-void TemplateEval::empty_result() {
-  r_.traffic.assign(a_.levels.size(), std::vector<Traffic>(w_.tensors.size()));
-  r_.peak_elems.assign(a_.levels.size(), std::vector<int64_t>(w_.tensors.size(), 0));
-  r_.level_peak_elems.assign(a_.levels.size(), 0);
-  r_.feed_reads.assign(a_.levels.size(), 0);
-  r_.feed_updates.assign(a_.levels.size(), 0);
-  r_.op_work.assign(w_.ops.size(), 0);
-  r_.op_cycles.assign(w_.ops.size(), 0);
-  r_.op_instruction_cycles.assign(w_.ops.size(), 0);
-}
+void TemplateEval::empty_result() { r_ = empty_walk_result(a_, w_); }
 
 // The slot's slice where its access's op has the ranges `op` (take_slice of its one access).
 Box TemplateEval::box_of(const Slot& s, const Range* op) const {
@@ -633,38 +623,11 @@ double TemplateEval::vector_nest(const TemplateOp& t, const OpBoxes& boxes, int6
   const Op& op = w_.ops[t.op];
   int64_t extents[kMaxDims];
   for (size_t d = 0; d < w_.dims.size(); ++d) extents[d] = boxes[t.op][d].second - boxes[t.op][d].first;
-  auto time = [&](auto&& self, size_t li) -> double {
-    if (li == n.loops.size()) {
-      int64_t points = 1;
-      for (int d : op.dims) points *= std::max<int64_t>(0, extents[static_cast<size_t>(d)]);
-      return static_cast<double>(points * op.ops_per_point);
-    }
-    const Loop& loop = n.loops[li];
-    int64_t& e = extents[static_cast<size_t>(loop.dim)];
-    const int64_t extent = op.uses_dim(loop.dim) ? e : -1;
-    if (extent <= 0) return self(self, li + 1);
-    const Cut c = cut(extent, loop.factor);
-    const int64_t saved = e;
-    double latency = 0;
-    if (loop.spatial) {
-      e = c.chunk;
-      latency = self(self, li + 1);
-      if (c.last != c.chunk) e = c.last, self(self, li + 1);
-    } else {
-      const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
-      e = c.chunk;
-      double first = 0;
-      if (full >= 1) first = self(self, li + 1), latency += first;
-      if (full >= 2) {
-        const int64_t middle = full - 1;
-        latency += middle == 1 ? first : first * static_cast<double>(middle);
-      }
-      if (full < c.trips) e = c.last, latency += self(self, li + 1);
-    }
-    e = saved;
-    return latency;
-  };
-  const double latency = time(time, 0);
+  // The plan checked the splits and the factors (with the partial steps around: told here as
+  // one, which only the factors' check reads).
+  bool ok = true;
+  auto any_spread = [](size_t, int64_t, const Cut&) { return true; };
+  const double latency = leaf_nest_time(n, op, 0, extents, 1, ok, any_spread);
   int64_t points = 1;
   for (int d : op.dims) points *= std::max<int64_t>(0, boxes[t.op][static_cast<size_t>(d)].second - boxes[t.op][static_cast<size_t>(d)].first);
   add_leaf(t.leaf, points, weight);
@@ -896,23 +859,6 @@ bool TemplateEval::on_chip_empty() const {
   return true;
 }
 
-// Walker::add_phase.
-void TemplateEval::add_phase(const WalkResult& r) {
-  for (size_t l = 0; l < r.traffic.size(); ++l) {
-    for (size_t t = 0; t < r.traffic[l].size(); ++t) {
-      Traffic& to = r_.traffic[l][t];
-      to.fill += r.traffic[l][t].fill, to.read += r.traffic[l][t].read, to.update += r.traffic[l][t].update;
-      r_.peak_elems[l][t] = std::max(r_.peak_elems[l][t], r.peak_elems[l][t]);
-    }
-    r_.level_peak_elems[l] = std::max(r_.level_peak_elems[l], r.level_peak_elems[l]);
-    r_.feed_reads[l] += r.feed_reads[l], r_.feed_updates[l] += r.feed_updates[l];
-  }
-  r_.macs += r.macs, r_.vector_ops += r.vector_ops;
-  for (size_t o = 0; o < r.op_work.size(); ++o) {
-    r_.op_work[o] += r.op_work[o], r_.op_cycles[o] += r.op_cycles[o];
-    r_.op_instruction_cycles[o] += r.op_instruction_cycles[o];
-  }
-}
 
 // Walker::cached_phase: a group's phase looked up, or computed with a result of its own and
 // kept on the walk's conditions (on chip empty as it starts, DRAM untouched).
@@ -920,7 +866,7 @@ double TemplateEval::cached_phase(const OpBoxes& whole) {
   PhaseKey key = phase_key(f_, g_->outer);
   const bool clean = on_chip_empty();
   if (const auto hit = clean ? phase_cache_->find(key) : nullptr) {
-    add_phase(hit->walk);
+    add_phase_counts(r_, hit->walk);
     computed_ = computed_ || hit->computed;
     return hit->walk.cycles;
   }
@@ -933,7 +879,7 @@ double TemplateEval::cached_phase(const OpBoxes& whole) {
   finish(static_cast<int>(gi_));
   PhaseResult mine{std::exchange(r_, std::move(outside)), computed_};
   mine.walk.cycles = t;
-  add_phase(mine.walk);
+  add_phase_counts(r_, mine.walk);
   computed_ = computed || mine.computed;
   const bool dram_untouched = mine.walk.level_peak_elems[0] == 0;
   if (clean && dram_untouched) phase_cache_->insert(std::move(key), std::move(mine));

@@ -44,6 +44,12 @@ struct WalkResult {
   double at_least = 0;
 };
 
+// A walk's result with nothing counted yet, sized for the arch and the workload.
+WalkResult empty_walk_result(const arch::Arch& a, const Workload& w);
+// Adds what a phase counted to a walk's result: traffic, work and ops' cycles summed, peaks as
+// maxima (a phase's on-chip peaks are its own). Not its problems, nor its cycles.
+void add_phase_counts(WalkResult& into, const WalkResult& phase);
+
 // What one phase adds to a walk (model/phase_cache.h): its traffic, its peaks (on chip it
 // starts empty, and DRAM's it leaves alone), its work, its cycles and its problems.
 struct PhaseResult {

@@ -175,46 +175,12 @@ bool Walker<Held>::leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Tim
   bool ok = true;
   int64_t extents[64];
   for (size_t d = 0; d < w_.dims.size(); ++d) extents[d] = boxes[o][d].second - boxes[o][d].first;
-  // The latency of loops li.. with these extents, as Walker::loops sums it.
-  auto time = [&](auto&& self, size_t li, int partial) -> double {
-    if (!ok) return 0;
-    if (li == n.loops.size()) {
-      int64_t points = 1;
-      for (int d : op.dims) points *= std::max<int64_t>(0, extents[static_cast<size_t>(d)]);
-      return static_cast<double>(points * op.ops_per_point);
-    }
-    const Loop& loop = n.loops[li];
-    int64_t& e = extents[static_cast<size_t>(loop.dim)];
-    const int64_t extent = op.uses_dim(loop.dim) ? e : -1;
-    if (extent <= 0) return self(self, li + 1, partial);
-    if (loop.factor > extent && partial == 0) return ok = false, 0.0;  // a problem the walk reports
-    const Cut c = cut(extent, loop.factor);
-    const int64_t saved = e;
-    double latency = 0;
-    if (loop.spatial) {
-      if (ncalls == std::size(calls)) return ok = false, 0.0;
-      calls[ncalls++] = {li, extent, c};
-      e = c.chunk;
-      latency = self(self, li + 1, partial);  // the first run's instances: whole chunks
-      if (c.last != c.chunk) e = c.last, self(self, li + 1, partial + 1);  // the last, shorter one (untimed)
-    } else {
-      const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
-      e = c.chunk;
-      double first = 0;
-      if (full >= 1) first = self(self, li + 1, partial), latency += first;
-      if (full >= 2) {
-        // The walk's representative step sees the first one's extents (a leaf's time holds no
-        // buffer state), so its latency is the first's and its splits are the first's again:
-        // not evaluated twice (a nest of d loops would cost 3^d evaluations, not 2^d).
-        const int64_t middle = full - 1;
-        latency += middle == 1 ? first : first * static_cast<double>(middle);
-      }
-      if (full < c.trips) e = c.last, latency += self(self, li + 1, partial + 1);
-    }
-    e = saved;
-    return latency;
+  auto note = [&](size_t li, int64_t extent, const Cut& c) {
+    if (ncalls == std::size(calls)) return false;
+    calls[ncalls++] = {li, extent, c};
+    return true;
   };
-  const double latency = time(time, 0, partial_);
+  const double latency = leaf_nest_time(n, op, 0, extents, partial_, ok, note);
   if (!ok || !splits_would_hold(node, calls, ncalls)) return false;
   for (size_t i = 0; i < ncalls; ++i) spatial_split_ok(node, calls[i].li, calls[i].extent, calls[i].cut);
   // Every point of the box once, whatever the steps and runs.

@@ -7,18 +7,39 @@
 
 namespace dfx::model {
 
+WalkResult empty_walk_result(const arch::Arch& a, const Workload& w) {
+  WalkResult r;
+  r.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
+  r.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
+  r.level_peak_elems.assign(a.levels.size(), 0);
+  r.feed_reads.assign(a.levels.size(), 0);
+  r.feed_updates.assign(a.levels.size(), 0);
+  r.op_work.assign(w.ops.size(), 0);
+  r.op_cycles.assign(w.ops.size(), 0);
+  r.op_instruction_cycles.assign(w.ops.size(), 0);
+  return r;
+}
+
+void add_phase_counts(WalkResult& into, const WalkResult& r) {
+  for (size_t l = 0; l < r.traffic.size(); ++l) {
+    for (size_t t = 0; t < r.traffic[l].size(); ++t) {
+      Traffic& to = into.traffic[l][t];
+      to.fill += r.traffic[l][t].fill, to.read += r.traffic[l][t].read, to.update += r.traffic[l][t].update;
+      into.peak_elems[l][t] = std::max(into.peak_elems[l][t], r.peak_elems[l][t]);
+    }
+    into.level_peak_elems[l] = std::max(into.level_peak_elems[l], r.level_peak_elems[l]);
+    into.feed_reads[l] += r.feed_reads[l], into.feed_updates[l] += r.feed_updates[l];
+  }
+  into.macs += r.macs, into.vector_ops += r.vector_ops;
+  for (size_t o = 0; o < r.op_work.size(); ++o) {
+    into.op_work[o] += r.op_work[o], into.op_cycles[o] += r.op_cycles[o];
+    into.op_instruction_cycles[o] += r.op_instruction_cycles[o];
+  }
+}
+
 template <class Held>
 WalkResult Walker<Held>::empty_result() const {
-  WalkResult r;
-  r.traffic.assign(a_.levels.size(), std::vector<Traffic>(w_.tensors.size()));
-  r.peak_elems.assign(a_.levels.size(), std::vector<int64_t>(w_.tensors.size(), 0));
-  r.level_peak_elems.assign(a_.levels.size(), 0);
-  r.feed_reads.assign(a_.levels.size(), 0);
-  r.feed_updates.assign(a_.levels.size(), 0);
-  r.op_work.assign(w_.ops.size(), 0);
-  r.op_cycles.assign(w_.ops.size(), 0);
-  r.op_instruction_cycles.assign(w_.ops.size(), 0);
-  return r;
+  return empty_walk_result(a_, w_);
 }
 
 template <class Held>
@@ -43,20 +64,7 @@ bool Walker<Held>::on_chip_empty() const {
 
 template <class Held>
 void Walker<Held>::add_phase(const WalkResult& r) {
-  for (size_t l = 0; l < r.traffic.size(); ++l) {
-    for (size_t t = 0; t < r.traffic[l].size(); ++t) {
-      Traffic& to = r_.traffic[l][t];
-      to.fill += r.traffic[l][t].fill, to.read += r.traffic[l][t].read, to.update += r.traffic[l][t].update;
-      r_.peak_elems[l][t] = std::max(r_.peak_elems[l][t], r.peak_elems[l][t]);
-    }
-    r_.level_peak_elems[l] = std::max(r_.level_peak_elems[l], r.level_peak_elems[l]);
-    r_.feed_reads[l] += r.feed_reads[l], r_.feed_updates[l] += r.feed_updates[l];
-  }
-  r_.macs += r.macs, r_.vector_ops += r.vector_ops;
-  for (size_t o = 0; o < r.op_work.size(); ++o) {
-    r_.op_work[o] += r.op_work[o], r_.op_cycles[o] += r.op_cycles[o];
-    r_.op_instruction_cycles[o] += r.op_instruction_cycles[o];
-  }
+  add_phase_counts(r_, r);
   for (const auto& pr : r.problems) problem(pr.where, pr.message);
 }
 

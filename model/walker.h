@@ -60,6 +60,49 @@ struct NestPlan {
   // `total` and `after` from the steps' trip counts.
   void count_steps();
 };
+// The latency of a tile's loops li.. over its op's leaf alone (Walker::leaf_nest; the closed
+// form's vector ops), as Walker::loops sums it: the first step, the one standing for the middle
+// ones (the first's again: a leaf's time holds no buffer state, so a nest of d loops costs 2^d
+// evaluations, not 3^d), a partial last one; a spread's first run timed, a shorter last instance
+// cut but not timed. `extents`: per dim, cut in place and put back. `partial`: partial steps
+// around. `on_spread(li, extent, cut)` sees each spread's split, in the walk's order; it, or a
+// factor above its extent in a full step, ends the count (`ok` false).
+template <class OnSpread>
+double leaf_nest_time(const TreeNode& n, const Op& op, size_t li, int64_t* extents, int partial, bool& ok, OnSpread& on_spread) {
+  if (!ok) return 0;
+  if (li == n.loops.size()) {
+    int64_t points = 1;
+    for (int d : op.dims) points *= std::max<int64_t>(0, extents[static_cast<size_t>(d)]);
+    return static_cast<double>(points * op.ops_per_point);
+  }
+  const Loop& loop = n.loops[li];
+  int64_t& e = extents[static_cast<size_t>(loop.dim)];
+  const int64_t extent = op.uses_dim(loop.dim) ? e : -1;
+  if (extent <= 0) return leaf_nest_time(n, op, li + 1, extents, partial, ok, on_spread);
+  if (loop.factor > extent && partial == 0) return ok = false, 0.0;  // a problem the walk reports
+  const Cut c = cut(extent, loop.factor);
+  const int64_t saved = e;
+  double latency = 0;
+  if (loop.spatial) {
+    if (!on_spread(li, extent, c)) return ok = false, 0.0;
+    e = c.chunk;
+    latency = leaf_nest_time(n, op, li + 1, extents, partial, ok, on_spread);  // the first run's instances: whole chunks
+    if (c.last != c.chunk) e = c.last, leaf_nest_time(n, op, li + 1, extents, partial + 1, ok, on_spread);  // untimed
+  } else {
+    const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
+    e = c.chunk;
+    double first = 0;
+    if (full >= 1) first = leaf_nest_time(n, op, li + 1, extents, partial, ok, on_spread), latency += first;
+    if (full >= 2) {
+      const int64_t middle = full - 1;
+      latency += middle == 1 ? first : first * static_cast<double>(middle);
+    }
+    if (full < c.trips) e = c.last, latency += leaf_nest_time(n, op, li + 1, extents, partial + 1, ok, on_spread);
+  }
+  e = saved;
+  return latency;
+}
+
 // One operand's buffer in the steps that move its slice.
 struct NestOperand {
   int id = 0;
