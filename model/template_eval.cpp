@@ -772,9 +772,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       if (r > 0 && h.multicast && !(h.dims >> classed_dim & 1)) h.shared = 0;
       // move_on
       const int64_t step_weight = weight * run.instances;
-      int64_t moves = 0;
-      for (size_t j = 0; j < run.temporal; ++j)
-        if (run.steps[j].trips > 1 && run.moves(h.dims, j)) moves += run.after[j];
+      const int64_t moves = run.steps_moving(h.dims);
       if (moves > 0) {
         if (s.write) {
           s.write_entries += h.fresh * step_weight * moves;

@@ -393,9 +393,7 @@ NestOperand Walker<Held>::nest_operand(int reg, int t, const NestPlan& plan, int
 // last step's slice, the boxes moved on, every step's slice covered where it is written.
 template <class Held>
 void Walker<Held>::move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight) {
-  int64_t moves = 0;
-  for (size_t j = 0; j < plan.temporal; ++j)
-    if (plan.steps[j].trips > 1 && plan.moves(h.dims, j)) moves += plan.after[j];
+  const int64_t moves = plan.steps_moving(h.dims);
   if (!recorders_.empty()) note_change(h.id);
   Stream<Held>& s = streams_[static_cast<size_t>(h.id)];
   if (moves > 0) {

@@ -55,6 +55,13 @@ struct NestPlan {
   // Whether a slice indexed by `dims` moves in the step after loop j advanced (the loops inside
   // it back at their first step).
   bool moves(uint64_t dims, size_t j) const;
+  // How many of the later steps move a slice indexed by `dims` (each one brings it in anew).
+  int64_t steps_moving(uint64_t dims) const {
+    int64_t n = 0;
+    for (size_t j = 0; j < temporal; ++j)
+      if (steps[j].trips > 1 && moves(dims, j)) n += after[j];
+    return n;
+  }
   // This plan for run r: its instances, and without the partial step if the run sits it out.
   NestPlan for_run(size_t r) const;
   // `total` and `after` from the steps' trip counts.
