@@ -1041,31 +1041,6 @@ std::optional<WalkResult> template_walk(const arch::Arch& a, const Workload& w, 
     if (why) *why = reason;
     return std::nullopt;
   };
-  if (!shape.owned[0].empty()) return refuse("buffers at the root");
-  for (const TemplateGroup& g : plan.groups) {
-    if (!shape.owned[static_cast<size_t>(g.outer)].empty()) return refuse("buffers at the outer tile");
-    // A Seq whose children hand an intermediate over through a level no program addresses runs
-    // them as phases (runs_in_phases): not modelled inside a group.
-    if (runs_in_phases(a, f, shape.placement, shape.fused, g.tile)) return refuse("a group tile in phases");
-    // Two register tiles of one group keeping buffers of one class in one context (no spreads of
-    // their own) and one partition (not a Pipe) would share the buffer: not modelled.
-    if (g.prim == Prim::Pipe) continue;
-    std::vector<int> shared_classes;
-    auto shared = [&](int node) {
-      for (const int t : shape.owned[static_cast<size_t>(node)]) {
-        const int c = shape.buffer_class[static_cast<size_t>(node) * w.tensors.size() + static_cast<size_t>(t)];
-        if (std::find(shared_classes.begin(), shared_classes.end(), c) != shared_classes.end()) return true;
-        shared_classes.push_back(c);
-      }
-      return false;
-    };
-    for (const TemplateOp& op : g.ops) {
-      if (op.registers < 0) continue;
-      const auto& loops = f.nodes[static_cast<size_t>(op.tile)].loops;
-      if (std::any_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; })) continue;
-      if (shared(op.registers)) return refuse("two register tiles of one buffer");
-    }
-  }
   try {
     return TemplateEval(a, w, f, shape, plan, phases, give_up).run();
   } catch (const Refused& r) {

@@ -50,7 +50,6 @@ struct SplitsSeen {
   };
   Seen by_loop[kMaxNestLoops];
   size_t loops = 0;
-  bool partial_step = false;  // some temporal loop's last step is partial
   const Seen* find(size_t li) const {
     for (size_t k = 0; k < loops; ++k)
       if (by_loop[k].li == li) return &by_loop[k];
@@ -98,7 +97,6 @@ Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t l
   } else {
     e = c.chunk;
     why = cut_nest(w, tile, op, li + 1, extents, partial, registers, seen);
-    seen.partial_step = seen.partial_step || c.last != c.chunk;
     if (!why && c.last != c.chunk) e = c.last, why = cut_nest(w, tile, op, li + 1, extents, partial + 1, registers, seen);
   }
   e = saved;
@@ -140,6 +138,26 @@ Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* b
   }
   if (padded_dim >= 0 && !classed_over_padded) return "a partial step whose spread is not classed";
   return nullptr;
+}
+
+// Whether two register tiles of a group keep buffers of one class in one context (no spreads of
+// their own) and one partition (not a Pipe): the walk's one buffer, which the closed form does
+// not model.
+bool shared_registers(const Workload& w, const Dataflow& f, const TreeShape& shape, const TemplateGroup& g) {
+  if (g.prim == Prim::Pipe) return false;
+  auto in_core_context = [&](const TemplateOp& op) {
+    const auto& loops = f.nodes[static_cast<size_t>(op.tile)].loops;
+    return op.registers >= 0 && std::none_of(loops.begin(), loops.end(), [](const Loop& l) { return l.spatial; });
+  };
+  auto klass = [&](int node, int t) { return shape.buffer_class[static_cast<size_t>(node) * w.tensors.size() + static_cast<size_t>(t)]; };
+  for (size_t i = 0; i < g.ops.size(); ++i)
+    for (size_t j = i + 1; j < g.ops.size(); ++j) {
+      if (!in_core_context(g.ops[i]) || !in_core_context(g.ops[j])) continue;
+      for (const int t : shape.owned[static_cast<size_t>(g.ops[i].registers)])
+        for (const int u : shape.owned[static_cast<size_t>(g.ops[j].registers)])
+          if (klass(g.ops[i].registers, t) == klass(g.ops[j].registers, u)) return true;
+    }
+  return false;
 }
 
 // The op's extents at its tile in every step its own tile's loops take from `extents` (each
@@ -189,7 +207,6 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
       t.classed = true, t.classed_loop = static_cast<int>(sp.li), t.runs = sp.n;
       std::copy(sp.counts, sp.counts + sp.n, t.counts);
     }
-    t.padded = seen.partial_step;
     if (t.registers < 0) continue;
     for (size_t k = 0; k < g.classes_used; ++k) {
       extents_of(k, t.op);
@@ -209,6 +226,7 @@ const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow
   const TreeNode& root = f.nodes[0];
   if (root.is_leaf || !root.loops.empty() || !root.keep.empty() || root.prim != Prim::Seq || root.levels.size() != 1)
     return "root not a plain Seq";
+  if (!shape.owned[0].empty()) return "buffers at the root";
   // The plan's storage is the caller's, kept from tree to tree: each group's lists are emptied.
   plan.groups.resize(root.children.size());
   for (size_t gi = 0; gi < root.children.size(); ++gi) {
@@ -266,6 +284,10 @@ const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow
       op.op = static_cast<size_t>(f.nodes[static_cast<size_t>(op.leaf)].op);
       g.ops.push_back(op);
     }
+    // A Seq whose children hand an intermediate over through a level no program addresses runs
+    // them as phases (runs_in_phases): not modelled inside a group.
+    if (runs_in_phases(a, f, shape.placement, shape.fused, tile)) return "a group tile in phases";
+    if (shared_registers(w, f, shape, g)) return "two register tiles of one buffer";
     // The outer loops over the whole problem, and the group tile's classes of boxes (each loop's
     // first step, and its partial last one where it has one).
     Refusal why = nullptr;

@@ -27,8 +27,6 @@ struct TemplateOp {
   // A spread of its tile runs different numbers of instances in different steps: the walk runs
   // its instances in runs (classes), each with buffers of its own.
   bool classed = false;
-  // A temporal loop of its tile has a partial last step in some step of the group.
-  bool padded = false;
   // Where classed: the spread (its index among the tile's loops) and the instance counts it
   // runs, ascending (the walk's classes: run r is instances [counts[r-1], counts[r])).
   static constexpr size_t kMaxRuns = 8;
