@@ -1,0 +1,111 @@
+#pragma once
+// An op's own tiles counted in closed form, shared by the walk (model/walk_nest.cpp) and the
+// template's closed form (model/template_eval.cpp): how a tile's loops cut the op's box into
+// steps, what an operand's buffer does in the steps that move its slice, and a vector op's time
+// from its extents. Internal to model/.
+#include <algorithm>
+#include <cstdint>
+
+#include "model/dataflow.h"
+#include "model/walk_support.h"
+#include "model/workload.h"
+
+namespace dfx::model {
+
+// An op's own tiles above its operands' registers, walked in closed form after their first step
+// (model/walk_nest.cpp): how the tile's loops cut the op's box.
+constexpr size_t kMaxNestLoops = 16, kMaxNestOperands = 8, kMaxNestRuns = 8;
+struct NestPlan {
+  struct Step {
+    int dim = 0;
+    int64_t chunk = 0, trips = 1;
+    bool cuts = false;  // the walk restricts the boxes (not a loop over a dim the op does not use)
+  };
+  size_t op = 0;
+  Step steps[kMaxNestLoops];  // the temporal loops, outermost first
+  size_t temporal = 0;
+  int64_t spatial_trips[kMaxNestLoops];  // the spatial loops' instances
+  size_t spatial = 0;
+  int64_t instances = 1;  // all spatial loops' together
+  int64_t total = 1;      // temporal steps
+  int64_t after[kMaxNestLoops];  // how many steps follow an advance of temporal loop j
+  int64_t points = 1;     // the leaf's points in a step
+  // Padding: the temporal loop whose last step is partial (-1: none), over `padded_dim`, where the
+  // spatial loop over that dim (`classed`, an index among the spatial loops) runs fewer instances.
+  // Instances run in runs of alike ones (the scan's classes; one run when no loop is classed).
+  int padded = -1, padded_dim = -1;
+  int classed = -1;
+  int64_t padded_extent = 0;      // the classed loop's extent in the partial step
+  size_t runs = 1, runs_full = 1, runs_partial = 1;  // runs of instances: in a full step, in the partial one
+  int64_t run_first[kMaxNestRuns] = {0}, run_count[kMaxNestRuns] = {1};
+  // Whether a slice indexed by `dims` moves in the step after loop j advanced (the loops inside
+  // it back at their first step).
+  bool moves(uint64_t dims, size_t j) const;
+  // How many of the later steps move a slice indexed by `dims` (each one brings it in anew).
+  int64_t steps_moving(uint64_t dims) const {
+    int64_t n = 0;
+    for (size_t j = 0; j < temporal; ++j)
+      if (steps[j].trips > 1 && moves(dims, j)) n += after[j];
+    return n;
+  }
+  // This plan for run r: its instances, and without the partial step if the run sits it out.
+  NestPlan for_run(size_t r) const;
+  // `total` and `after` from the steps' trip counts.
+  void count_steps();
+};
+// The latency of a tile's loops li.. over its op's leaf alone (Walker::leaf_nest; the closed
+// form's vector ops), as Walker::loops sums it: the first step, the one standing for the middle
+// ones (the first's again: a leaf's time holds no buffer state, so a nest of d loops costs 2^d
+// evaluations, not 3^d), a partial last one; a spread's first run timed, a shorter last instance
+// cut but not timed. `extents`: per dim, cut in place and put back. `partial`: partial steps
+// around. `on_spread(li, extent, cut)` sees each spread's split, in the walk's order; it, or a
+// factor above its extent in a full step, ends the count (`ok` false).
+template <class OnSpread>
+double leaf_nest_time(const TreeNode& n, const Op& op, size_t li, int64_t* extents, int partial, bool& ok, OnSpread& on_spread) {
+  if (!ok) return 0;
+  if (li == n.loops.size()) {
+    int64_t points = 1;
+    for (int d : op.dims) points *= std::max<int64_t>(0, extents[static_cast<size_t>(d)]);
+    return static_cast<double>(points * op.ops_per_point);
+  }
+  const Loop& loop = n.loops[li];
+  int64_t& e = extents[static_cast<size_t>(loop.dim)];
+  const int64_t extent = op.uses_dim(loop.dim) ? e : -1;
+  if (extent <= 0) return leaf_nest_time(n, op, li + 1, extents, partial, ok, on_spread);
+  if (loop.factor > extent && partial == 0) return ok = false, 0.0;  // a problem the walk reports
+  const Cut c = cut(extent, loop.factor);
+  const int64_t saved = e;
+  double latency = 0;
+  if (loop.spatial) {
+    if (!on_spread(li, extent, c)) return ok = false, 0.0;
+    e = c.chunk;
+    latency = leaf_nest_time(n, op, li + 1, extents, partial, ok, on_spread);  // the first run's instances: whole chunks
+    if (c.last != c.chunk) e = c.last, leaf_nest_time(n, op, li + 1, extents, partial + 1, ok, on_spread);  // untimed
+  } else {
+    const int64_t full = c.last == c.chunk ? c.trips : c.trips - 1;
+    e = c.chunk;
+    double first = 0;
+    if (full >= 1) first = leaf_nest_time(n, op, li + 1, extents, partial, ok, on_spread), latency += first;
+    if (full >= 2) {
+      const int64_t middle = full - 1;
+      latency += middle == 1 ? first : first * static_cast<double>(middle);
+    }
+    if (full < c.trips) e = c.last, latency += leaf_nest_time(n, op, li + 1, extents, partial + 1, ok, on_spread);
+  }
+  e = saved;
+  return latency;
+}
+
+// One operand's buffer in the steps that move its slice.
+struct NestOperand {
+  int id = 0;
+  bool write = false;
+  uint64_t dims = 0;        // the dims that index the tensor
+  double time = 0;          // the transfer in such a step
+  double back_time = 0;     // written: the time to take the slice's partial sums back
+  int64_t fresh = 0, shared = 0;  // elements new to the buffer, and what its source sends
+  int64_t source_weight = 0;
+  bool multicast = false;
+};
+
+}  // namespace dfx::model
