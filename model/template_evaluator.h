@@ -1,0 +1,222 @@
+#pragma once
+// The closed form's state and steps (model/template_eval.h): its buffers held as one box each,
+// the thread-kept storage, and the evaluator, whose steps live in template_eval.cpp (loops,
+// groups, phases), template_slots.cpp (buffers: activations, covers, sends, refills) and
+// template_nests.cpp (the ops' nests). Each step mirrors the walk's step named in its comment
+// (model/walk.cpp, walk_streams.cpp, walk_nest.cpp). Internal to model/.
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "model/axis_cover.h"
+#include "model/held.h"
+#include "model/nest_plan.h"
+#include "model/phase_cache.h"
+#include "model/template_plan.h"
+#include "model/tree_shape.h"
+#include "model/walk.h"
+#include "model/walk_support.h"
+
+namespace dfx::model::closed_form {
+
+// What a written buffer covered: a set per axis (the walk's cover), as runs where it can.
+struct Cover {
+  int rank = 0;  // 0: nothing yet
+  AxisCover axis[kMaxBoxRank];
+  bool empty() const { return rank == 0; }
+  void clear() {
+    for (int j = 0; j < rank; ++j) axis[j] = AxisCover();
+    rank = 0;
+  }
+  Slice slice() const {
+    Slice out;
+    for (int j = 0; j < rank; ++j) out.push_back(axis[j].set());
+    return out;
+  }
+};
+
+// A buffer (the walk's Stream) holding one box.
+struct Slot {
+  int node = -1, tensor = -1, level = 0, source = 0;
+  bool write = false;
+  size_t op = 0;
+  const TensorAccess* access = nullptr;
+  uint64_t dims = 0;  // the dims that index it
+  size_t prefix = 0;  // spatial levels before its source's (source_prefixes)
+  size_t row = 0;     // its occupancy row (instance context)
+  int klass = -1;         // TreeShape::buffer_class
+  uint64_t owners = 0;    // the group's ops whose tiles activated it (a Seq drops it for another)
+  Box held;
+  bool holds = false, created = false;
+  Spreads spreads;
+  int spreads_node = -1;  // the tile its spreads were worked out for (Walker::spreads_for)
+  int64_t write_entries = 0, mc_write_entries = 0, mc_count = 1, instance_weight = 1;
+  int group = 0;
+  bool finished = false;
+  std::vector<int> twins;  // the earlier runs' slots of its buffer (Stream::twins)
+  Cover cover;  // what it wrote
+  // A new slot's state, keeping the storage of its lists (slots are kept from walk to walk; a
+  // fresh Slot assigned over it cost a tenth of an evaluation, its covers' sets built and moved).
+  void reset() {
+    node = tensor = -1, level = source = 0, write = false, op = 0, access = nullptr, dims = 0, prefix = row = 0;
+    klass = -1, owners = 0, held = Box(), holds = created = false, spreads_node = -1;
+    write_entries = mc_write_entries = 0, mc_count = instance_weight = 1, group = 0, finished = false;
+    spreads.clear(), twins.clear(), cover.clear();
+  }
+};
+
+// A spatial loop around: its instances, and how its next instance moves the ops' boxes (an
+// outer loop's move, or a nest's spread moving its one op along one dim).
+struct SpatialLevel {
+  int64_t count = 1;
+  const OpBoxes* delta = nullptr;
+  size_t op = 0;
+  int dim = -1;
+  int64_t chunk = 0;
+  int64_t move(size_t o, int d) const {
+    return delta ? (*delta)[o][static_cast<size_t>(d)].first : o == op && d == dim ? chunk : 0;
+  }
+};
+
+// What the closed form met that it does not model: thrown to the top (template_walk).
+struct Refused {
+  const char* why;
+};
+
+struct Moved {
+  double load = 0, store = 0;
+};
+
+// Walker::Passes, for a nest's first step run in runs: what the runs' sources sent per buffer
+// (spread boxes only; the walk's regions are refused).
+struct Sent {
+  int node = 0, tensor = 0;
+  std::vector<int> slots;
+  std::vector<SpreadBox> spread;
+};
+
+// Representative steps being visited: per level, the slots touched and what each wrote.
+struct Representing {
+  std::vector<char> touched;
+  std::vector<Cover> wrote;
+};
+
+// What an evaluation builds, kept by the thread from one to the next (walk_kept): a search runs
+// thousands a second, and allocating it anew each time cost more than the arithmetic.
+struct TemplateStore {
+  std::vector<Slot> slots;  // [0, live)
+  size_t live = 0;
+  // Slots are made group by group: group g's are [group_from[g], group_from[g + 1]), its group
+  // tile's first, up to tile_to[g]; then each op's: op o (numbered over all groups, from
+  // op_from[g]) has runs of per_run[o] registers from reg_from[o]. Its tile's buffers are
+  // tile_slots[tile_from[o], tile_from[o + 1]): the slot and the tile's access to it (the ops'
+  // tiles of one group may share a buffer: one class, one context, one partition).
+  std::vector<int> group_from, tile_to, op_from, tile_from, reg_from, per_run;
+  struct TileSlot {
+    int id;
+    size_t op;
+    const TensorAccess* access;
+  };
+  std::vector<TileSlot> tile_slots;
+  std::vector<size_t> core_row;
+  std::vector<SpatialLevel> stack;
+  std::vector<std::pair<int, int64_t>> homes;  // intermediates at their home: (tensor, elements)
+  std::vector<Sent> sent;
+  std::vector<int64_t> occupancy;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
+  std::vector<Representing> reps;  // [0, depth): the ones being visited (their storage kept)
+  void clear() {
+    live = 0;
+    group_from.clear(), tile_to.clear(), op_from.clear(), tile_from.clear(), reg_from.clear(), per_run.clear(), core_row.clear();
+    tile_slots.clear();
+    stack.clear(), homes.clear(), sent.clear(), occupancy.clear();
+  }
+  int add_slot() {
+    if (live == slots.size()) slots.emplace_back();
+    else slots[live].reset();
+    return static_cast<int>(live++);
+  }
+};
+
+class TemplateEval {
+ public:
+  TemplateEval(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, const TemplatePlan& plan,
+               PhaseCache* phases, CyclesBar give_up)
+      : a_(a), w_(w), f_(f), s_(shape), p_(shape.placement), plan_(plan), phase_cache_(phases), give_up_(give_up) {}
+
+  std::optional<WalkResult> run();
+
+ private:
+  const arch::Arch& a_;
+  const Workload& w_;
+  const Dataflow& f_;
+  const TreeShape& s_;
+  const Placement& p_;
+  const TemplatePlan& plan_;
+  PhaseCache* phase_cache_;
+  CyclesBar give_up_;
+  const TemplateGroup* g_ = nullptr;  // the group being visited
+  size_t gi_ = 0;                     // its index
+  WalkResult r_;
+  TemplateStore& st_ = walk_kept<TemplateStore>();
+  BoxPool& pool_ = walk_kept<BoxPool>();  // the walk's: one of the two runs at a time
+  std::vector<Slot>& slots_ = st_.slots;
+  std::vector<SpatialLevel>& stack_ = st_.stack;
+  std::vector<std::pair<int, int64_t>>& homes_ = st_.homes;
+  std::vector<Sent>& sent_ = st_.sent;
+  std::vector<int64_t>& occupancy_ = st_.occupancy;
+  std::vector<Representing>& reps_ = st_.reps;
+  size_t depth_ = 0;
+  // The classed spread's place in stack_ while a nest's first step runs in runs (-1: none).
+  long passes_level_ = -1;
+  int64_t instance_weight_ = 1;
+  double repeat_ = 1;
+  uint64_t past_first_ = 0;
+  bool computed_ = false;
+  double first_loads_ = 0, last_store_ = 0;
+
+  // The slots of op k of the group being visited, run r: [first, second).
+  std::pair<int, int> registers_of(size_t k, size_t r) const {
+    const auto o = static_cast<size_t>(st_.op_from[gi_]) + k;
+    const int from = st_.reg_from[o] + static_cast<int>(r) * st_.per_run[o];
+    return {from, from + st_.per_run[o]};
+  }
+  int cur_op_ = -1;  // the op of the group whose tile is activating buffers (-1: the group tile)
+  bool gave_up_ = false;  // the tree's cycles are certainly above the bar (CyclesBar)
+  double at_least_ = 0;
+  int64_t sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh);
+  void empty_result() { r_ = empty_walk_result(a_, w_); }
+  Box box_of(const Slot& s, const Range* op) const;
+  void add_occupancy(int level, int tensor, size_t row, int64_t delta);
+  void charge_source(int tensor, int source, int level, bool write, int64_t n);
+  // Walker::add_cover: the cover, and what each representative step being visited wrote.
+  void add_cover(int id, const Box& part);
+  void add_cover(int id, size_t axis, const AxisCover& part);  // one axis of a part
+  void touch(int id);
+  Moved activate(int id, const Range* op, int64_t weight);  // `op`: the ranges of the slot's op
+  void add_leaf(int leaf, int64_t points, int64_t weight);
+  void time_own_op(int node, double latency);
+  double outer_loops(size_t li, const OpBoxes& boxes, int64_t weight);
+  void translate(const OpBoxes& delta, int64_t extra);
+  double group_tile(const OpBoxes& boxes, int64_t weight);
+  double op_tile(size_t k, const OpBoxes& boxes, int64_t weight);
+  double own_loops(size_t k, size_t li, const OpBoxes& boxes, int64_t weight);
+  double op_visit(size_t k, const OpBoxes& boxes, int64_t weight);
+  template <class At, class Inner>
+  double temporal_steps(const Loop& loop, const Cut& c, At at, Inner inner, int64_t weight);
+  double vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight);
+  double registers_nest(size_t k, const OpBoxes& boxes, int64_t weight);
+  void finish(int group = -1);  // the slots of `group` (-1: all) not finished yet
+  double group_phase(const OpBoxes& whole);
+  double cached_phase(const OpBoxes& whole);
+  bool on_chip_empty() const;
+};
+
+
+int64_t box_size(const Box& b);
+int64_t overlap(const Box& a, const Box& b);
+// merged_fresh (held.h) for a buffer holding one box: what the instances newly hold together,
+// without building the general sets where the new slice is apart from the held one.
+int64_t merged_fresh_one(const Box& now, const Box& held, bool holds, int64_t fresh, const Spreads& spreads);
+
+}  // namespace dfx::model::closed_form

@@ -1,0 +1,229 @@
+// The closed form's op nests (model/template_evaluator.h): a vector op's time from its extents,
+// and a nest with registers from its first step and its counted later steps, run by run.
+#include <algorithm>
+#include <cmath>
+
+#include "model/template_evaluator.h"
+#include "model/transfer_time.h"
+
+namespace dfx::model::closed_form {
+
+// Walker::leaf_nest: a vector op's time from its extents alone (the plan checked its splits).
+double TemplateEval::vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight) {
+  const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
+  const Op& op = w_.ops[t.op];
+  int64_t extents[kMaxDims];
+  for (size_t d = 0; d < w_.dims.size(); ++d) extents[d] = boxes[t.op][d].second - boxes[t.op][d].first;
+  // The plan checked the splits and the factors (with the partial steps around: told here as
+  // one, which only the factors' check reads).
+  bool ok = true;
+  auto any_spread = [](size_t, int64_t, const Cut&) { return true; };
+  const double latency = leaf_nest_time(n, op, 0, extents, 1, ok, any_spread);
+  int64_t points = 1;
+  for (int d : op.dims) points *= std::max<int64_t>(0, boxes[t.op][static_cast<size_t>(d)].second - boxes[t.op][static_cast<size_t>(d)].first);
+  add_leaf(t.leaf, points, weight);
+  return latency;
+}
+
+// Walker::own_nest for an op with registers: its first step from the first chunk of every loop
+// (the spreads' instances in their runs), its later steps counted run by run (count_later_steps,
+// nest_time).
+double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weight) {
+  const TemplateOp& t = g_->ops[k];
+  const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
+  const Op& op = w_.ops[t.op];
+  // The plan of the nest (Walker::plan_nest and plan_spatial).
+  NestPlan plan;
+  plan.op = t.op;
+  int64_t left[kMaxDims];
+  for (size_t d = 0; d < w_.dims.size(); ++d) left[d] = boxes[t.op][d].second - boxes[t.op][d].first;
+  // The first step's ranges of the op (the only one below its tile: restricting cuts its own).
+  Range first[kMaxDims];
+  std::copy(boxes[t.op], boxes[t.op] + w_.dims.size(), first);
+  struct Spread {
+    int dim;
+    int64_t chunk, factor;
+  };
+  Spread spreads[kMaxNestLoops];
+  for (size_t li = 0; li < n.loops.size(); ++li) {
+    const Loop& l = n.loops[li];
+    int64_t& e = left[static_cast<size_t>(l.dim)];
+    if (!op.uses_dim(l.dim) || e <= 0) {
+      if (l.spatial) throw Refused{"a spread over a dim the op does not use"};
+      plan.steps[plan.temporal++] = {l.dim, e, 1, false};
+      continue;
+    }
+    const Cut c = cut(e, l.factor);
+    Range& r = first[l.dim];
+    r.second = std::min(r.first + c.chunk, r.second);
+    if (l.spatial) {
+      if (static_cast<int>(li) == t.classed_loop) plan.classed = static_cast<int>(plan.spatial);
+      spreads[plan.spatial] = {l.dim, c.chunk, l.factor};
+      plan.instances *= c.trips;
+      plan.spatial_trips[plan.spatial++] = c.trips;
+    } else {
+      if (c.last != c.chunk) plan.padded = static_cast<int>(plan.temporal), plan.padded_dim = l.dim, plan.padded_extent = c.last;
+      plan.steps[plan.temporal++] = {l.dim, c.chunk, c.trips, true};
+    }
+    e = c.chunk;
+  }
+  if (plan.padded >= 0 && plan.classed < 0) throw Refused{"a partial step whose spread is not classed"};
+  plan.count_steps();
+  for (int d : op.dims) plan.points *= std::max<int64_t>(0, left[static_cast<size_t>(d)]);
+  if (plan.classed >= 0) {  // plan_spatial: the runs present in a full step and in the partial one
+    const auto c = static_cast<size_t>(plan.classed);
+    plan.runs = t.runs;
+    int64_t from = 0;
+    for (size_t r = 0; r < plan.runs; ++r) plan.run_first[r] = from, plan.run_count[r] = t.counts[r] - from, from = t.counts[r];
+    auto present = [&](int64_t trips) {
+      size_t x = 0;
+      while (x < plan.runs && t.counts[x] <= trips) ++x;
+      return x;
+    };
+    plan.runs_full = plan.runs_partial = present(plan.spatial_trips[c]);
+    if (spreads[c].dim == plan.padded_dim) plan.runs_partial = present(cut(plan.padded_extent, spreads[c].factor).trips);
+  }
+  // The first step: the spreads' instances, run by run (Walker::spatial; the later runs are not
+  // timed and leave the fill and the last store as the first left them), each activating its
+  // registers and running its leaf.
+  const size_t outer_levels = stack_.size();
+  const int64_t saved_weight = instance_weight_;
+  const bool runs = plan.classed >= 0 && plan.runs_full > 1;
+  if (runs) passes_level_ = static_cast<long>(outer_levels) + plan.classed, sent_.clear();
+  double first_time = 0;
+  bool computed = false;
+  double first_loads = 0, last_store = 0;
+  int64_t points = 1;
+  for (size_t r = 0; r < plan.runs_full; ++r) {
+    Range at[kMaxDims];
+    std::copy(first, first + w_.dims.size(), at);
+    int64_t instances = 1;
+    for (size_t j = 0; j < plan.spatial; ++j) {
+      SpatialLevel level;
+      level.count = plan.spatial_trips[j], level.op = t.op, level.dim = spreads[j].dim, level.chunk = spreads[j].chunk;
+      if (static_cast<int>(j) == plan.classed) {
+        level.count = plan.run_count[r];
+        Range& x = at[spreads[j].dim];
+        const int64_t lo = boxes[t.op][spreads[j].dim].first + plan.run_first[r] * spreads[j].chunk;
+        x = {lo, std::min(lo + spreads[j].chunk, boxes[t.op][spreads[j].dim].second)};
+      }
+      instances *= level.count;
+      stack_.push_back(level);
+    }
+    instance_weight_ = saved_weight * instances;
+    const int64_t inner_weight = weight * instances;
+    double load = 0, store = 0;
+    for (auto [id, end] = registers_of(k, r); id < end; ++id) {
+      const Moved m = activate(id, at, inner_weight);
+      load += m.load, store += m.store;
+    }
+    points = 1;
+    for (int d : op.dims) points *= std::max<int64_t>(0, at[d].second - at[d].first);
+    add_leaf(t.leaf, points, inner_weight);
+    if (store > 0) last_store_ = store;
+    stack_.resize(outer_levels);
+    if (gave_up_) {
+      passes_level_ = -1, instance_weight_ = saved_weight;
+      return 0;
+    }
+    if (r == 0) {
+      first_time = std::max({load, static_cast<double>(points * op.ops_per_point), store});
+      computed = computed_, first_loads = first_loads_, last_store = last_store_;
+    } else {
+      computed_ = computed, first_loads_ = first_loads, last_store_ = last_store;
+    }
+  }
+  passes_level_ = -1;
+  instance_weight_ = saved_weight;
+  if (plan.total <= 1) return first_time;  // the walk walks a nest of one step
+  // Walker::count_later_steps, nest_operand and move_on, run by run.
+  const int classed_dim = plan.classed >= 0 ? spreads[plan.classed].dim : -1;
+  NestOperand operands[kMaxNestOperands];
+  size_t count = 0;
+  for (size_t r = 0; r < plan.runs_full; ++r) {
+    const NestPlan run = plan.for_run(r);
+    count = 0;
+    for (auto [id, end] = registers_of(k, r); id < end; ++id) {
+      Slot& s = slots_[static_cast<size_t>(id)];
+      NestOperand h;
+      h.write = s.write, h.dims = s.dims;
+      h.fresh = s.holds ? box_size(s.held) : 0;
+      int64_t merged = 1;
+      for (size_t j = s.prefix; j < stack_.size(); ++j) merged *= stack_[j].count;
+      for (size_t j = 0; j < run.spatial; ++j)
+        if (stack_.size() + j >= s.prefix) merged *= run.spatial_trips[j];
+      const bool multicast = a_.levels[static_cast<size_t>(s.source)].multicast;
+      h.multicast = multicast;
+      h.shared = merged == 1 ? h.fresh : multicast ? merged_fresh_one(s.held, s.held, false, h.fresh, s.spreads) : h.fresh * merged;
+      const int64_t row = s.held.rank == 0 ? 1 : s.held.r[s.held.rank - 1].second - s.held.r[s.held.rank - 1].first;
+      h.time = transfer_time(a_, s.source, s.level, s.write, row, h.fresh, h.shared).cycles;
+      if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row, h.fresh, h.shared).cycles;
+      h.source_weight = weight * run.instances / merged;
+      // A later run sends what the earlier ones did not: nothing where its slice is theirs.
+      if (r > 0 && h.multicast && !(h.dims >> classed_dim & 1)) h.shared = 0;
+      // move_on
+      const int64_t step_weight = weight * run.instances;
+      const int64_t moves = run.steps_moving(h.dims);
+      if (moves > 0) {
+        if (s.write) {
+          s.write_entries += h.fresh * step_weight * moves;
+          s.mc_write_entries += h.shared * h.source_weight * moves;
+        } else {
+          r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += h.fresh * step_weight * moves;
+        }
+        charge_source(s.tensor, s.source, s.level, s.write, h.shared * h.source_weight * moves);
+      }
+      // What the later steps wrote (the slice and its translates, dim by dim), then the slice
+      // moved to the last step's.
+      if (s.write && moves > 0 && s.holds) {
+        for (size_t x = 0; x < s.access->index.size(); ++x) {
+          const int dim = s.access->index[x].terms.empty() ? -1 : s.access->index[x].terms[0].dim;
+          AxisCover part;
+          part.add_interval(s.held.r[x].first, s.held.r[x].second);
+          for (size_t j = 0; j < run.temporal; ++j)
+            if (run.steps[j].trips > 1 && run.steps[j].dim == dim) part.add_translates(run.steps[j].chunk, run.steps[j].trips - 1);
+          add_cover(id, x, part);
+        }
+      }
+      for (size_t j = 0; j < run.temporal; ++j) {
+        const NestPlan::Step& step = run.steps[j];
+        if (step.trips <= 1) continue;
+        const int64_t by = step.chunk * (step.trips - 1);
+        for (size_t x = 0; x < s.access->index.size(); ++x)
+          if (!s.access->index[x].terms.empty() && s.access->index[x].terms[0].dim == step.dim) s.held.r[x].first += by, s.held.r[x].second += by;
+      }
+      touch(id);
+      if (r == 0) operands[count] = h;
+      ++count;
+    }
+    add_leaf(t.leaf, plan.points * (run.total - 1), weight * run.instances);
+  }
+  // Walker::nest_time: the first run's operands, in the walk's order.
+  auto nest_time = [&](auto&& self, size_t i, int advanced, uint64_t past_first) -> double {
+    if (i == plan.temporal) {
+      if (advanced < 0) return first_time;
+      double l = 0, st = 0;
+      for (size_t c = 0; c < count; ++c) {
+        const NestOperand& h = operands[c];
+        if (!plan.moves(h.dims, static_cast<size_t>(advanced))) continue;
+        (h.write ? st : l) += h.time;
+        if (h.write && (past_first & ~h.dims) != 0) l += h.back_time;
+      }
+      if (st > 0) last_store_ = st;
+      return std::max({l, static_cast<double>(plan.points * op.ops_per_point), st});
+    }
+    double latency = self(self, i + 1, advanced, past_first);
+    const bool padded = static_cast<int>(i) == plan.padded;
+    const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
+    if (full < 2 && !padded) return latency;
+    const double next = self(self, i + 1, static_cast<int>(i), past_first | uint64_t{1} << plan.steps[i].dim);
+    if (full >= 2) {
+      const int64_t middle = full - 1;
+      latency += middle == 1 ? next : next * static_cast<double>(middle);
+    }
+    if (padded) latency += next;
+    return latency;
+  };
+  return nest_time(nest_time, 0, -1, past_first_);
+}
+}  // namespace dfx::model::closed_form
