@@ -153,6 +153,7 @@ class TemplateEval {
   const TreeShape& s_;
   const Placement& p_;
   const TemplatePlan& plan_;
+  StagingLevels staging_;
   PhaseCache* phase_cache_;
   CyclesBar give_up_;
   const TemplateGroup* g_ = nullptr;  // the group being visited

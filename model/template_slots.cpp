@@ -76,14 +76,7 @@ void TemplateEval::add_occupancy(int level, int tensor, size_t row, int64_t delt
 
 // Walker::charge_source.
 void TemplateEval::charge_source(int tensor, int source, int level, bool write, int64_t n) {
-  auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
-  (write ? src.update : src.read) += n;
-  if (!a_.addressable(level)) (write ? r_.feed_updates : r_.feed_reads)[static_cast<size_t>(source)] += n;
-  for (int via : a_.staging_levels(source, level)) {
-    auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
-    mid.update += n;
-    mid.read += n;
-  }
+  model::charge_source(r_, a_, staging_, tensor, source, level, write, n);
 }
 
 void TemplateEval::touch(int id) {

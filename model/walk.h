@@ -3,6 +3,7 @@
 // of the identical middle ones (weighted, with buffer contents translated), and a partial last
 // one, so its cost follows the tree's shape, not the trip counts. Internal to model/.
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "arch/arch.h"
@@ -49,6 +50,20 @@ WalkResult empty_walk_result(const arch::Arch& a, const Workload& w);
 // Adds what a phase counted to a walk's result: traffic, work and ops' cycles summed, peaks as
 // maxima (a phase's on-chip peaks are its own). Not its problems, nor its cycles.
 void add_phase_counts(WalkResult& into, const WalkResult& phase);
+
+// arch::Arch::staging_levels, worked out once per pair of levels (asked on every activation).
+class StagingLevels {
+ public:
+  const std::vector<int>& between(const arch::Arch& a, int from, int to);
+
+ private:
+  std::vector<std::optional<std::vector<int>>> known_;
+};
+// The source side of a transfer: `n` elements (weighted, instances merged) read from the source
+// level, or written back to it, and written and read once more at every level it is staged
+// through; a level no program addresses feeds its unit (WalkResult::feed_reads).
+void charge_source(WalkResult& r, const arch::Arch& a, StagingLevels& staging, int tensor, int source, int level, bool write,
+                   int64_t n);
 
 // What one phase adds to a walk (model/phase_cache.h): its traffic, its peaks (on chip it
 // starts empty, and DRAM's it leaves alone), its work, its cycles and its problems.

@@ -9,6 +9,24 @@
 
 namespace dfx::model {
 
+const std::vector<int>& StagingLevels::between(const arch::Arch& a, int from, int to) {
+  const size_t levels = a.levels.size(), k = static_cast<size_t>(from) * levels + static_cast<size_t>(to);
+  if (known_.empty()) known_.assign(levels * levels, std::nullopt);
+  if (!known_[k]) known_[k] = a.staging_levels(from, to);
+  return *known_[k];
+}
+
+void charge_source(WalkResult& r, const arch::Arch& a, StagingLevels& staging, int tensor, int source, int level, bool write, int64_t n) {
+  auto& src = r.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
+  (write ? src.update : src.read) += n;
+  if (!a.addressable(level)) (write ? r.feed_updates : r.feed_reads)[static_cast<size_t>(source)] += n;
+  for (int via : staging.between(a, source, level)) {
+    auto& mid = r.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
+    mid.update += n;
+    mid.read += n;
+  }
+}
+
 template <class Held>
 bool Walker<Held>::spreads_for(int node, int tensor, const OpBoxes& boxes, const Held& now, size_t prefix,
                          Spreads& spreads) {
@@ -86,22 +104,7 @@ void Walker<Held>::add_occupancy(int level, int tensor, int inst, int64_t delta)
 
 template <class Held>
 void Walker<Held>::charge_source(int tensor, int source, int level, bool write, int64_t n) {
-  auto& src = r_.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
-  (write ? src.update : src.read) += n;
-  if (!a_.addressable(level)) (write ? r_.feed_updates : r_.feed_reads)[static_cast<size_t>(source)] += n;
-  for (int via : staging_levels(source, level)) {
-    auto& mid = r_.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
-    mid.update += n;
-    mid.read += n;
-  }
-}
-
-template <class Held>
-const std::vector<int>& Walker<Held>::staging_levels(int from, int to) {
-  const size_t levels = a_.levels.size(), k = static_cast<size_t>(from) * levels + static_cast<size_t>(to);
-  if (staging_.empty()) staging_.assign(levels * levels, std::nullopt);
-  if (!staging_[k]) staging_[k] = a_.staging_levels(from, to);
-  return *staging_[k];
+  model::charge_source(r_, a_, staging_, tensor, source, level, write, n);
 }
 
 template <class Held>

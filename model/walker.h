@@ -311,13 +311,9 @@ class Walker {
 
   void add_occupancy(int level, int tensor, int inst, int64_t delta);
 
-  // The source side of a transfer: `n` elements (weighted, instances merged) read from the
-  // source level, or written back to it, and written and read once more at every level it is
-  // staged through (arch::Arch::staging_levels).
+  // model::charge_source on this walk's result.
   void charge_source(int tensor, int source, int level, bool write, int64_t n);
-  // arch::Arch::staging_levels, looked up per pair of levels (asked on every activation).
-  const std::vector<int>& staging_levels(int from, int to);
-  std::vector<std::optional<std::vector<int>>> staging_;
+  StagingLevels staging_;
 
   int stream_for(int node, int tensor);
 
