@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "model/dataflow.h"
+#include "model/report.h"
 #include "model/walk_support.h"
 #include "model/workload.h"
 
@@ -107,5 +108,20 @@ struct NestOperand {
   int64_t source_weight = 0;
   bool multicast = false;
 };
+
+// What the later steps that move an operand's slice bring into its buffer (`moves` of them, each
+// the slice anew): a read buffer's fills, a written one's entries, and what its source sends
+// (`charge(n)`: charge_source). `Buffer`: the walk's Stream or the closed form's Slot.
+template <class Buffer, class Charge>
+void count_moves(Buffer& s, const NestOperand& h, int64_t step_weight, int64_t moves, Traffic& fills, Charge&& charge) {
+  if (moves <= 0) return;
+  if (s.write) {
+    s.write_entries += h.fresh * step_weight * moves;
+    s.mc_write_entries += h.shared * h.source_weight * moves;
+  } else {
+    fills.fill += h.fresh * step_weight * moves;
+  }
+  charge(h.shared * h.source_weight * moves);
+}
 
 }  // namespace dfx::model

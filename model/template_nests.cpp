@@ -164,15 +164,8 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       // move_on
       const int64_t step_weight = weight * run.instances;
       const int64_t moves = run.steps_moving(h.dims);
-      if (moves > 0) {
-        if (s.write) {
-          s.write_entries += h.fresh * step_weight * moves;
-          s.mc_write_entries += h.shared * h.source_weight * moves;
-        } else {
-          r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += h.fresh * step_weight * moves;
-        }
-        charge_source(s.tensor, s.source, s.level, s.write, h.shared * h.source_weight * moves);
-      }
+      count_moves(s, h, step_weight, moves, r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)],
+                  [&](int64_t sent) { charge_source(s.tensor, s.source, s.level, s.write, sent); });
       // What the later steps wrote (the slice and its translates, dim by dim), then the slice
       // moved to the last step's.
       if (s.write && moves > 0 && s.holds) {

@@ -201,23 +201,12 @@ int64_t TemplateEval::sent_over_runs(int id, const Box& now, int64_t merged, int
 
 // Walker::add_leaf.
 void TemplateEval::add_leaf(int leaf, int64_t points, int64_t weight) {
-  const auto o = static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op);
-  const Op& op = w_.ops[o];
-  const int64_t work = points * op.ops_per_point * weight;
-  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
-  r_.op_work[o] += work;
-  // Walker::check_fill, at the first leaf of the tree or of a root phase.
-  // Walker::check_fill: then every part returns at once (an exception unwinding the recursion
-  // cost more than the evaluation it saved).
+  add_leaf_counts(r_, w_, f_, p_, leaf, points, weight);
+  // Walker::check_fill, at the first leaf of the tree or of a root phase: then every part returns
+  // at once (an exception unwinding the recursion cost more than the evaluation it saved).
   if (!computed_ && give_up_.bar != INFINITY && give_up_.floor + first_loads_ > give_up_.bar)
     gave_up_ = true, at_least_ = give_up_.floor + first_loads_;
   computed_ = true;
-  auto at = [&](int tensor) -> Traffic& {
-    const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
-    return r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
-  };
-  for (const auto& in : op.inputs) at(in.tensor).read += points * weight;
-  at(op.out.tensor).update += points * weight;
 }
 
 // Walker::finish_write_streams: refills of partial sums.

@@ -65,6 +65,10 @@ class StagingLevels {
 void charge_source(WalkResult& r, const arch::Arch& a, StagingLevels& staging, int tensor, int source, int level, bool write,
                    int64_t n);
 
+// A leaf's work and its operands' accesses for `points` points at `weight`: its op's MACs or
+// vector operations, reads of its inputs and updates of its output where the tree puts them.
+void add_leaf_counts(WalkResult& r, const Workload& w, const Dataflow& f, const Placement& p, int leaf, int64_t points, int64_t weight);
+
 // What one phase adds to a walk (model/phase_cache.h): its traffic, its peaks (on chip it
 // starts empty, and DRAM's it leaves alone), its work, its cycles and its problems.
 struct PhaseResult {

@@ -251,18 +251,9 @@ void Walker<Held>::check_fill() {
 
 template <class Held>
 void Walker<Held>::add_leaf(int leaf, int64_t points, int64_t weight) {
-  const Op& op = w_.ops[static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op)];
-  const int64_t work = points * op.ops_per_point * weight;
-  (op.unit == arch::UnitKind::Matrix ? r_.macs : r_.vector_ops) += work;
-  r_.op_work[static_cast<size_t>(f_.nodes[static_cast<size_t>(leaf)].op)] += work;
+  add_leaf_counts(r_, w_, f_, p_, leaf, points, weight);
   if (!computed_) check_fill();
   computed_ = true;
-  auto at = [&](int tensor) -> Traffic& {
-    const int level = p_.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
-    return r_.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
-  };
-  for (const auto& in : op.inputs) at(in.tensor).read += points * weight;
-  at(op.out.tensor).update += points * weight;
 }
 
 template <class Held>
@@ -396,15 +387,8 @@ void Walker<Held>::move_on(const NestOperand& h, const NestPlan& plan, int64_t s
   const int64_t moves = plan.steps_moving(h.dims);
   if (!recorders_.empty()) note_change(h.id);
   Stream<Held>& s = streams_[static_cast<size_t>(h.id)];
-  if (moves > 0) {
-    if (s.write) {
-      s.write_entries += h.fresh * step_weight * moves;
-      s.mc_write_entries += h.shared * h.source_weight * moves;
-    } else {
-      r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)].fill += h.fresh * step_weight * moves;
-    }
-    charge_source(s.tensor, s.source, s.level, s.write, h.shared * h.source_weight * moves);
-  }
+  count_moves(s, h, step_weight, moves, r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)],
+              [&](int64_t sent) { charge_source(s.tensor, s.source, s.level, s.write, sent); });
   const TensorAccess& acc = *accesses_.of(s.owner, s.tensor).begin()->access;
   const bool covers = s.write && moves > 0 && !s.resident.empty();
   Slice cover;

@@ -20,6 +20,20 @@ WalkResult empty_walk_result(const arch::Arch& a, const Workload& w) {
   return r;
 }
 
+void add_leaf_counts(WalkResult& r, const Workload& w, const Dataflow& f, const Placement& p, int leaf, int64_t points, int64_t weight) {
+  const auto o = static_cast<size_t>(f.nodes[static_cast<size_t>(leaf)].op);
+  const Op& op = w.ops[o];
+  const int64_t work = points * op.ops_per_point * weight;
+  (op.unit == arch::UnitKind::Matrix ? r.macs : r.vector_ops) += work;
+  r.op_work[o] += work;
+  auto at = [&](int tensor) -> Traffic& {
+    const int level = p.tensors[static_cast<size_t>(tensor)].level[static_cast<size_t>(leaf)];
+    return r.traffic[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+  };
+  for (const auto& in : op.inputs) at(in.tensor).read += points * weight;
+  at(op.out.tensor).update += points * weight;
+}
+
 void add_phase_counts(WalkResult& into, const WalkResult& r) {
   for (size_t l = 0; l < r.traffic.size(); ++l) {
     for (size_t t = 0; t < r.traffic[l].size(); ++t) {
