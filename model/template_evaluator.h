@@ -207,6 +207,7 @@ class TemplateEval {
   double temporal_steps(const Loop& loop, const Cut& c, At at, Inner inner, int64_t weight);
   double vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight);
   double registers_nest(size_t k, const OpBoxes& boxes, int64_t weight);
+  double later_steps(size_t k, const NestPlan& plan, int classed_dim, int64_t weight, double first_time);
   void finish(int group = -1);  // the slots of `group` (-1: all) not finished yet
   double group_phase(const OpBoxes& whole);
   double cached_phase(const OpBoxes& whole);

@@ -136,8 +136,14 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   passes_level_ = -1;
   instance_weight_ = saved_weight;
   if (plan.total <= 1) return first_time;  // the walk walks a nest of one step
-  // Walker::count_later_steps, nest_operand and move_on, run by run.
-  const int classed_dim = plan.classed >= 0 ? spreads[plan.classed].dim : -1;
+  return later_steps(k, plan, plan.classed >= 0 ? spreads[plan.classed].dim : -1, weight, first_time);
+}
+
+// Walker::count_later_steps, nest_operand and move_on, run by run, then nest_time: the steps
+// after the first (`first_time`) of op k's nest `plan`, whose classed spread (if any) is over
+// `classed_dim`.
+double TemplateEval::later_steps(size_t k, const NestPlan& plan, int classed_dim, int64_t weight, double first_time) {
+  const Op& op = w_.ops[plan.op];
   NestOperand operands[kMaxNestOperands];
   size_t count = 0;
   for (size_t r = 0; r < plan.runs_full; ++r) {
@@ -189,7 +195,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       if (r == 0) operands[count] = h;
       ++count;
     }
-    add_leaf(t.leaf, plan.points * (run.total - 1), weight * run.instances);
+    add_leaf(g_->ops[k].leaf, plan.points * (run.total - 1), weight * run.instances);
   }
   // Walker::nest_time: the first run's operands, in the walk's order.
   auto nest_time = [&](auto&& self, size_t i, int advanced, uint64_t past_first) -> double {
