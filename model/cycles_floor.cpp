@@ -51,11 +51,28 @@ bool computed_in_full(const Workload& w, size_t o) {
   return true;
 }
 
-double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f) {
-  if (a.instruction_timed()) return 0;
+namespace {
+
+std::vector<bool> ops_computed_in_full(const Workload& w) {
   std::vector<bool> full(w.ops.size());
   for (size_t o = 0; o < w.ops.size(); ++o) full[o] = computed_in_full(w, o);
-  return subtree_floor(w, f, full, 0);
+  return full;
+}
+
+}  // namespace
+
+double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f) {
+  if (a.instruction_timed()) return 0;
+  return subtree_floor(w, f, ops_computed_in_full(w), 0);
+}
+
+std::vector<double> floors_of_later_children(const arch::Arch& a, const Workload& w, const Dataflow& f, int node) {
+  if (a.instruction_timed()) return {};
+  const std::vector<bool> full = ops_computed_in_full(w);
+  const std::vector<int>& children = f.nodes[static_cast<size_t>(node)].children;
+  std::vector<double> later(children.size(), 0);
+  for (size_t i = children.size(); i-- > 1;) later[i - 1] = later[i] + subtree_floor(w, f, full, children[i]);
+  return later;
 }
 
 }  // namespace dfx::model

@@ -3,6 +3,8 @@
 // tree that cannot beat what it would be compared with: from compute alone (cycles_floor, and
 // visited_compute_floor where fused producers have windows), and on machines whose units take
 // whole instructions from the instructions alone (instruction_floor).
+#include <vector>
+
 #include "arch/arch.h"
 #include "model/dataflow.h"
 #include "model/tree_shape.h"
@@ -21,6 +23,12 @@ namespace dfx::model {
 // analysis on random trees.
 // Contract: `f` passed check_dataflow.
 double cycles_floor(const arch::Arch& a, const Workload& w, const Dataflow& f);
+
+// The same floor for each of `node`'s children in turn, as suffix sums: element i is the sum of
+// the floors of children i+1 onwards (the last is 0). A walk that runs the root's children as
+// phases, one after another, knows after phase i that the tree's cycles are at least the phases
+// done plus element i (model::CyclesBar). Empty on machines whose units take whole instructions.
+std::vector<double> floors_of_later_children(const arch::Arch& a, const Workload& w, const Dataflow& f, int node);
 
 // The next two follow the walk's visits (its steps and the boxes it gives them) without its
 // buffers, so they cost 5-10% of an analysis; a search asks for them once a tree is built, where

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <utility>
 
+#include "model/cycles_floor.h"
 #include "model/template_evaluator.h"
 
 namespace dfx::model {
@@ -327,6 +328,10 @@ std::optional<WalkResult> TemplateEval::run() {
   }
   const bool phases = runs_in_phases(a_, f_, p_, s_.fused, 0);
   const bool drop = plan_.groups.size() > 1;
+  // Walker::check_phases_done: after each phase but the last, the phases done and the later
+  // ones' floors against the bar.
+  const std::vector<double> later_floors =
+      phases && give_up_.bar != INFINITY ? floors_of_later_children(a_, w_, f_, 0) : std::vector<double>();
   double latency = 0;
   for (gi_ = 0; gi_ < plan_.groups.size(); ++gi_) {
     g_ = &plan_.groups[gi_];
@@ -348,6 +353,8 @@ std::optional<WalkResult> TemplateEval::run() {
     } else {
       latency += phase_cache_ && plan_.groups.size() >= 2 ? cached_phase(whole) : group_phase(whole);
     }
+    if (!later_floors.empty() && gi_ + 1 < plan_.groups.size() && latency + later_floors[gi_] > give_up_.bar)
+      gave_up_ = true, at_least_ = latency + later_floors[gi_];
     if (gave_up_) {
       WalkResult r;
       r.gave_up = true, r.at_least = at_least_;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "arch/unit_costs.h"
+#include "model/cycles_floor.h"
 #include "model/template_eval.h"
 #include "model/walker.h"
 
@@ -188,6 +189,8 @@ Time Walker<Held>::children(int node, const OpBoxes& boxes, int64_t weight) {
   // Children in turn that hand an intermediate over through DRAM (or any level no program
   // addresses): each drains before the next starts.
   const bool phases = runs_in_phases(a_, f_, p_, fused_, node);
+  const bool root_phases = phases && node == 0 && n.loops.empty() && give_up_.bar != INFINITY;
+  if (root_phases) later_floors_ = floors_of_later_children(a_, w_, f_, 0);
   Time total;
   for (size_t i = 0; i < n.children.size(); ++i) {
     if (drop) drop_for_sibling(node, n.children[i]);
@@ -204,6 +207,10 @@ Time Walker<Held>::children(int node, const OpBoxes& boxes, int64_t weight) {
     // Pipe in program order too (no stage of one is interleaved with another's).
     if (n.prim == Prim::Seq || n.prim == Prim::Shar || instructions_.decoupled()) total.then(t);
     else total.beside(t);
+    if (root_phases && i + 1 < n.children.size()) {
+      check_phases_done(i, total.latency);
+      if (gave_up_) break;
+    }
   }
   for (size_t k = homes_from; k < homes_.size(); ++k)
     add_occupancy(p_.tensors[static_cast<size_t>(homes_[k].first)].home, homes_[k].first, inst_ctx_, -homes_[k].second);

@@ -249,6 +249,16 @@ void Walker<Held>::check_fill() {
   if (at_least > give_up_.bar) gave_up_ = true, at_least_ = at_least;
 }
 
+// The root's phases run one after another, each its whole cycles (fill and drain included), so
+// the tree's cycles are the phases' sum, and a phase takes at least its compute. As for the
+// fill, not where the walk may be thrown away.
+template <class Held>
+void Walker<Held>::check_phases_done(size_t phase, double done) {
+  if (later_floors_.empty() || instructions_.decoupled() || entangled_ || needs_classes_) return;
+  const double at_least = done + later_floors_[phase];
+  if (at_least > give_up_.bar) gave_up_ = true, at_least_ = at_least;
+}
+
 template <class Held>
 void Walker<Held>::add_leaf(int leaf, int64_t points, int64_t weight) {
   add_leaf_counts(r_, w_, f_, p_, leaf, points, weight);

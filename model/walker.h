@@ -235,6 +235,10 @@ class Walker {
   // once and the walks around them return as soon as their current part does (an exception
   // unwinding the deep walk cost more than the walk it saved).
   void check_fill();
+  // Called after each of the root's phases but the last (`done`: their cycles so far): gives up
+  // if those and the later phases' floors (model::floors_of_later_children) are above the bar.
+  void check_phases_done(size_t phase, double done);
+  std::vector<double> later_floors_;  // made at the root, where it runs in phases under a bar
   bool gave_up_ = false;
   double at_least_ = 0;
   double last_store_port_ = 0;            // the last store's time on the DRAM port (in Time::port too)

@@ -80,6 +80,36 @@ TEST_P(CyclesFloor, GivingUpAtTheFillIsSound) {
             << compared << " valid random candidates give up at their fill, " << gave_up_with_cache << " with a phase cache\n";
 }
 
+// The analysis's check after each of the root's phases: the phases done and the later ones'
+// floors against the bar. With no floor given (so that the fill check rarely fires) and the
+// tree's compute floor as the bar, trees of several phases give up after one whose cycles exceed
+// its floor; what they vouch for lies between the bar and the cycles.
+TEST_P(CyclesFloor, GivingUpAfterAPhaseIsSound) {
+  int several = 0, gave_up = 0;
+  PhaseCache phases;
+  test::for_random_candidates(mapper::Space(a, w), 13, 150, [&](const Dataflow& f) {
+    if (f.root().children.size() < 2) return;
+    const Report full = analyze(a, w, f);
+    if (!full.valid) return;
+    ++several;
+    const double floor = cycles_floor(a, w, f);
+    for (PhaseCache* cache : {static_cast<PhaseCache*>(nullptr), &phases}) {
+      const BarredReport barred = analyze_below(a, w, f, CyclesBar{0, floor}, cache);
+      if (barred.report) {
+        EXPECT_EQ(barred.report->cycles, full.cycles);
+        continue;
+      }
+      gave_up += cache == nullptr;
+      ASSERT_GT(barred.at_least, floor);
+      ASSERT_LE(barred.at_least, full.cycles) << to_yaml(f, a, w);
+    }
+  });
+  EXPECT_GE(several, 30);
+  EXPECT_GT(gave_up, several / 2) << "the check gives up on few trees of several phases: it checks little";
+  std::cout << GetParam().workload << " on " << GetParam().arch << ": with the compute floor as the bar and none given, "
+            << gave_up << " of " << several << " valid random candidates of several phases give up\n";
+}
+
 // Same outcome, fewer analyses: the floor only skips candidates whose result the search would
 // not have used. Everything but the counts of analyses and valid candidates must match.
 // The second seed on two threads with --polish: its sweeps rule out most of what they try.
