@@ -273,7 +273,6 @@ void check_fusion_points(const Dataflow& f, const Workload& w, const OpsBelow& b
   for (const auto& t : w.tensors) {
     if (!t.is_intermediate()) continue;
     const Op& prod = w.ops[static_cast<size_t>(t.producer)];
-    const int lca = fusion_tile(below, t);
     // The producer's share of a fused tile follows from what its consumers read; a loop over one
     // of its output dimensions that the consumers index differently (a conv window) would cut it
     // twice, so only the consumers' dimensions may be tiled there. Per output position, the last
@@ -287,6 +286,11 @@ void check_fusion_points(const Dataflow& f, const Workload& w, const OpsBelow& b
           const int dim = prod.out.index[j].terms[0].dim;
           if (!(ix.terms.size() == 1 && ix.terms[0].dim == dim && ix.terms[0].coef == 1 && ix.offset == 0)) read_otherwise[j] = &ix;
         }
+    // Nothing to find where every position is read plainly and nothing is reduced (most
+    // element-wise producers): their fusion tile is not looked for.
+    const bool plain = std::none_of(read_otherwise.begin(), read_otherwise.end(), [](const AffineIndex* ix) { return ix != nullptr; });
+    if (plain && prod.reduction_dims.empty()) continue;
+    const int lca = fusion_tile(below, t);
     for (int n = lca; n >= 0; n = f.nodes[static_cast<size_t>(n)].parent)
       for (const auto& loop : f.nodes[static_cast<size_t>(n)].loops)
         for (size_t j = 0; j < prod.out.index.size(); ++j)

@@ -153,6 +153,13 @@ bool accesses_are_boxes(const Workload& w) {
   return w.every_access(intervals);
 }
 
+bool accesses_are_plain_boxes(const Workload& w) {
+  return accesses_are_boxes(w) && w.every_access([](const TensorAccess& acc) {
+           return std::all_of(acc.index.begin(), acc.index.end(),
+                              [](const AffineIndex& ix) { return ix.terms.empty() || (ix.terms.size() == 1 && ix.offset == 0); });
+         });
+}
+
 void take_slice(MultiSlice& out, BufferAccesses::Accesses by, const OpBoxes& boxes) {
   out.parts.clear();
   for (const BufferAccesses::Access& a : by) out.add_access(*a.access, boxes[static_cast<size_t>(a.op)]);

@@ -51,6 +51,9 @@ struct TooManyBoxes {};
 // Whether every access of `w` is an interval per index (each index a sum of distinct dims with
 // coefficient 1, or a constant) of at most kMaxBoxRank dimensions: then its buffers can be Boxes.
 bool accesses_are_boxes(const Workload& w);
+// Whether they are boxes and every index is moreover one dim with no offset, or a constant (the
+// closed form's accesses, model/template_plan.h).
+bool accesses_are_plain_boxes(const Workload& w);
 
 // |the box and its copies moved by each spread|, each axis spread at most once.
 int64_t spread_size(const Box& box, const Spreads& spreads);

@@ -16,16 +16,6 @@ namespace {
 
 using Refusal = const char*;  // nullptr: taken
 
-// Every index of every access is one dim (coefficient 1, no offset) or a constant: a loop step
-// moves a slice along its dim by whole chunks, fusion shrinks a producer to its consumers' read
-// box, and the steps of a loop are evenly spaced up to a partial last one (none is clipped).
-bool plain(const Workload& w) {
-  return accesses_are_boxes(w) && w.every_access([](const TensorAccess& acc) {
-           return std::all_of(acc.index.begin(), acc.index.end(),
-                              [](const AffineIndex& ix) { return ix.terms.empty() || (ix.terms.size() == 1 && ix.offset == 0); });
-         });
-}
-
 // Temporal loops first, then spatial ones (the template's order in every tile).
 bool temporal_then_spatial(const std::vector<Loop>& loops) {
   bool spatial = false;
@@ -222,13 +212,17 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
 
 const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow& f, const TreeShape& shape, TemplatePlan& plan) {
   if (a.instruction_timed()) return "timed by instructions";
-  if (!plain(w) || w.dims.size() > kMaxDims) return "accesses not plain";
+  // Every index of every access is one dim (coefficient 1, no offset) or a constant: a loop step
+  // moves a slice along its dim by whole chunks, fusion shrinks a producer to its consumers' read
+  // box, and the steps of a loop are evenly spaced up to a partial last one (none is clipped).
+  if (!shape.plain_boxes || w.dims.size() > kMaxDims) return "accesses not plain";
   const TreeNode& root = f.nodes[0];
   if (root.is_leaf || !root.loops.empty() || !root.keep.empty() || root.prim != Prim::Seq || root.levels.size() != 1)
     return "root not a plain Seq";
   if (!shape.owned[0].empty()) return "buffers at the root";
   // The plan's storage is the caller's, kept from tree to tree: each group's lists are emptied.
   plan.groups.resize(root.children.size());
+  const OpBoxes whole = OpBoxes::whole(w);
   for (size_t gi = 0; gi < root.children.size(); ++gi) {
     const int outer = root.children[gi];
     const TreeNode& o = f.nodes[static_cast<size_t>(outer)];
@@ -319,7 +313,7 @@ const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow
         self(self, li + 1, last, partial + 1);
       }
     };
-    classes(classes, 0, OpBoxes::whole(w), 0);
+    classes(classes, 0, whole, 0);
     if (why) return why;
     // One box per buffer at the group tile in every class: nothing moves apart.
     for (size_t k = 0; k < g.classes_used; ++k)

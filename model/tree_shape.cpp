@@ -3,6 +3,8 @@
 #include <map>
 #include <tuple>
 
+#include "model/held.h"
+
 namespace dfx::model {
 
 TreeShape::TreeShape(const arch::Arch& a, const Workload& w, const Dataflow& f) : TreeShape(w, f, place(a, w, f)) {}
@@ -15,6 +17,8 @@ TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
       subtree_end(subtree_ends(f)),
       own_op(own_ops(f)),
       scan_basis(model::scan_basis(w)),
+      boxes(accesses_are_boxes(w)),
+      plain_boxes(accesses_are_plain_boxes(w)),
       owned(f.nodes.size()),
       fused(f.nodes.size()),
       source_anchors(model::source_anchors(w, f, placement)),

@@ -35,6 +35,9 @@ struct TreeShape {
   std::vector<int> subtree_end;     // subtree_ends() (model/walk_support.h)
   std::vector<int> own_op;          // own_ops()
   ScanBasis scan_basis;             // scan_basis() (model/walk_scan.h): the workload's, kept here
+  // The workload's too: accesses_are_boxes() and accesses_are_plain_boxes() (model/held.h),
+  // asked by every analysis.
+  bool boxes = false, plain_boxes = false;
   // Per node, in tensor order: the tensors it keeps a buffer of (placement owners), and the
   // intermediates fused there (their region) — what a visit of the node looks through.
   std::vector<std::vector<int>> owned, fused;

@@ -423,7 +423,7 @@ WalkResult walk_tree(const arch::Arch& a, const Workload& w, const Dataflow& f, 
     if (!template_plan(a, w, f, p, plan))
       if (std::optional<WalkResult> r = template_walk(a, w, f, p, plan, phases, give_up)) return std::move(*r);
   }
-  if (held == HeldAs::Boxes && accesses_are_boxes(w)) {
+  if (held == HeldAs::Boxes && p.boxes) {
     try {
       return walk_holding<Boxes>(a, w, f, p, phases, replay, give_up);
     } catch (const TooManyBoxes&) {  // a tensor five ops touch in one tile: as sets
