@@ -223,6 +223,7 @@ const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow
   // The plan's storage is the caller's, kept from tree to tree: each group's lists are emptied.
   plan.groups.resize(root.children.size());
   const OpBoxes whole = OpBoxes::whole(w);
+  BoxPool& pool = walk_kept<BoxPool>();
   for (size_t gi = 0; gi < root.children.size(); ++gi) {
     const int outer = root.children[gi];
     const TreeNode& o = f.nodes[static_cast<size_t>(outer)];
@@ -303,14 +304,15 @@ const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow
       const Cut c = cut(extent, l.factor);
       if (g.loops.size() <= li) g.loops.push_back({l.dim, l.spatial, c.chunk, c.trips, c.last});
       if (l.spatial && c.last != c.chunk) return void(why = "an uneven core split");
-      OpBoxes first = boxes;
-      shape.index.restrict(outer, l.dim, 0, c.chunk, first);
-      self(self, li + 1, first, partial);
+      // Leased copies: a fresh one per loop was a tenth of the plan.
+      BoxPool::Lease first(pool, boxes);
+      shape.index.restrict(outer, l.dim, 0, c.chunk, *first);
+      self(self, li + 1, *first, partial);
       if (!l.spatial && c.last != c.chunk) {
-        OpBoxes last = boxes;
+        BoxPool::Lease last(pool, boxes);
         const int64_t lo = (c.trips - 1) * c.chunk;
-        shape.index.restrict(outer, l.dim, lo, lo + c.chunk, last);
-        self(self, li + 1, last, partial + 1);
+        shape.index.restrict(outer, l.dim, lo, lo + c.chunk, *last);
+        self(self, li + 1, *last, partial + 1);
       }
     };
     classes(classes, 0, whole, 0);
