@@ -96,6 +96,61 @@ struct Sent {
   std::vector<SpreadBox> spread;
 };
 
+// The runs of a nest's instances where its spreads are classed (at most two: runs within runs,
+// the first spread's outside), as registers_nest finds them in one visit.
+struct NestRuns {
+  struct Classing {
+    int spread = -1;  // its index among the nest's spatial loops
+    int dim = -1;
+    int padded = -1;  // the temporal loop over its dim whose last step is partial (-1: none)
+    size_t sets = 1;  // all its runs (TemplateOp::Classed::runs): a stride of the buffers' sets
+    size_t runs_full = 1, runs_partial = 1;  // present in a full step, and in the partial one
+    int64_t run_first[kMaxNestRuns] = {0}, run_count[kMaxNestRuns] = {1};
+  };
+  Classing at[TemplateOp::kMaxClassed];
+  size_t classings = 0;
+  uint64_t padded_loops = 0;  // the temporal loops whose last step is partial
+  // A run of each classed spread: one set of buffers.
+  struct Pair {
+    size_t run[TemplateOp::kMaxClassed] = {0};
+    size_t set = 0;  // registers_of's run
+    bool started = false;
+    bool first() const { return set == 0; }
+  };
+  // The next pair present in a full step, in the walk's order: false past the last.
+  bool next(Pair& p) const {
+    if (!p.started) return p.started = true;
+    for (size_t x = classings; x-- > 0;) {
+      if (++p.run[x] < at[x].runs_full) {
+        p.set = 0;
+        for (size_t y = 0; y < classings; ++y) p.set = p.set * at[y].sets + p.run[y];
+        return true;
+      }
+      p.run[x] = 0;
+    }
+    return false;
+  }
+  // NestPlan::for_run for a pair: its instances, without the partial steps it sits out.
+  NestPlan plan_for(const NestPlan& plan, const Pair& p) const {
+    NestPlan out = plan;
+    for (size_t x = 0; x < classings; ++x) {
+      const Classing& c = at[x];
+      out.instances = out.instances / out.spatial_trips[c.spread] * c.run_count[p.run[x]];
+      out.spatial_trips[c.spread] = c.run_count[p.run[x]];
+      if (c.padded >= 0 && p.run[x] >= c.runs_partial) --out.steps[c.padded].trips;
+    }
+    out.count_steps();
+    return out;
+  }
+  // Whether an earlier pair in the same step already had a multicast slice indexed by `dims`:
+  // one that differs only in runs of spreads whose dims do not index it.
+  bool sent_before(const Pair& p, uint64_t dims) const {
+    for (size_t x = 0; x < classings; ++x)
+      if (p.run[x] > 0 && !(dims >> at[x].dim & 1)) return true;
+    return false;
+  }
+};
+
 // Representative steps being visited: per level, the slots touched and what each wrote.
 struct Representing {
   std::vector<char> touched;
@@ -207,7 +262,7 @@ class TemplateEval {
   double temporal_steps(const Loop& loop, const Cut& c, At at, Inner inner, int64_t weight);
   double vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight);
   double registers_nest(size_t k, const OpBoxes& boxes, int64_t weight);
-  double later_steps(size_t k, const NestPlan& plan, int classed_dim, int64_t weight, double first_time);
+  double later_steps(size_t k, const NestPlan& plan, const NestRuns& runs, int64_t weight, double first_time);
   void finish(int group = -1);  // the slots of `group` (-1: all) not finished yet
   double group_phase(const OpBoxes& whole);
   double cached_phase(const OpBoxes& whole);

@@ -27,14 +27,17 @@ double TemplateEval::vector_nest(const TemplateOp& t, const OpBoxes& boxes, int6
 
 // Walker::own_nest for an op with registers: its first step from the first chunk of every loop
 // (the spreads' instances in their runs), its later steps counted run by run (count_later_steps,
-// nest_time).
+// nest_time). Where two spreads are classed, the walk runs the second's runs inside each of the
+// first's (Walker::spatial): pairs of runs, each with buffers of its own, counted alike.
 double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weight) {
   const TemplateOp& t = g_->ops[k];
   const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
   const Op& op = w_.ops[t.op];
-  // The plan of the nest (Walker::plan_nest and plan_spatial).
+  // The plan of the nest (Walker::plan_nest and plan_spatial); its classed spreads are kept here.
   NestPlan plan;
   plan.op = t.op;
+  NestRuns runs;
+  runs.classings = t.classings;
   int64_t left[kMaxDims];
   for (size_t d = 0; d < w_.dims.size(); ++d) left[d] = boxes[t.op][d].second - boxes[t.op][d].first;
   // The first step's ranges of the op (the only one below its tile: restricting cuts its own).
@@ -43,8 +46,12 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   struct Spread {
     int dim;
     int64_t chunk, factor;
+    int classing;  // -1: its instances all alike
   };
   Spread spreads[kMaxNestLoops];
+  int padded_loop[kMaxDims];  // per dim: the temporal loop over it whose last step is partial (-1: none)
+  int64_t padded_extent[kMaxDims];
+  std::fill(padded_loop, padded_loop + w_.dims.size(), -1);
   for (size_t li = 0; li < n.loops.size(); ++li) {
     const Loop& l = n.loops[li];
     int64_t& e = left[static_cast<size_t>(l.dim)];
@@ -57,54 +64,68 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
     Range& r = first[l.dim];
     r.second = std::min(r.first + c.chunk, r.second);
     if (l.spatial) {
-      if (static_cast<int>(li) == t.classed_loop) plan.classed = static_cast<int>(plan.spatial);
-      spreads[plan.spatial] = {l.dim, c.chunk, l.factor};
+      int classing = -1;
+      for (size_t x = 0; x < t.classings; ++x)
+        if (t.classed[x].loop == static_cast<int>(li)) classing = static_cast<int>(x), runs.at[x].spread = static_cast<int>(plan.spatial);
+      spreads[plan.spatial] = {l.dim, c.chunk, l.factor, classing};
       plan.instances *= c.trips;
       plan.spatial_trips[plan.spatial++] = c.trips;
     } else {
-      if (c.last != c.chunk) plan.padded = static_cast<int>(plan.temporal), plan.padded_dim = l.dim, plan.padded_extent = c.last;
+      if (c.last != c.chunk) padded_loop[l.dim] = static_cast<int>(plan.temporal), padded_extent[l.dim] = c.last;
       plan.steps[plan.temporal++] = {l.dim, c.chunk, c.trips, true};
     }
     e = c.chunk;
   }
-  if (plan.padded >= 0 && plan.classed < 0) throw Refused{"a partial step whose spread is not classed"};
   plan.count_steps();
   for (int d : op.dims) plan.points *= std::max<int64_t>(0, left[static_cast<size_t>(d)]);
-  if (plan.classed >= 0) {  // plan_spatial: the runs present in a full step and in the partial one
-    const auto c = static_cast<size_t>(plan.classed);
-    plan.runs = t.runs;
+  for (size_t d = 0; d < w_.dims.size(); ++d) {  // plan_spatial: a partial step's spread runs in classes
+    if (padded_loop[d] < 0) continue;
+    bool classed = false;
+    for (size_t x = 0; x < t.classings; ++x) classed = classed || spreads[runs.at[x].spread].dim == static_cast<int>(d);
+    if (!classed) throw Refused{"a partial step whose spread is not classed"};
+    runs.padded_loops |= uint64_t{1} << padded_loop[d];
+  }
+  for (size_t x = 0; x < t.classings; ++x) {  // the runs present in a full step and in the partial one
+    NestRuns::Classing& c = runs.at[x];
+    const TemplateOp::Classed& tc = t.classed[x];
+    const Spread& sp = spreads[c.spread];
     int64_t from = 0;
-    for (size_t r = 0; r < plan.runs; ++r) plan.run_first[r] = from, plan.run_count[r] = t.counts[r] - from, from = t.counts[r];
+    for (size_t r = 0; r < tc.runs; ++r) c.run_first[r] = from, c.run_count[r] = tc.counts[r] - from, from = tc.counts[r];
     auto present = [&](int64_t trips) {
-      size_t x = 0;
-      while (x < plan.runs && t.counts[x] <= trips) ++x;
-      return x;
+      size_t i = 0;
+      while (i < tc.runs && tc.counts[i] <= trips) ++i;
+      return i;
     };
-    plan.runs_full = plan.runs_partial = present(plan.spatial_trips[c]);
-    if (spreads[c].dim == plan.padded_dim) plan.runs_partial = present(cut(plan.padded_extent, spreads[c].factor).trips);
+    c.dim = sp.dim, c.sets = tc.runs;
+    c.runs_full = c.runs_partial = present(plan.spatial_trips[c.spread]);
+    c.padded = padded_loop[sp.dim];
+    if (c.padded >= 0) c.runs_partial = present(cut(padded_extent[sp.dim], sp.factor).trips);
   }
   // The first step: the spreads' instances, run by run (Walker::spatial; the later runs are not
   // timed and leave the fill and the last store as the first left them), each activating its
-  // registers and running its leaf.
+  // registers and running its leaf. Sends are compared across runs from the first classed
+  // spread that runs more than one (Walker::Passes).
   const size_t outer_levels = stack_.size();
   const int64_t saved_weight = instance_weight_;
-  const bool runs = plan.classed >= 0 && plan.runs_full > 1;
-  if (runs) passes_level_ = static_cast<long>(outer_levels) + plan.classed, sent_.clear();
+  for (size_t x = 0; x < t.classings && passes_level_ < 0; ++x)
+    if (runs.at[x].runs_full > 1) passes_level_ = static_cast<long>(outer_levels) + runs.at[x].spread, sent_.clear();
   double first_time = 0;
   bool computed = false;
   double first_loads = 0, last_store = 0;
   int64_t points = 1;
-  for (size_t r = 0; r < plan.runs_full; ++r) {
+  for (NestRuns::Pair p; runs.next(p);) {
     Range at[kMaxDims];
     std::copy(first, first + w_.dims.size(), at);
     int64_t instances = 1;
     for (size_t j = 0; j < plan.spatial; ++j) {
       SpatialLevel level;
       level.count = plan.spatial_trips[j], level.op = t.op, level.dim = spreads[j].dim, level.chunk = spreads[j].chunk;
-      if (static_cast<int>(j) == plan.classed) {
-        level.count = plan.run_count[r];
+      if (spreads[j].classing >= 0) {
+        const NestRuns::Classing& c = runs.at[spreads[j].classing];
+        const size_t r = p.run[spreads[j].classing];
+        level.count = c.run_count[r];
         Range& x = at[spreads[j].dim];
-        const int64_t lo = boxes[t.op][spreads[j].dim].first + plan.run_first[r] * spreads[j].chunk;
+        const int64_t lo = boxes[t.op][spreads[j].dim].first + c.run_first[r] * spreads[j].chunk;
         x = {lo, std::min(lo + spreads[j].chunk, boxes[t.op][spreads[j].dim].second)};
       }
       instances *= level.count;
@@ -113,7 +134,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
     instance_weight_ = saved_weight * instances;
     const int64_t inner_weight = weight * instances;
     double load = 0, store = 0;
-    for (auto [id, end] = registers_of(k, r); id < end; ++id) {
+    for (auto [id, end] = registers_of(k, p.set); id < end; ++id) {
       const Moved m = activate(id, at, inner_weight);
       load += m.load, store += m.store;
     }
@@ -126,7 +147,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       passes_level_ = -1, instance_weight_ = saved_weight;
       return 0;
     }
-    if (r == 0) {
+    if (p.first()) {
       first_time = std::max({load, static_cast<double>(points * op.ops_per_point), store});
       computed = computed_, first_loads = first_loads_, last_store = last_store_;
     } else {
@@ -136,20 +157,19 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   passes_level_ = -1;
   instance_weight_ = saved_weight;
   if (plan.total <= 1) return first_time;  // the walk walks a nest of one step
-  return later_steps(k, plan, plan.classed >= 0 ? spreads[plan.classed].dim : -1, weight, first_time);
+  return later_steps(k, plan, runs, weight, first_time);
 }
 
 // Walker::count_later_steps, nest_operand and move_on, run by run, then nest_time: the steps
-// after the first (`first_time`) of op k's nest `plan`, whose classed spread (if any) is over
-// `classed_dim`.
-double TemplateEval::later_steps(size_t k, const NestPlan& plan, int classed_dim, int64_t weight, double first_time) {
+// after the first (`first_time`) of op k's nest `plan`, whose instances run in `runs`.
+double TemplateEval::later_steps(size_t k, const NestPlan& plan, const NestRuns& runs, int64_t weight, double first_time) {
   const Op& op = w_.ops[plan.op];
   NestOperand operands[kMaxNestOperands];
   size_t count = 0;
-  for (size_t r = 0; r < plan.runs_full; ++r) {
-    const NestPlan run = plan.for_run(r);
+  for (NestRuns::Pair p; runs.next(p);) {
+    const NestPlan run = runs.plan_for(plan, p);
     count = 0;
-    for (auto [id, end] = registers_of(k, r); id < end; ++id) {
+    for (auto [id, end] = registers_of(k, p.set); id < end; ++id) {
       Slot& s = slots_[static_cast<size_t>(id)];
       NestOperand h;
       h.write = s.write, h.dims = s.dims;
@@ -165,8 +185,9 @@ double TemplateEval::later_steps(size_t k, const NestPlan& plan, int classed_dim
       h.time = transfer_time(a_, s.source, s.level, s.write, row, h.fresh, h.shared).cycles;
       if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row, h.fresh, h.shared).cycles;
       h.source_weight = weight * run.instances / merged;
-      // A later run sends what the earlier ones did not: nothing where its slice is theirs.
-      if (r > 0 && h.multicast && !(h.dims >> classed_dim & 1)) h.shared = 0;
+      // A later run sends what the earlier ones did not: nothing where its slice is theirs (a
+      // run past the first of a classed spread whose dim does not index it).
+      if (h.multicast && runs.sent_before(p, h.dims)) h.shared = 0;
       // move_on
       const int64_t step_weight = weight * run.instances;
       const int64_t moves = run.steps_moving(h.dims);
@@ -192,7 +213,7 @@ double TemplateEval::later_steps(size_t k, const NestPlan& plan, int classed_dim
           if (!s.access->index[x].terms.empty() && s.access->index[x].terms[0].dim == step.dim) s.held.r[x].first += by, s.held.r[x].second += by;
       }
       touch(id);
-      if (r == 0) operands[count] = h;
+      if (p.first()) operands[count] = h;
       ++count;
     }
     add_leaf(g_->ops[k].leaf, plan.points * (run.total - 1), weight * run.instances);
@@ -212,7 +233,7 @@ double TemplateEval::later_steps(size_t k, const NestPlan& plan, int classed_dim
       return std::max({l, static_cast<double>(plan.points * op.ops_per_point), st});
     }
     double latency = self(self, i + 1, advanced, past_first);
-    const bool padded = static_cast<int>(i) == plan.padded;
+    const bool padded = runs.padded_loops >> i & 1;
     const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
     if (full < 2 && !padded) return latency;
     const double next = self(self, i + 1, static_cast<int>(i), past_first | uint64_t{1} << plan.steps[i].dim);

@@ -93,40 +93,39 @@ Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t l
   return why;
 }
 
-// The walk's conditions for counting a nest with registers in closed form (Walker::plan_nest and
-// plan_spatial), on the nest's first step with `extents`: at most one temporal loop with a partial
-// last step, no loop inside it over its dim, and then a spread over that dim whose instances run
-// in classes; at most one spread run in classes.
+// The conditions for counting a nest with registers in closed form (the walk's Walker::plan_nest
+// and plan_spatial for one classed spread), on the nest's first step with `extents`: each
+// temporal loop with a partial last step has no loop inside it over its dim, and then a spread
+// over that dim whose instances run in classes; at most two spreads run in classes, over
+// different dims.
 Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* box_extents, const SplitsSeen& seen) {
   int64_t left[kMaxDims];
   std::copy(box_extents, box_extents + kMaxDims, left);  // kMaxDims: the caller's array
-  int padded_dim = -1;
-  bool classed = false, classed_over_padded = false;
+  uint64_t padded = 0, classed = 0;  // dims
+  size_t classings = 0;
   for (size_t li = 0; li < tile.loops.size(); ++li) {
     const Loop& l = tile.loops[li];
     int64_t& e = left[static_cast<size_t>(l.dim)];
     if (!op.uses_dim(l.dim) || e <= 0) continue;
     const Cut c = cut(e, l.factor);
+    const uint64_t bit = uint64_t{1} << l.dim;
     if (l.spatial) {
       const size_t counts = seen.find(li)->n;
       if (counts > 1) {
-        if (classed) return "runs within runs";
+        if (classings == TemplateOp::kMaxClassed) return "runs within runs within runs";
+        if (classed & bit) return "two classed spreads over one dim";
         if (counts > kMaxNestRuns) return "too many runs of instances";
-        classed = true;
-        classed_over_padded = l.dim == padded_dim;
-      } else if (l.dim == padded_dim) {
+        ++classings, classed |= bit;
+      } else if (padded & bit) {
         return "a padded spread without classes";
       }
     } else {
-      if (l.dim == padded_dim) return "a loop inside a partial step over its dim";
-      if (c.last != c.chunk) {
-        if (padded_dim >= 0) return "two partial steps in one nest";
-        padded_dim = l.dim;
-      }
+      if (padded & bit) return "a loop inside a partial step over its dim";
+      if (c.last != c.chunk) padded |= bit;
     }
     e = c.chunk;
   }
-  if (padded_dim >= 0 && !classed_over_padded) return "a partial step whose spread is not classed";
+  if (padded & ~classed) return "a partial step whose spread is not classed";
   return nullptr;
 }
 
@@ -189,13 +188,17 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
           }))
         return why;
     }
-    for (size_t k = 0; k < seen.loops; ++k) {
-      const SplitsSeen::Seen& sp = seen.by_loop[k];
-      if (sp.n <= 1 || t.registers < 0) continue;
-      if (t.classed) return "runs within runs";
-      if (sp.n > TemplateOp::kMaxRuns) return "too many runs of instances";
-      t.classed = true, t.classed_loop = static_cast<int>(sp.li), t.runs = sp.n;
-      std::copy(sp.counts, sp.counts + sp.n, t.counts);
+    // In loop order: the walk runs the first one's runs outside the second's.
+    t.classings = 0, t.runs = 1;
+    for (size_t li = 0; li < tile.loops.size() && t.registers >= 0; ++li) {
+      const SplitsSeen::Seen* sp = seen.find(li);
+      if (!sp || sp->n <= 1) continue;
+      if (t.classings == TemplateOp::kMaxClassed) return "runs within runs within runs";
+      if (sp->n > TemplateOp::kMaxRuns) return "too many runs of instances";
+      TemplateOp::Classed& c = t.classed[t.classings++];
+      c.loop = static_cast<int>(li), c.runs = sp->n;
+      std::copy(sp->counts, sp->counts + sp->n, c.counts);
+      t.runs *= sp->n;
     }
     if (t.registers < 0) continue;
     for (size_t k = 0; k < g.classes_used; ++k) {

@@ -24,15 +24,18 @@ struct TemplateOp {
   // op's own tile between the group's and its tile (its loops temporal), else -1.
   int own = -1;
   size_t op = 0;
-  // A spread of its tile runs different numbers of instances in different steps: the walk runs
-  // its instances in runs (classes), each with buffers of its own.
-  bool classed = false;
-  // Where classed: the spread (its index among the tile's loops) and the instance counts it
-  // runs, ascending (the walk's classes: run r is instances [counts[r-1], counts[r])).
-  static constexpr size_t kMaxRuns = 8;
-  int classed_loop = -1;
-  int64_t counts[kMaxRuns] = {0};
-  size_t runs = 1;
+  // Spreads of its tile that run different numbers of instances in different steps: the walk
+  // runs their instances in runs (classes), each with buffers of its own; where two are, runs
+  // within runs (the first spread's outside, a pair of runs per set of buffers).
+  static constexpr size_t kMaxRuns = 8, kMaxClassed = 2;
+  struct Classed {
+    int loop = -1;  // the spread, its index among the tile's loops
+    size_t runs = 1;
+    int64_t counts[kMaxRuns] = {0};  // the instance counts it runs, ascending: run r is [counts[r-1], counts[r])
+  };
+  Classed classed[kMaxClassed];
+  size_t classings = 0;  // how many spreads are classed (in loop order)
+  size_t runs = 1;       // sets of buffers: run r1 of the first and r2 of the second are r1 * classed[1].runs + r2
 };
 
 // A loop of a group's outer tile, as it cuts the whole problem: its chunk, how many steps, and
