@@ -37,15 +37,16 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
       bars[i] = bar_of(i, out.chosen[i]);
       // Whatever its tree, a candidate whose cycles floor is above its bar would not be used:
       // it is not built (about half of a search's candidates).
-      // The tree lives and dies on the thread that builds it (only its key is kept, for the
-      // cache): the batch's caller, which would free them all otherwise, runs alone.
-      model::Dataflow tree;
+      // The tree lives on the thread that builds it (only its key is kept, for the cache): the
+      // batch's caller, which would free them all otherwise, runs alone. Its storage is kept
+      // from position to position (Space::build_into).
+      thread_local model::Dataflow tree;
       if (bars[i] < INFINITY) floors[i] = space_.cycles_floor(out.chosen[i]);
       if (floors[i] > bars[i]) {
         ruled_out[i] = 1;
         out.chosen[i] = Choice{};
       } else {
-        tree = space_.build(out.chosen[i], "candidate");
+        space_.build_into(out.chosen[i], "candidate", tree);
         keys[i] = tree_key(tree);
         hits[i] = cache_.find(keys[i]);
         // An analysis that gave up at its fill is kept with the cycles it vouched for: below

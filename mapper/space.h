@@ -140,6 +140,9 @@ class Space {
                                  const std::vector<std::vector<int64_t>>& own_trips) const;
   // The tree of a choice, built directly (not checked: run model::check_dataflow on it).
   model::Dataflow build(const Choice& c, const std::string& name) const;
+  // The same into `f`, whose nodes' storage it reuses (a search builds trees by the thousand on
+  // each thread: fresh nodes cost more in allocations than the building).
+  void build_into(const Choice& c, const std::string& name, model::Dataflow& f) const;
   std::string flow_yaml(const Choice& c, const std::string& name) const;  // the same tree as text
   // model::cycles_floor(build(c)), without building the tree: a search rules a candidate out
   // before it builds it.

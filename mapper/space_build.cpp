@@ -6,33 +6,43 @@
 
 namespace dfx::mapper {
 
-// The tree of a choice (see space.h); nodes in pre-order, as the loader builds them.
 model::Dataflow Space::build(const Choice& c, const std::string& name) const {
   model::Dataflow f;
+  build_into(c, name, f);
+  return f;
+}
+
+// The tree of a choice (see space.h); nodes in pre-order, as the loader builds them.
+void Space::build_into(const Choice& c, const std::string& name, model::Dataflow& f) const {
   f.name = name;
-  auto add = [&f](int parent, model::TreeNode node) {
-    node.parent = parent;
-    f.nodes.push_back(std::move(node));
-    const int id = static_cast<int>(f.nodes.size()) - 1;
+  f.loop_locs.clear();
+  f.nodes.reserve(2 + 2 * c.prim.size() + 5 * w_.ops.size());  // the most a template tree has
+  size_t used = 0;
+  // A node at the end of the tree, a tile holding `levels` unless made a leaf: a node of an
+  // earlier tree emptied, its lists' storage kept. Nodes are asked for by index (f.nodes[id]):
+  // `kids`, how many children it will have, sizes its list once (a Pipe group's tile has one
+  // per op).
+  auto add = [&](int parent, const std::vector<int>& levels, model::Prim prim = model::Prim::Seq, size_t kids = 1) {
+    if (used == f.nodes.size()) f.nodes.emplace_back();
+    model::TreeNode& n = f.nodes[used];
+    n.is_leaf = false, n.op = -1, n.prim = prim, n.parent = parent, n.loc = SourceLoc();
+    n.levels.assign(levels.begin(), levels.end());
+    n.loops.clear(), n.children.clear(), n.keep.clear();
+    n.children.reserve(kids);
+    const int id = static_cast<int>(used++);
     if (parent >= 0) f.nodes[static_cast<size_t>(parent)].children.push_back(id);
     return id;
-  };
-  // `kids`: how many children the tile will have (sized once: a Pipe group's tile has one per op).
-  auto tile = [](std::vector<int> levels, model::Prim prim = model::Prim::Seq, size_t kids = 1) {
-    model::TreeNode n;
-    n.levels = std::move(levels);
-    n.prim = prim;
-    n.children.reserve(kids);
-    return n;
   };
   auto loop = [](int dim, int64_t factor, bool spatial) {
     model::Loop l;
     l.dim = dim, l.factor = factor, l.spatial = spatial;
     return l;
   };
-  f.nodes.reserve(2 + 2 * c.prim.size() + 5 * w_.ops.size());  // the most a template tree has
+  auto loops_of = [&f](int id) -> std::vector<model::Loop>& { return f.nodes[static_cast<size_t>(id)].loops; };
+  static const std::vector<int> dram{0};
+  const std::vector<int> staging{levels_.matrix_staging}, registers{levels_.registers};
   auto members = group_members(c);
-  const int root = add(-1, tile({0}, model::Prim::Seq, members.size()));
+  const int root = add(-1, dram, model::Prim::Seq, members.size());
   // Outputs that wait for later groups in a shared level: kept there at the root, where the
   // groups meet.
   for (size_t o = 0; o < c.home.size(); ++o)
@@ -40,31 +50,29 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
   for (size_t g = 0; g < members.size(); ++g) {
     const std::vector<int>& dims = outer_dims(members[g]);
     const bool own_loops = has_own_loops(c, members[g]);
-    model::TreeNode outer = tile({0}, model::Prim::Seq, own_loops ? members[g].size() : 1);
-    outer.loops.reserve(dims.size() + 2);
-    if (c.core_dim[g] >= 0) {
-      const CoreSplit& s = core_splits(members[g])[static_cast<size_t>(c.core_dim[g])];
-      outer.loops.push_back(loop(dims[s.dim[0]], s.cores[0], true));
-      if (s.cores[1] > 1) outer.loops.push_back(loop(dims[s.dim[1]], s.cores[1], true));
-    }
-    for (size_t i = 0; i < dims.size(); ++i)
-      if (c.outer[g][i] > 1) outer.loops.push_back(loop(dims[i], c.outer[g][i], false));
-    const model::OpBoxes& boxes = group_tile_view(c, static_cast<int>(g));  // no other group tile is asked for below
     // With loops of its ops' own at DRAM (Choice::own_trips) the group's primitive goes on its
     // DRAM tile, which keeps the intermediates that stay inside it in the buffer; otherwise on a
     // tile at the buffer under it.
-    int group_tile_node = -1;
+    const int outer = add(root, dram, own_loops ? c.prim[g] : model::Prim::Seq, own_loops ? members[g].size() : 1);
+    loops_of(outer).reserve(dims.size() + 2);
+    if (c.core_dim[g] >= 0) {
+      const CoreSplit& s = core_splits(members[g])[static_cast<size_t>(c.core_dim[g])];
+      loops_of(outer).push_back(loop(dims[s.dim[0]], s.cores[0], true));
+      if (s.cores[1] > 1) loops_of(outer).push_back(loop(dims[s.dim[1]], s.cores[1], true));
+    }
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (c.outer[g][i] > 1) loops_of(outer).push_back(loop(dims[i], c.outer[g][i], false));
+    const model::OpBoxes& boxes = group_tile_view(c, static_cast<int>(g));  // no other group tile is asked for below
+    int group_tile_node = outer;
     if (own_loops) {
-      outer.prim = c.prim[g];
       for (int o : members[g]) {
         const int t = w_.ops[static_cast<size_t>(o)].out.tensor;
         const auto& readers = w_.tensors[static_cast<size_t>(t)].consumers;
         const bool inside = !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) { return c.group_of[static_cast<size_t>(r)] == static_cast<int>(g); });
-        if (inside) outer.keep.push_back({t, levels_.group.front()});
+        if (inside) f.nodes[static_cast<size_t>(outer)].keep.push_back({t, levels_.group.front()});
       }
-      group_tile_node = add(root, std::move(outer));
     } else {
-      group_tile_node = add(add(root, std::move(outer)), tile(levels_.group, c.prim[g], members[g].size()));
+      group_tile_node = add(outer, levels_.group, c.prim[g], members[g].size());
     }
     for (int o : members[g]) {
       const model::Op& op = w_.ops[static_cast<size_t>(o)];
@@ -77,42 +85,38 @@ model::Dataflow Space::build(const Choice& c, const std::string& name) const {
       const size_t reductions = op.reduction_dims.size();
       int parent = group_tile_node;
       if (own_loops) {  // its own loops at DRAM, in the order of its tile's
-        model::TreeNode own = tile({0});
-        own.loops.reserve(keep.size());
+        parent = add(parent, dram);
+        loops_of(parent).reserve(keep.size());
         for (size_t i : keep)
           if (!c.own_trips[static_cast<size_t>(o)].empty() && c.own_trips[static_cast<size_t>(o)][i] > 1)
-            own.loops.push_back(loop(op.dims[i], c.own_trips[static_cast<size_t>(o)][i], false));
-        parent = add(parent, std::move(own));
+            loops_of(parent).push_back(loop(op.dims[i], c.own_trips[static_cast<size_t>(o)][i], false));
       }
       const bool matrix = op.unit == arch::UnitKind::Matrix;
-      model::TreeNode op_tile = tile(matrix ? levels_.matrix_op : levels_.vector_op);
       // A cube's inputs stage through their own level (L1): the loops over its output go there,
       // the operand levels below hold a spatial block and run its whole reduction (one
       // instruction accumulates in L0C).
       const bool stage = matrix && levels_.matrix_staging >= 0;
-      model::TreeNode staged = stage ? tile({levels_.matrix_staging}) : model::TreeNode{};
-      op_tile.loops.reserve(2 * op.dims.size());
-      if (stage) staged.loops.reserve(op.dims.size());
+      const int staged = stage ? add(parent, staging) : -1;
+      const int op_tile = add(stage ? staged : parent, matrix ? levels_.matrix_op : levels_.vector_op);
+      loops_of(op_tile).reserve(2 * op.dims.size());
+      if (stage) loops_of(staged).reserve(op.dims.size());
       for (size_t k = 0; k < keep.size(); ++k) {
         const size_t i = keep[k];
         const bool reduction = k >= keep.size() - reductions;
         const int64_t steps = (ext[i] + sp[i] - 1) / sp[i];  // a padded spread's last step runs fewer
-        if (steps > 1) (stage && !reduction ? staged : op_tile).loops.push_back(loop(op.dims[i], steps, false));
+        if (steps > 1) loops_of(stage && !reduction ? staged : op_tile).push_back(loop(op.dims[i], steps, false));
       }
       // After the temporal loops: a spread that idles instances in some steps (padded, or over
       // an extent the group's last tile changes) may only have spatial loops after it.
       for (size_t i = 0; i < op.dims.size(); ++i)
-        if (sp[i] > 1) op_tile.loops.push_back(loop(op.dims[i], sp[i], true));
-      if (stage) parent = add(parent, std::move(staged));
-      parent = add(parent, std::move(op_tile));
-      if (matrix && levels_.registers >= 0) parent = add(parent, tile({levels_.registers}));
-      model::TreeNode leaf;
-      leaf.is_leaf = true;
-      leaf.op = o;
-      add(parent, std::move(leaf));
+        if (sp[i] > 1) loops_of(op_tile).push_back(loop(op.dims[i], sp[i], true));
+      parent = op_tile;
+      if (matrix && levels_.registers >= 0) parent = add(parent, registers);
+      const int leaf = add(parent, {});
+      f.nodes[static_cast<size_t>(leaf)].is_leaf = true, f.nodes[static_cast<size_t>(leaf)].op = o;
     }
   }
-  return f;
+  f.nodes.resize(used);
 }
 
 std::string Space::flow_yaml(const Choice& c, const std::string& name) const {
