@@ -177,14 +177,16 @@ struct TemplateStore {
   std::vector<size_t> core_row;
   std::vector<SpatialLevel> stack;
   std::vector<std::pair<int, int64_t>> homes;  // intermediates at their home: (tensor, elements)
-  std::vector<Sent> sent;
+  std::vector<Sent> sent;  // [0, sent_live): this nest's first step's (their storage kept)
+  size_t sent_live = 0;
   std::vector<int64_t> occupancy;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
   std::vector<Representing> reps;  // [0, depth): the ones being visited (their storage kept)
   void clear() {
     live = 0;
     group_from.clear(), tile_to.clear(), op_from.clear(), tile_from.clear(), reg_from.clear(), per_run.clear(), core_row.clear();
     tile_slots.clear();
-    stack.clear(), homes.clear(), sent.clear(), occupancy.clear();
+    stack.clear(), homes.clear(), occupancy.clear();
+    sent_live = 0;
   }
   int add_slot() {
     if (live == slots.size()) slots.emplace_back();

@@ -108,7 +108,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   const size_t outer_levels = stack_.size();
   const int64_t saved_weight = instance_weight_;
   for (size_t x = 0; x < t.classings && passes_level_ < 0; ++x)
-    if (runs.at[x].runs_full > 1) passes_level_ = static_cast<long>(outer_levels) + runs.at[x].spread, sent_.clear();
+    if (runs.at[x].runs_full > 1) passes_level_ = static_cast<long>(outer_levels) + runs.at[x].spread, st_.sent_live = 0;
   double first_time = 0;
   bool computed = false;
   double first_loads = 0, last_store = 0;

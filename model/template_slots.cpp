@@ -164,10 +164,20 @@ Moved TemplateEval::activate(int id, const Range* op, int64_t weight) {
 // is apart from them.
 int64_t TemplateEval::sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh) {
   Slot& s = slots_[static_cast<size_t>(id)];
-  auto found = std::find_if(sent_.begin(), sent_.end(), [&](const Sent& e) { return e.node == s.node && e.tensor == s.tensor; });
+  const auto live = sent_.begin() + static_cast<long>(st_.sent_live);
+  auto found = std::find_if(sent_.begin(), live, [&](const Sent& e) { return e.node == s.node && e.tensor == s.tensor; });
+  // A new entry in kept storage (entries are made by the thousand a search: their lists'
+  // allocations were half of this function).
+  auto fresh_entry = [&]() -> Sent& {
+    if (st_.sent_live == sent_.size()) sent_.emplace_back();
+    Sent& e = sent_[st_.sent_live++];
+    e.node = s.node, e.tensor = s.tensor;
+    e.slots.assign(1, id), e.spread.clear();
+    return e;
+  };
   if (fresh == 0) {
-    if (found == sent_.end()) {
-      sent_.push_back({s.node, s.tensor, {id}, {}});
+    if (found == live) {
+      fresh_entry();
     } else {
       s.twins = found->slots;
       found->slots.push_back(id);
@@ -185,8 +195,8 @@ int64_t TemplateEval::sent_over_runs(int id, const Box& now, int64_t merged, int
     }
     sent.spreads = s.spreads;
   }
-  if (found == sent_.end()) {
-    sent_.push_back({s.node, s.tensor, {id}, {sent}});
+  if (found == live) {
+    fresh_entry().spread.push_back(sent);
     return sent.size();
   }
   bool same = false, apart = true;

@@ -63,9 +63,9 @@ TEST_P(TemplateEval, SameAsWalkOnTemplatePoints) {
 // and l of Q·K over rows and columns of the array). Random points rarely have one; the searches
 // climb to them (116 of attention G1 / edge's 4,104 analyses at 10,000 candidates). Here random
 // points and their mutations until 40 are found, each against the walk, also under a bar.
-class TemplateEvalRunsWithinRuns : public test::OnAttentionG1Edge {};
+class TemplateEvalRunsWithinRuns : public test::OnArchWorkload {};
 
-TEST_F(TemplateEvalRunsWithinRuns, SameAsWalk) {
+TEST_P(TemplateEvalRunsWithinRuns, SameAsWalk) {
   const Space space(a, w);
   Rng rng(41);
   Choice c = space.random(rng);
@@ -108,6 +108,11 @@ TEST_F(TemplateEvalRunsWithinRuns, SameAsWalk) {
   EXPECT_EQ(found, 40) << "too few trees with runs within runs: the test checks little";
   std::cout << found << " trees with runs within runs, the same as the walk (" << gave_up << " giving up under a bar)\n";
 }
+
+INSTANTIATE_TEST_SUITE_P(Points, TemplateEvalRunsWithinRuns,
+                         ::testing::Values(test::ArchWorkload{"edge", "attention_g1"}, test::ArchWorkload{"edge", "gemm_chain_g1"},
+                                           test::ArchWorkload{"cloud", "mlp_block"}, test::ArchWorkload{"edge", "bert_layer_tail"}),
+                         test::arch_workload_name);
 
 INSTANTIATE_TEST_SUITE_P(Points, TemplateEval,
                          ::testing::Values(test::ArchWorkload{"edge", "attention_g1"}, test::ArchWorkload{"edge", "gemm_chain_g1"},
