@@ -19,6 +19,23 @@ namespace {
 
 class TemplateEval : public test::OnArchWorkload {};
 
+// With phase caches (each its own, filled alike) and a bar at the tree's `cycles` over a floor
+// at 0.99 of them: the same give-ups (at the fill or after a phase) with the same figure, and the
+// same results where neither gives up. Whether they gave up.
+bool same_under_a_bar(const arch::Arch& a, const model::Workload& w, const model::Dataflow& f, const model::TreeShape& shape,
+                      const model::TemplatePlan& plan, double cycles, model::PhaseCache& walk_phases, model::PhaseCache& closed_phases) {
+  const model::CyclesBar bar{0.99 * cycles, cycles};
+  const model::WalkResult barred =
+      model::walk_tree(a, w, f, shape, &walk_phases, model::StepReplay::Worthwhile, model::HeldAs::Boxes, bar, model::ClosedForm::Walk);
+  const std::optional<model::WalkResult> closed = model::template_walk(a, w, f, shape, plan, &closed_phases, bar);
+  EXPECT_TRUE(closed);
+  if (!closed) return false;
+  EXPECT_EQ(closed->gave_up, barred.gave_up) << model::to_yaml(f, a, w);
+  if (barred.gave_up && closed->gave_up) EXPECT_EQ(closed->at_least, barred.at_least);
+  else if (!barred.gave_up && !closed->gave_up) test::expect_same_walk(*closed, barred, model::to_yaml(f, a, w));
+  return barred.gave_up;
+}
+
 TEST_P(TemplateEval, SameAsWalkOnTemplatePoints) {
   int taken = 0, answered = 0, valid = 0, gave_up = 0;
   std::map<std::string, int> refused;
@@ -38,20 +55,7 @@ TEST_P(TemplateEval, SameAsWalkOnTemplatePoints) {
     if (!closed) return void(++refused[why]);
     ++answered;
     test::expect_same_walk(*closed, walked, model::to_yaml(f, a, w));
-    // With the phase caches and a bar at the cycles over a floor at 0.99 of them: the
-    // same give-ups, at the same fill, and the same results where neither gives up.
-    const model::CyclesBar bar{0.99 * walked.cycles, walked.cycles};
-    const model::WalkResult barred =
-        model::walk_tree(a, w, f, shape, &walk_phases, model::StepReplay::Worthwhile, model::HeldAs::Boxes, bar, model::ClosedForm::Walk);
-    const std::optional<model::WalkResult> closed_barred = model::template_walk(a, w, f, shape, *v.plan, &closed_phases, bar);
-    ASSERT_TRUE(closed_barred);
-    ASSERT_EQ(closed_barred->gave_up, barred.gave_up) << model::to_yaml(f, a, w);
-    if (barred.gave_up) {
-      ++gave_up;
-      EXPECT_EQ(closed_barred->at_least, barred.at_least);
-    } else {
-      test::expect_same_walk(*closed_barred, barred, model::to_yaml(f, a, w));
-    }
+    gave_up += same_under_a_bar(a, w, f, shape, *v.plan, walked.cycles, walk_phases, closed_phases);
   });
   std::cout << valid << " valid points, " << taken << " taken by the plan, " << answered << " answered in closed form (" << gave_up
             << " giving up under a bar)";
@@ -92,18 +96,7 @@ TEST_P(TemplateEvalRunsWithinRuns, SameAsWalk) {
     const std::optional<model::WalkResult> closed = model::template_walk(a, w, f, *shape, *v.plan, nullptr, {}, &why);
     ASSERT_TRUE(closed) << why << "\n" << model::to_yaml(f, a, w);
     test::expect_same_walk(*closed, walked, model::to_yaml(f, a, w));
-    const model::CyclesBar bar{0.99 * walked.cycles, walked.cycles};
-    const model::WalkResult barred =
-        model::walk_tree(a, w, f, *shape, &walk_phases, model::StepReplay::Worthwhile, model::HeldAs::Boxes, bar, model::ClosedForm::Walk);
-    const std::optional<model::WalkResult> closed_barred = model::template_walk(a, w, f, *shape, *v.plan, &closed_phases, bar);
-    ASSERT_TRUE(closed_barred);
-    ASSERT_EQ(closed_barred->gave_up, barred.gave_up) << model::to_yaml(f, a, w);
-    if (barred.gave_up) {
-      ++gave_up;
-      EXPECT_EQ(closed_barred->at_least, barred.at_least);
-    } else {
-      test::expect_same_walk(*closed_barred, barred, model::to_yaml(f, a, w));
-    }
+    gave_up += same_under_a_bar(a, w, f, *shape, *v.plan, walked.cycles, walk_phases, closed_phases);
   }
   EXPECT_EQ(found, 40) << "too few trees with runs within runs: the test checks little";
   std::cout << found << " trees with runs within runs, the same as the walk (" << gave_up << " giving up under a bar)\n";
