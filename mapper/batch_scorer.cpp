@@ -32,15 +32,15 @@ ScoredBatch BatchScorer::score(size_t n, const std::function<Choice(size_t)>& ch
   // between the two (a batch's analyses begin while its last positions are drawn).
   std::atomic<size_t> next_position{0};
   auto run = [&] {
+    // A position's tree lives on the thread that builds it (only its key is kept, for the
+    // cache): the batch's caller, which would free them all otherwise, runs alone. Its storage
+    // is kept from position to position and batch to batch (Space::build_into).
+    thread_local model::Dataflow tree;
     for (size_t i = next_position++; i < n; i = next_position++) {
       out.chosen[i] = choose(i);
       bars[i] = bar_of(i, out.chosen[i]);
       // Whatever its tree, a candidate whose cycles floor is above its bar would not be used:
       // it is not built (about half of a search's candidates).
-      // The tree lives on the thread that builds it (only its key is kept, for the cache): the
-      // batch's caller, which would free them all otherwise, runs alone. Its storage is kept
-      // from position to position (Space::build_into).
-      thread_local model::Dataflow tree;
       if (bars[i] < INFINITY) floors[i] = space_.cycles_floor(out.chosen[i]);
       if (floors[i] > bars[i]) {
         ruled_out[i] = 1;

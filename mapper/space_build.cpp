@@ -112,7 +112,7 @@ void Space::build_into(const Choice& c, const std::string& name, model::Dataflow
         if (sp[i] > 1) loops_of(op_tile).push_back(loop(op.dims[i], sp[i], true));
       parent = op_tile;
       if (matrix && levels_.registers >= 0) parent = add(parent, registers);
-      const int leaf = add(parent, {});
+      const int leaf = add(parent, {}, model::Prim::Seq, 0);
       f.nodes[static_cast<size_t>(leaf)].is_leaf = true, f.nodes[static_cast<size_t>(leaf)].op = o;
     }
   }

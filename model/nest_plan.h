@@ -34,6 +34,8 @@ struct NestPlan {
   // Padding: the temporal loop whose last step is partial (-1: none), over `padded_dim`, where the
   // spatial loop over that dim (`classed`, an index among the spatial loops) runs fewer instances.
   // Instances run in runs of alike ones (the scan's classes; one run when no loop is classed).
+  // These and for_run() are the walk's; the closed form, which takes two classed spreads, keeps
+  // its runs apart (closed_form::NestRuns, model/template_evaluator.h).
   int padded = -1, padded_dim = -1;
   int classed = -1;
   int64_t padded_extent = 0;      // the classed loop's extent in the partial step

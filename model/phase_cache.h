@@ -41,6 +41,9 @@ class KeyWriter {
  public:
   // `words`: the key's length without escapes (its storage is made once, at that size).
   explicit KeyWriter(size_t words) : words_(words), out_(words_.data()), end_(out_ + words) {}
+  // It points into its own storage.
+  KeyWriter(const KeyWriter&) = delete;
+  KeyWriter& operator=(const KeyWriter&) = delete;
   // The value, or for one outside 32 bits (never met in practice: factors and ids are small) an
   // escape no plain word equals, then its two halves.
   // (Written through a pointer: the vector's size, read back after every store, cost a third of

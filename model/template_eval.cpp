@@ -353,7 +353,9 @@ std::optional<WalkResult> TemplateEval::run() {
     } else {
       latency += phase_cache_ && plan_.groups.size() >= 2 ? cached_phase(whole) : group_phase(whole);
     }
-    if (!later_floors.empty() && gi_ + 1 < plan_.groups.size() && latency + later_floors[gi_] > give_up_.bar)
+    // Not after a phase that gave up at its fill (the walk leaves its children there): its
+    // cycles are partial, and the fill's figure stands.
+    if (!gave_up_ && !later_floors.empty() && gi_ + 1 < plan_.groups.size() && latency + later_floors[gi_] > give_up_.bar)
       gave_up_ = true, at_least_ = latency + later_floors[gi_];
     if (gave_up_) {
       WalkResult r;

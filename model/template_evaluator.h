@@ -225,7 +225,8 @@ class TemplateEval {
   std::vector<int64_t>& occupancy_ = st_.occupancy;
   std::vector<Representing>& reps_ = st_.reps;
   size_t depth_ = 0;
-  // The classed spread's place in stack_ while a nest's first step runs in runs (-1: none).
+  // While a nest's first step runs in runs, the place in stack_ of its first classed spread that
+  // runs more than one (the walk's Passes level; -1: none).
   long passes_level_ = -1;
   int64_t instance_weight_ = 1;
   double repeat_ = 1;

@@ -71,7 +71,10 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       plan.instances *= c.trips;
       plan.spatial_trips[plan.spatial++] = c.trips;
     } else {
-      if (c.last != c.chunk) padded_loop[l.dim] = static_cast<int>(plan.temporal), padded_extent[l.dim] = c.last;
+      if (c.last != c.chunk) {
+        padded_loop[l.dim] = static_cast<int>(plan.temporal);
+        padded_extent[l.dim] = c.last;
+      }
       plan.steps[plan.temporal++] = {l.dim, c.chunk, c.trips, true};
     }
     e = c.chunk;
@@ -80,8 +83,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   for (int d : op.dims) plan.points *= std::max<int64_t>(0, left[static_cast<size_t>(d)]);
   for (size_t d = 0; d < w_.dims.size(); ++d) {  // plan_spatial: a partial step's spread runs in classes
     if (padded_loop[d] < 0) continue;
-    bool classed = false;
-    for (size_t x = 0; x < t.classings; ++x) classed = classed || spreads[runs.at[x].spread].dim == static_cast<int>(d);
+    const bool classed = std::any_of(runs.at, runs.at + t.classings, [&](const NestRuns::Classing& c) { return spreads[c.spread].dim == static_cast<int>(d); });
     if (!classed) throw Refused{"a partial step whose spread is not classed"};
     runs.padded_loops |= uint64_t{1} << padded_loop[d];
   }
@@ -186,7 +188,9 @@ double TemplateEval::later_steps(size_t k, const NestPlan& plan, const NestRuns&
       if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row, h.fresh, h.shared).cycles;
       h.source_weight = weight * run.instances / merged;
       // A later run sends what the earlier ones did not: nothing where its slice is theirs (a
-      // run past the first of a classed spread whose dim does not index it).
+      // run past the first of a classed spread whose dim does not index it). The walk compares
+      // sends only for buffers whose source is above the runs' level (Walker::activate's
+      // over_passes); a register's source is at or above the op's tile, so always.
       if (h.multicast && runs.sent_before(p, h.dims)) h.shared = 0;
       // move_on
       const int64_t step_weight = weight * run.instances;

@@ -18,7 +18,7 @@ TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
       own_op(own_ops(f)),
       scan_basis(model::scan_basis(w)),
       boxes(accesses_are_boxes(w)),
-      plain_boxes(accesses_are_plain_boxes(w)),
+      plain_boxes(boxes && accesses_are_plain_boxes(w)),
       owned(f.nodes.size()),
       fused(f.nodes.size()),
       source_anchors(model::source_anchors(w, f, placement)),
