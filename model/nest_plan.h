@@ -126,4 +126,43 @@ void count_moves(Buffer& s, const NestOperand& h, int64_t step_weight, int64_t m
   charge(h.shared * h.source_weight * moves);
 }
 
+// The nest's time from loop i, in the walk's order: a loop's first step, then its next one
+// standing for the rest, then a partial last one (Walker::loops; `padded_loops`: the temporal
+// loops whose last step is partial), down to the first run's activation after loop `advanced`
+// moved (-1: the first step's, `first`, walked); later runs' time is the first's. `past_first`:
+// the dims of the loops around that are past their first step (a written operand takes back its
+// partial sums where one is a dim it is not indexed by). `stored(store)` hears each step's store
+// where it has one, in the walk's order. Shared by Walker::own_nest and the closed form, so that
+// both form every double alike.
+template <class Stored>
+double nest_time(const NestPlan& plan, uint64_t padded_loops, const NestOperand* operands, size_t count, double first,
+                 int64_t ops_per_point, size_t i, int advanced, uint64_t past_first, Stored& stored) {
+  if (i == plan.temporal) {
+    if (advanced < 0) return first;
+    double load = 0, store = 0;
+    for (size_t k = 0; k < count; ++k) {
+      const NestOperand& h = operands[k];
+      if (!plan.moves(h.dims, static_cast<size_t>(advanced))) continue;
+      (h.write ? store : load) += h.time;
+      if (h.write && (past_first & ~h.dims) != 0) load += h.back_time;
+    }
+    if (store > 0) stored(store);
+    return std::max({load, static_cast<double>(plan.points * ops_per_point), store});
+  }
+  double latency = nest_time(plan, padded_loops, operands, count, first, ops_per_point, i + 1, advanced, past_first, stored);
+  const bool padded = padded_loops >> i & 1;
+  const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
+  if (full < 2 && !padded) return latency;
+  // The middle steps and the partial last one both follow loop i's advance: the same time (the
+  // partial step's slices are the full ones', runs taking part or not).
+  const double next = nest_time(plan, padded_loops, operands, count, first, ops_per_point, i + 1, static_cast<int>(i),
+                                past_first | uint64_t{1} << plan.steps[i].dim, stored);
+  if (full >= 2) {
+    const int64_t middle = full - 1;
+    latency += middle == 1 ? next : next * static_cast<double>(middle);
+  }
+  if (padded) latency += next;
+  return latency;
+}
+
 }  // namespace dfx::model

@@ -222,32 +222,8 @@ double TemplateEval::later_steps(size_t k, const NestPlan& plan, const NestRuns&
     }
     add_leaf(g_->ops[k].leaf, plan.points * (run.total - 1), weight * run.instances);
   }
-  // Walker::nest_time: the first run's operands, in the walk's order.
-  auto nest_time = [&](auto&& self, size_t i, int advanced, uint64_t past_first) -> double {
-    if (i == plan.temporal) {
-      if (advanced < 0) return first_time;
-      double l = 0, st = 0;
-      for (size_t c = 0; c < count; ++c) {
-        const NestOperand& h = operands[c];
-        if (!plan.moves(h.dims, static_cast<size_t>(advanced))) continue;
-        (h.write ? st : l) += h.time;
-        if (h.write && (past_first & ~h.dims) != 0) l += h.back_time;
-      }
-      if (st > 0) last_store_ = st;
-      return std::max({l, static_cast<double>(plan.points * op.ops_per_point), st});
-    }
-    double latency = self(self, i + 1, advanced, past_first);
-    const bool padded = runs.padded_loops >> i & 1;
-    const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
-    if (full < 2 && !padded) return latency;
-    const double next = self(self, i + 1, static_cast<int>(i), past_first | uint64_t{1} << plan.steps[i].dim);
-    if (full >= 2) {
-      const int64_t middle = full - 1;
-      latency += middle == 1 ? next : next * static_cast<double>(middle);
-    }
-    if (padded) latency += next;
-    return latency;
-  };
-  return nest_time(nest_time, 0, -1, past_first_);
+  // nest_time: the first run's operands, in the walk's order.
+  auto stored = [&](double store) { last_store_ = store; };
+  return nest_time(plan, runs.padded_loops, operands, count, first_time, op.ops_per_point, 0, -1, past_first_, stored);
 }
 }  // namespace dfx::model::closed_form

@@ -293,7 +293,10 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
       spatial_split_ok(node, li, plan.padded_extent, cut(plan.padded_extent, f_.nodes[static_cast<size_t>(node)].loops[li].factor));
     }
     out = Time();
-    out.latency = nest_time(plan, first_run, count, first_time.latency, 0, -1, past_first_);
+    auto stored = [&](double store) { last_store_ = store, ++stores_; };
+    const uint64_t padded_loops = plan.padded >= 0 ? uint64_t{1} << plan.padded : 0;
+    out.latency = nest_time(plan, padded_loops, first_run, count, first_time.latency, w_.ops[plan.op].ops_per_point, 0, -1,
+                            past_first_, stored);
     ++r_.nests_counted;
     return true;
   }
@@ -326,41 +329,6 @@ size_t Walker<Held>::count_later_steps(int node, int reg, int leaf, const NestPl
   }
   inst_ctx_ = saved_ctx;
   return count;
-}
-
-// The nest's time from loop i, in the walk's order: a loop's first step, then its next one
-// standing for the rest, then a partial last one (Walker::loops), down to the first run's
-// activation after loop `advanced` moved (-1: the first step's, walked); later runs' time is
-// the first's. `past_first`: the dims of the loops around that are past their first step (a
-// written operand takes back its partial sums where one is a dim it is not indexed by: activate).
-template <class Held>
-double Walker<Held>::nest_time(const NestPlan& plan, const NestOperand* operands, size_t count, double first, size_t i, int advanced,
-                               uint64_t past_first) {
-  if (i == plan.temporal) {
-    if (advanced < 0) return first;
-    double load = 0, store = 0;
-    for (size_t k = 0; k < count; ++k) {
-      const NestOperand& h = operands[k];
-      if (!plan.moves(h.dims, static_cast<size_t>(advanced))) continue;
-      (h.write ? store : load) += h.time;
-      if (h.write && (past_first & ~h.dims) != 0) load += h.back_time;
-    }
-    if (store > 0) last_store_ = store, ++stores_;
-    return std::max({load, static_cast<double>(plan.points * w_.ops[plan.op].ops_per_point), store});
-  }
-  double latency = nest_time(plan, operands, count, first, i + 1, advanced, past_first);
-  const bool padded = static_cast<int>(i) == plan.padded;
-  const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
-  if (full < 2 && !padded) return latency;
-  // The middle steps and the partial last one both follow loop i's advance: the same time (the
-  // partial step's slices are the full ones', runs taking part or not).
-  const double next = nest_time(plan, operands, count, first, i + 1, static_cast<int>(i), past_first | uint64_t{1} << plan.steps[i].dim);
-  if (full >= 2) {
-    const int64_t middle = full - 1;
-    latency += middle == 1 ? next : next * static_cast<double>(middle);
-  }
-  if (padded) latency += next;
-  return latency;
 }
 
 // An operand's buffer after the first step: what a later step that moves its slice brings in.

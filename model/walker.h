@@ -380,8 +380,6 @@ class Walker {
   NestOperand nest_operand(int reg, int t, const NestPlan& plan, int64_t weight);
   void move_on(const NestOperand& h, const NestPlan& plan, int64_t step_weight);
   size_t count_later_steps(int node, int reg, int leaf, const NestPlan& plan, int64_t weight, NestOperand* first_run);
-  double nest_time(const NestPlan& plan, const NestOperand* operands, size_t count, double first, size_t i, int advanced,
-                   uint64_t past_first);
   bool leaf_nest(int node, const OpBoxes& boxes, int64_t weight, Time& out);
   template <class Calls>
   bool splits_would_hold(int node, const Calls& calls, size_t count) const;
