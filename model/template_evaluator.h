@@ -151,6 +151,14 @@ struct NestRuns {
   }
 };
 
+// A nest's spread: its dim, chunk and factor, and its classed spread's index in NestRuns::at
+// (-1: its instances all alike).
+struct NestSpread {
+  int dim;
+  int64_t chunk, factor;
+  int classing;
+};
+
 // Representative steps being visited: per level, the slots touched and what each wrote.
 struct Representing {
   std::vector<char> touched;
@@ -265,6 +273,10 @@ class TemplateEval {
   double temporal_steps(const Loop& loop, const Cut& c, At at, Inner inner, int64_t weight);
   double vector_nest(const TemplateOp& t, const OpBoxes& boxes, int64_t weight);
   double registers_nest(size_t k, const OpBoxes& boxes, int64_t weight);
+  void plan_nest(const TemplateOp& t, const OpBoxes& boxes, NestPlan& plan, NestRuns& runs, NestSpread* spreads,
+                 Range* first) const;
+  double first_step(size_t k, const OpBoxes& boxes, const NestPlan& plan, const NestRuns& runs, const NestSpread* spreads,
+                    const Range* first, int64_t weight);
   double later_steps(size_t k, const NestPlan& plan, const NestRuns& runs, int64_t weight, double first_time);
   void finish(int group = -1);  // the slots of `group` (-1: all) not finished yet
   double group_phase(const OpBoxes& whole);

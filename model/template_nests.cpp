@@ -30,25 +30,29 @@ double TemplateEval::vector_nest(const TemplateOp& t, const OpBoxes& boxes, int6
 // nest_time). Where two spreads are classed, the walk runs the second's runs inside each of the
 // first's (Walker::spatial): pairs of runs, each with buffers of its own, counted alike.
 double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weight) {
-  const TemplateOp& t = g_->ops[k];
+  NestPlan plan;
+  NestRuns runs;
+  NestSpread spreads[kMaxNestLoops];
+  Range first[kMaxDims];
+  plan_nest(g_->ops[k], boxes, plan, runs, spreads, first);
+  const double first_time = first_step(k, boxes, plan, runs, spreads, first, weight);
+  if (gave_up_) return 0;
+  if (plan.total <= 1) return first_time;  // the walk walks a nest of one step
+  return later_steps(k, plan, runs, weight, first_time);
+}
+
+// The plan of op tile t's nest (Walker::plan_nest and plan_spatial): its steps, its spreads and
+// the runs of its classed ones, and the first step's ranges of the op (`first`; the only op
+// below its tile: restricting cuts its own).
+void TemplateEval::plan_nest(const TemplateOp& t, const OpBoxes& boxes, NestPlan& plan, NestRuns& runs, NestSpread* spreads,
+                             Range* first) const {
   const TreeNode& n = f_.nodes[static_cast<size_t>(t.tile)];
   const Op& op = w_.ops[t.op];
-  // The plan of the nest (Walker::plan_nest and plan_spatial); its classed spreads are kept here.
-  NestPlan plan;
   plan.op = t.op;
-  NestRuns runs;
   runs.classings = t.classings;
   int64_t left[kMaxDims];
   for (size_t d = 0; d < w_.dims.size(); ++d) left[d] = boxes[t.op][d].second - boxes[t.op][d].first;
-  // The first step's ranges of the op (the only one below its tile: restricting cuts its own).
-  Range first[kMaxDims];
   std::copy(boxes[t.op], boxes[t.op] + w_.dims.size(), first);
-  struct Spread {
-    int dim;
-    int64_t chunk, factor;
-    int classing;  // -1: its instances all alike
-  };
-  Spread spreads[kMaxNestLoops];
   int padded_loop[kMaxDims];  // per dim: the temporal loop over it whose last step is partial (-1: none)
   int64_t padded_extent[kMaxDims];
   std::fill(padded_loop, padded_loop + w_.dims.size(), -1);
@@ -90,7 +94,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   for (size_t x = 0; x < t.classings; ++x) {  // the runs present in a full step and in the partial one
     NestRuns::Classing& c = runs.at[x];
     const TemplateOp::Classed& tc = t.classed[x];
-    const Spread& sp = spreads[c.spread];
+    const NestSpread& sp = spreads[c.spread];
     int64_t from = 0;
     for (size_t r = 0; r < tc.runs; ++r) c.run_first[r] = from, c.run_count[r] = tc.counts[r] - from, from = tc.counts[r];
     auto present = [&](int64_t trips) {
@@ -103,10 +107,16 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
     c.padded = padded_loop[sp.dim];
     if (c.padded >= 0) c.runs_partial = present(cut(padded_extent[sp.dim], sp.factor).trips);
   }
-  // The first step: the spreads' instances, run by run (Walker::spatial; the later runs are not
-  // timed and leave the fill and the last store as the first left them), each activating its
-  // registers and running its leaf. Sends are compared across runs from the first classed
-  // spread that runs more than one (Walker::Passes).
+}
+
+// The nest's first step: the spreads' instances, run by run (Walker::spatial; the later runs are
+// not timed and leave the fill and the last store as the first left them), each activating its
+// registers and running its leaf. Sends are compared across runs from the first classed spread
+// that runs more than one (Walker::Passes). Its time (0 where the evaluation gives up).
+double TemplateEval::first_step(size_t k, const OpBoxes& boxes, const NestPlan& plan, const NestRuns& runs, const NestSpread* spreads,
+                                const Range* first, int64_t weight) {
+  const TemplateOp& t = g_->ops[k];
+  const Op& op = w_.ops[t.op];
   const size_t outer_levels = stack_.size();
   const int64_t saved_weight = instance_weight_;
   for (size_t x = 0; x < t.classings && passes_level_ < 0; ++x)
@@ -114,7 +124,6 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   double first_time = 0;
   bool computed = false;
   double first_loads = 0, last_store = 0;
-  int64_t points = 1;
   for (NestRuns::Pair p; runs.next(p);) {
     Range at[kMaxDims];
     std::copy(first, first + w_.dims.size(), at);
@@ -140,15 +149,12 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
       const Moved m = activate(id, at, inner_weight);
       load += m.load, store += m.store;
     }
-    points = 1;
+    int64_t points = 1;
     for (int d : op.dims) points *= std::max<int64_t>(0, at[d].second - at[d].first);
     add_leaf(t.leaf, points, inner_weight);
     if (store > 0) last_store_ = store;
     stack_.resize(outer_levels);
-    if (gave_up_) {
-      passes_level_ = -1, instance_weight_ = saved_weight;
-      return 0;
-    }
+    if (gave_up_) break;
     if (p.first()) {
       first_time = std::max({load, static_cast<double>(points * op.ops_per_point), store});
       computed = computed_, first_loads = first_loads_, last_store = last_store_;
@@ -158,8 +164,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   }
   passes_level_ = -1;
   instance_weight_ = saved_weight;
-  if (plan.total <= 1) return first_time;  // the walk walks a nest of one step
-  return later_steps(k, plan, runs, weight, first_time);
+  return gave_up_ ? 0 : first_time;
 }
 
 // Walker::count_later_steps, nest_operand and move_on, run by run, then nest_time: the steps

@@ -96,13 +96,12 @@ Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t l
 // The conditions for counting a nest with registers in closed form (the walk's Walker::plan_nest
 // and plan_spatial for one classed spread), on the nest's first step with `extents`: each
 // temporal loop with a partial last step has no loop inside it over its dim, and then a spread
-// over that dim whose instances run in classes; at most two spreads run in classes, over
-// different dims.
+// over that dim whose instances run in classes; classed spreads over different dims (check_ops
+// has held them to two, of at most kMaxRuns runs each).
 Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* box_extents, const SplitsSeen& seen) {
   int64_t left[kMaxDims];
   std::copy(box_extents, box_extents + kMaxDims, left);  // kMaxDims: the caller's array
   uint64_t padded = 0, classed = 0;  // dims
-  size_t classings = 0;
   for (size_t li = 0; li < tile.loops.size(); ++li) {
     const Loop& l = tile.loops[li];
     int64_t& e = left[static_cast<size_t>(l.dim)];
@@ -110,12 +109,9 @@ Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* b
     const Cut c = cut(e, l.factor);
     const uint64_t bit = uint64_t{1} << l.dim;
     if (l.spatial) {
-      const size_t counts = seen.find(li)->n;
-      if (counts > 1) {
-        if (classings == TemplateOp::kMaxClassed) return "runs within runs within runs";
+      if (seen.find(li)->n > 1) {
         if (classed & bit) return "two classed spreads over one dim";
-        if (counts > kMaxNestRuns) return "too many runs of instances";
-        ++classings, classed |= bit;
+        classed |= bit;
       } else if (padded & bit) {
         return "a padded spread without classes";
       }
