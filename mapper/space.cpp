@@ -76,6 +76,11 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
       for (size_t o = first; o < end; ++o) run.push_back(static_cast<int>(o));
       run_dims_[first].push_back(dims_outside(run));
     }
+  model::OpsBelow runs(w.ops.size() * w.ops.size(), model::OpSet(w.ops.size()));
+  for (size_t first = 0; first < w.ops.size(); ++first)
+    for (size_t end = first + 1; end <= w.ops.size(); ++end)
+      for (size_t o = first; o < end; ++o) runs[first * w.ops.size() + end - first - 1].insert(o);
+  run_index_.emplace(w, runs);
   run_splits_.resize(w.ops.size());
   for (size_t first = 0; first < w.ops.size(); ++first)
     for (size_t k = 0; k < run_dims_[first].size(); ++k)
@@ -213,25 +218,25 @@ const model::OpBoxes& Space::group_tile_view(const Choice& c, int g, bool last) 
 void Space::compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes& boxes) const {
   thread_local std::vector<int> members;
   members.clear();
-  model::OpSet below(w_.ops.size());
   for (size_t o = 0; o < w_.ops.size(); ++o)
-    if (c.group_of[o] == g) members.push_back(static_cast<int>(o)), below.insert(o);
+    if (c.group_of[o] == g) members.push_back(static_cast<int>(o));
   boxes.assign_whole(w_);
   const std::vector<int>& dims = outer_dims(members);
+  const int node = run_node(members);
   // As the tree nests them: the loops over the cores (which divide their extents) outside the
   // temporal ones, which step through one core's share and may leave a partial last tile there.
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t cores = core_share(c, members, static_cast<size_t>(g), i);
     if (cores == 1) continue;
-    const int64_t extent = model::extent_below(w_, below, dims[i], boxes);
-    model::restrict_and_project(w_, below, dims[i], 0, (extent + cores - 1) / cores, boxes);
+    const int64_t extent = run_index_->extent(node, dims[i], boxes);
+    run_index_->restrict(node, dims[i], 0, (extent + cores - 1) / cores, boxes);
   }
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t factor = c.outer[static_cast<size_t>(g)][i];
-    const int64_t extent = model::extent_below(w_, below, dims[i], boxes);
+    const int64_t extent = run_index_->extent(node, dims[i], boxes);
     const int64_t chunk = (extent + factor - 1) / factor;
     const int64_t step = last ? (extent + chunk - 1) / chunk - 1 : 0;
-    model::restrict_and_project(w_, below, dims[i], step * chunk, step * chunk + chunk, boxes);
+    run_index_->restrict(node, dims[i], step * chunk, step * chunk + chunk, boxes);
   }
 }
 

@@ -23,6 +23,7 @@
 #include "model/dataflow.h"
 #include "model/placement.h"
 #include "model/report.h"
+#include "model/tile_index.h"
 #include "model/workload.h"
 
 namespace dfx::mapper {
@@ -268,6 +269,11 @@ class Space {
   // One of `splits` (of the group of group_ops), a single dim as likely as a pair (pairs are many more).
   int pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, Rng& rng) const;
   std::vector<std::vector<std::vector<int>>> run_dims_;  // [first op][ops - 1]: outer_dims of that run
+  // Restricting a group tile's boxes, one index "node" per run of ops (run_node).
+  std::optional<model::TileIndex> run_index_;
+  int run_node(const std::vector<int>& group_ops) const {
+    return group_ops.front() * static_cast<int>(w_.ops.size()) + static_cast<int>(group_ops.size()) - 1;
+  }
   // Names this Space in group_tile()'s per-thread memo (whose entries outlive no Space's use:
   // an id is never reused).
   uint64_t memo_id_ = 0;

@@ -16,7 +16,7 @@ namespace {
 class Descent {
  public:
   Descent(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p)
-      : a_(a), w_(w), f_(f), p_(p), index_(w, f, p), accesses_(w, f, p), elems_(a.levels.size(), 0), here_(a.levels.size(), 0) {}
+      : a_(a), w_(w), f_(f), p_(p), index_(w, p.ops_below), accesses_(w, f, p), elems_(a.levels.size(), 0), here_(a.levels.size(), 0) {}
 
   std::vector<int64_t> bytes() {
     try {

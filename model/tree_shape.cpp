@@ -11,7 +11,7 @@ TreeShape::TreeShape(const arch::Arch& a, const Workload& w, const Dataflow& f) 
 
 TreeShape::TreeShape(const Workload& w, const Dataflow& f, Placement p)
     : placement(std::move(p)),
-      index(w, f, placement),
+      index(w, placement.ops_below),
       accesses(w, f, placement),
       buffers_below(owners_below(w, f, placement)),
       subtree_end(subtree_ends(f)),

@@ -9,6 +9,7 @@
 #include "model/dataflow.h"
 #include "model/index_set.h"
 #include "model/placement.h"
+#include "model/tile_index.h"
 #include "model/workload.h"
 
 namespace dfx::model {
@@ -26,51 +27,6 @@ class Contexts {
   // Per context, the contexts entered from it: (value, id). A context has a few (one per spatial
   // loop, pass or split child below it), found by a short scan.
   std::vector<boost::container::small_vector<std::pair<int64_t, int>, 4>> kids_{1};
-};
-
-// What restricting boxes needs per tile, computed once per analysis: the ops below that use each
-// dimension, and the producers below whose consumers are below too (consumers first).
-class TileIndex {
- public:
-  TileIndex(const Workload& w, const Dataflow& f, const Placement& p);
-  // restrict_and_project (walk_ranges.cpp) on the index: the same semantics, which the property
-  // test checks, since the oracle uses the plain one.
-  void restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const;
-  // The extent of `dim` for the ops below `node` (the first op using it), or -1.
-  int64_t extent(int node, int dim, const OpBoxes& boxes) const;
-  // True when steps 0 to `full` - 1 of a loop at `node` over `dim` cutting `chunk`s move every
-  // box alike, as evenly_spaced() would find on the built boxes, and that follows from `boxes`
-  // alone: below a tile without fused ops a step only cuts each op's own range, alike while
-  // every range holds `full` chunks. False means only: not known without building the boxes.
-  bool steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chunk, int64_t full) const;
-
- private:
-  // A fused producer below a node and its consumers' reads there, (consumer op, its access) in
-  // reads_[from, to).
-  struct Feed {
-    int producer;
-    uint32_t from, to;
-  };
-  // The ops below a node that use a dim, for every (node, dim) in one array: built for every tree
-  // a search analyses, where one vector per pair cost ~40 allocations a tree.
-  struct Users {
-    const int* from;
-    const int* to;
-    const int* begin() const { return from; }
-    const int* end() const { return to; }
-    bool empty() const { return from == to; }
-  };
-  Users ops_using(int node, int dim) const {
-    const size_t k = static_cast<size_t>(node) * dims_ + static_cast<size_t>(dim);
-    return {users_.data() + users_at_[k], users_.data() + users_at_[k + 1]};
-  }
-  const Workload& w_;
-  size_t dims_ = 0;
-  std::vector<int> users_;
-  std::vector<uint32_t> users_at_;  // [node * dims + dim]: where its ops start in users_
-  std::vector<Feed> feeds_;
-  std::vector<uint32_t> feeds_at_;  // [node]: where its feeds start in feeds_
-  std::vector<std::pair<int, const TensorAccess*>> reads_;
 };
 
 // This thread's T for the walks it runs — one at a time per thread (walk_tree) — so that what a
