@@ -22,7 +22,8 @@ const T& pick(const std::vector<T>& v, Rng& rng) {
   return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
 }
 
-std::vector<int64_t> divisors(int64_t n);
+// The list is the thread's, kept for its whole life: a reference to it stays good.
+const std::vector<int64_t>& divisors(int64_t n);
 
 // n / d rounded up (n ≥ 0, d ≥ 1): the steps of chunks of d that cover n.
 inline int64_t ceil_div(int64_t n, int64_t d) { return (n + d - 1) / d; }
@@ -30,7 +31,7 @@ inline int64_t ceil_div(int64_t n, int64_t d) { return (n + d - 1) / d; }
 // Every trip count a temporal loop over n elements can have: the F with F = ceil(n / ceil(n/F)),
 // one per chunk size (others name the same loop: 36 trips over 73 rows run in chunks of 3, so 25
 // trips). Ascending; about 2·sqrt(n) of them, the divisors among them.
-std::vector<int64_t> trip_counts(int64_t n);
+const std::vector<int64_t>& trip_counts(int64_t n);  // kept as divisors()
 
 // The most instances n elements spread over in even chunks, at most `at_most` of them, in the
 // fewest steps: ceil(n / steps) with steps = ceil(n / at_most) (73 rows on 64 PEs: 37 in two

@@ -70,11 +70,13 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
       throw InputError(op.loc, "op '" + op.name + "' needs a unit that arch '" + a.name + "' does not have");
   // Every group is a run of ops, and every candidate asks for its groups' dims a few times.
   run_dims_.resize(w.ops.size());
+  run_ops_.resize(w.ops.size());
   for (size_t first = 0; first < w.ops.size(); ++first)
     for (size_t end = first + 1; end <= w.ops.size(); ++end) {
       std::vector<int> run;
       for (size_t o = first; o < end; ++o) run.push_back(static_cast<int>(o));
       run_dims_[first].push_back(dims_outside(run));
+      run_ops_[first].push_back(run);
     }
   model::OpsBelow runs(w.ops.size() * w.ops.size(), model::OpSet(w.ops.size()));
   for (size_t first = 0; first < w.ops.size(); ++first)
@@ -92,26 +94,22 @@ const std::vector<int>& Space::outer_dims(const std::vector<int>& ops) const {
   return run_dims_[static_cast<size_t>(ops.front())][ops.size() - 1];
 }
 
-std::vector<std::vector<int>> Space::group_members(const Choice& c) const {
-  // Groups are runs of ops: each is filled in one go (asked for ~20 times a candidate).
-  const int most = c.group_of.empty() ? -1 : *std::max_element(c.group_of.begin(), c.group_of.end());
-  std::vector<std::vector<int>> g(static_cast<size_t>(most + 1));
+Groups Space::group_members(const Choice& c) const {
+  Groups g;
   for (size_t o = 0; o < c.group_of.size();) {
     size_t end = o;
     while (end < c.group_of.size() && c.group_of[end] == c.group_of[o]) ++end;
-    std::vector<int>& members = g[static_cast<size_t>(c.group_of[o])];
-    members.reserve(members.size() + (end - o));
-    for (; o < end; ++o) members.push_back(static_cast<int>(o));
+    assert(c.group_of[o] == static_cast<int>(g.size()));  // groups are runs, numbered in order
+    g.add(run_ops_[o][end - o - 1]);
+    o = end;
   }
   return g;
 }
 
-std::vector<int> Space::members_of(const Choice& c, int g) const {
+const std::vector<int>& Space::members_of(const Choice& c, int g) const {
   const auto first = std::find(c.group_of.begin(), c.group_of.end(), g);  // a run, as in group_members
   const auto end = std::find_if(first, c.group_of.end(), [g](int x) { return x != g; });
-  std::vector<int> members(static_cast<size_t>(end - first));
-  std::iota(members.begin(), members.end(), static_cast<int>(first - c.group_of.begin()));
-  return members;
+  return run_ops_[static_cast<size_t>(first - c.group_of.begin())][static_cast<size_t>(end - first - 1)];
 }
 
 int Space::groups(const Choice& c) const { return c.group_of.empty() ? 0 : c.group_of.back() + 1; }

@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+#include <boost/iterator/indirect_iterator.hpp>
+
 #include "arch/arch.h"
 #include "mapper/factors.h"
 #include "mapper/pe_axes.h"
@@ -50,6 +53,22 @@ struct Choice {
   bool operator==(const Choice& o) const;
   bool operator<(const Choice& o) const;  // any strict order, for sets of choices
   uint64_t hash() const;                  // equal choices, equal hashes
+};
+
+// A choice's groups, each a run of ops, as the Space's lists of those runs (Space::group_members:
+// asked for ~20 times a candidate, where copies of the lists were a tenth of its allocations).
+class Groups {
+ public:
+  void add(const std::vector<int>& run) { runs_.push_back(&run); }
+  size_t size() const { return runs_.size(); }
+  bool empty() const { return runs_.empty(); }
+  const std::vector<int>& operator[](size_t g) const { return *runs_[g]; }
+  const std::vector<int>& front() const { return *runs_.front(); }
+  auto begin() const { return boost::make_indirect_iterator(runs_.begin()); }
+  auto end() const { return boost::make_indirect_iterator(runs_.end()); }
+
+ private:
+  boost::container::small_vector<const std::vector<int>*, 8> runs_;
 };
 
 // A named dataflow family: fixed groups, primitives and tiling restrictions; its tiling is searched.
@@ -269,6 +288,7 @@ class Space {
   // One of `splits` (of the group of group_ops), a single dim as likely as a pair (pairs are many more).
   int pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, Rng& rng) const;
   std::vector<std::vector<std::vector<int>>> run_dims_;  // [first op][ops - 1]: outer_dims of that run
+  std::vector<std::vector<std::vector<int>>> run_ops_;   // [first op][ops - 1]: the run's ops
   // Restricting a group tile's boxes, one index "node" per run of ops (run_node).
   std::optional<model::TileIndex> run_index_;
   int run_node(const std::vector<int>& group_ops) const {
@@ -288,8 +308,8 @@ class Space {
   Choice grouped(const std::vector<int>& group_of, model::Prim prim) const;
   void restrict_group(Choice& c, size_t g, const std::function<bool(int)>& keep, bool spread) const;
   void attention_baselines(size_t second_gemm, std::vector<Baseline>& out) const;
-  std::vector<std::vector<int>> group_members(const Choice& c) const;
-  std::vector<int> members_of(const Choice& c, int g) const;  // group_members(c)[g] alone
+  Groups group_members(const Choice& c) const;
+  const std::vector<int>& members_of(const Choice& c, int g) const;  // group_members(c)[g] alone
   void fill_tiling(Choice& c, Rng& rng) const;
   void fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, Rng& rng) const;
   // Where an op of group `members` may spread: its unit's axes on one core, or its part of
@@ -314,7 +334,9 @@ class Space {
   // options' order.
   struct TimedSpreads {
     std::shared_ptr<const SpatialOptions> options;
-    std::vector<double> time;
+    std::shared_ptr<const std::vector<double>> times;  // per option (kept per thread, as the options)
+    size_t size() const { return times->size(); }
+    double time(size_t i) const { return (*times)[i]; }
     const Factors& spread(size_t i) const { return (*options)[i]; }
   };
   TimedSpreads timed_spreads(const model::OpBoxes& tile, size_t op, const SpatialRoom& room, const PeAxes& axes) const;

@@ -88,7 +88,7 @@ bool Space::step_own_trips(Choice& c, const model::OpBoxes& first, const model::
   const auto [i, extent] = pick(dims, rng);
   Factors& trips = c.own_trips[op];
   if (trips.empty()) trips.assign(w_.ops[op].dims.size(), 1);
-  const std::vector<int64_t> d = divisors(extent);
+  const std::vector<int64_t>& d = divisors(extent);
   const auto at = std::find(d.begin(), d.end(), trips[i]) - d.begin();
   // Half the time the next divisor up or down (a climb's small step), else any.
   const int64_t before = trips[i];

@@ -55,8 +55,9 @@ std::optional<Choice> Space::fused_at(model::Prim prim, int core_dim, int64_t co
     const auto op = static_cast<size_t>(o);
     const model::OpBoxes tile_first = op_tile(first, c, op);
     const auto spreads = timed_spreads(tile_first, op, spatial_room(tile_first, op), op_axes(c, members, o));
-    if (spreads.time.empty()) return std::nullopt;
-    c.spatial[op] = spreads.spread(static_cast<size_t>(std::min_element(spreads.time.begin(), spreads.time.end()) - spreads.time.begin()));
+    const std::vector<double>& time = *spreads.times;
+    if (time.empty()) return std::nullopt;
+    c.spatial[op] = spreads.spread(static_cast<size_t>(std::min_element(time.begin(), time.end()) - time.begin()));
   }
   return c;
 }

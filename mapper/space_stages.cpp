@@ -6,6 +6,7 @@
 // Space::reshape_slowest: a slowest stage its transfers pace spreads anew, from the point's
 // analysis (the ops' own cycles); attention G8 / edge showed it (docs/mapper.md).
 #include <algorithm>
+#include <map>
 
 #include "mapper/space.h"
 
@@ -34,7 +35,25 @@ Space::TimedSpreads Space::timed_spreads(const model::OpBoxes& tile, size_t op, 
   const OpExtents extent = op_extents(tile, op);
   TimedSpreads out;
   out.options = spatial_options(room, axes);
-  out.time.reserve(out.options->size());
+  // A climb times the same op's options in the same tile again and again (hundreds of options,
+  // ~30 k instructions a list): the lists are kept per thread by everything they depend on —
+  // the options (spatial_options' key), the op's extents and its operations per point (not the
+  // op's index: the thread may search other workloads) — up to 32 k times in all.
+  constexpr size_t kMostKept = size_t{1} << 15;
+  thread_local std::map<std::vector<int64_t>, std::shared_ptr<const std::vector<double>>> kept;
+  thread_local size_t kept_times = 0;
+  std::vector<int64_t> key = axes.key();
+  key.push_back(room.padding() ? 1 : 0);
+  for (size_t i = 0; i < room.size(); ++i) key.push_back(room.extent(i));
+  key.push_back(w_.ops[op].ops_per_point);
+  key.insert(key.end(), extent.begin(), extent.end());
+  if (auto at = kept.find(key); at != kept.end()) {
+    out.times = at->second;
+    return out;
+  }
+  if (kept_times >= kMostKept) kept.clear(), kept_times = 0;
+  auto time = std::make_shared<std::vector<double>>();
+  time->reserve(out.options->size());
   // compute_estimate per option, its divisions kept per dim: options come in nested order, so
   // most share a dim's factor with the one before (an op has hundreds of them).
   std::vector<int64_t> last_factor(extent.size(), 0);
@@ -46,8 +65,11 @@ Space::TimedSpreads Space::timed_spreads(const model::OpBoxes& tile, size_t op, 
       if (sp[i] != last_factor[i]) last_factor[i] = sp[i], last_steps[i] = steps_over(extent[i], sp[i]);
       steps *= last_steps[i];
     }
-    out.time.push_back(steps * per_point);
+    time->push_back(steps * per_point);
   }
+  kept_times += time->size();
+  out.times = time;
+  kept.emplace(std::move(key), std::move(time));
   return out;
 }
 
@@ -87,11 +109,11 @@ Choice Space::widen_slowest(const Choice& in, Rng& rng) const {
     // (attention G8 / edge: qk at m:26 x l:16 has no room on a 512-PE array, l:15 x k:32 does).
     const TimedSpreads spreads = timed_spreads(mine, o, room, axes);
     std::vector<size_t> faster;
-    for (size_t i = 0; i < spreads.time.size(); ++i)
-      if (spreads.time[i] * own_steps(o) < time[k]) faster.push_back(i);
+    for (size_t i = 0; i < spreads.size(); ++i)
+      if (spreads.time(i) * own_steps(o) < time[k]) faster.push_back(i);
     if (faster.empty()) continue;
     // Half the time the least step down in time (a neighbour), else any faster choice.
-    const auto nearest = std::max_element(faster.begin(), faster.end(), [&](size_t x, size_t y) { return spreads.time[x] < spreads.time[y]; });
+    const auto nearest = std::max_element(faster.begin(), faster.end(), [&](size_t x, size_t y) { return spreads.time(x) < spreads.time(y); });
     c.spatial[o] = spreads.spread(chance(rng, 0.5) ? *nearest : pick(faster, rng));
   }
   pin_ops(c);
@@ -129,8 +151,8 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, Rng& rng
   const double compute = compute_estimate(first, o, c.spatial[o]);
   const TimedSpreads spreads = timed_spreads(first, o, room, axes);
   std::vector<size_t> alike;
-  for (size_t i = 0; i < spreads.time.size(); ++i)
-    if (spreads.time[i] <= compute && spreads.spread(i) != c.spatial[o]) alike.push_back(i);
+  for (size_t i = 0; i < spreads.size(); ++i)
+    if (spreads.time(i) <= compute && spreads.spread(i) != c.spatial[o]) alike.push_back(i);
   const double draw = canonical(rng);
   if (!alike.empty() && draw < 0.5) c.spatial[o] = spreads.spread(pick(alike, rng));
   else if (draw < 0.75) nudge_spatial(c, o, room, axes, rng);

@@ -11,9 +11,8 @@ SpatialRoom::SpatialRoom(OpExtents extent, bool padding) : extent_(std::move(ext
 
 namespace {
 
-std::vector<int64_t> up_to(std::vector<int64_t> ascending, int64_t at_most) {
-  ascending.erase(std::upper_bound(ascending.begin(), ascending.end(), std::max<int64_t>(at_most, 1)), ascending.end());
-  return ascending;
+std::vector<int64_t> up_to(const std::vector<int64_t>& ascending, int64_t at_most) {
+  return {ascending.begin(), std::upper_bound(ascending.begin(), ascending.end(), std::max<int64_t>(at_most, 1))};
 }
 
 }  // namespace

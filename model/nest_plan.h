@@ -126,36 +126,32 @@ void count_moves(Buffer& s, const NestOperand& h, int64_t step_weight, int64_t m
   charge(h.shared * h.source_weight * moves);
 }
 
-// The nest's time from loop i, in the walk's order: a loop's first step, then its next one
-// standing for the rest, then a partial last one (Walker::loops; `padded_loops`: the temporal
-// loops whose last step is partial), down to the first run's activation after loop `advanced`
-// moved (-1: the first step's, `first`, walked); later runs' time is the first's. `past_first`:
-// the dims of the loops around that are past their first step (a written operand takes back its
-// partial sums where one is a dim it is not indexed by). `stored(store)` hears each step's store
-// where it has one, in the walk's order. Shared by Walker::own_nest and the closed form, so that
-// both form every double alike.
+namespace nest_detail {
+
+// nest_time from loop i, after loop `advanced` moved (-1: none); `moving[k]`: the loops after
+// whose advance operand k's slice moves (bit j: NestPlan::moves(dims, j)).
 template <class Stored>
-double nest_time(const NestPlan& plan, uint64_t padded_loops, const NestOperand* operands, size_t count, double first,
-                 int64_t ops_per_point, size_t i, int advanced, uint64_t past_first, Stored& stored) {
+double time_from(const NestPlan& plan, uint64_t padded_loops, const NestOperand* operands, const uint32_t* moving, size_t count,
+                 double first, int64_t ops_per_point, size_t i, int advanced, uint64_t past_first, Stored& stored) {
   if (i == plan.temporal) {
     if (advanced < 0) return first;
     double load = 0, store = 0;
     for (size_t k = 0; k < count; ++k) {
       const NestOperand& h = operands[k];
-      if (!plan.moves(h.dims, static_cast<size_t>(advanced))) continue;
+      if (!(moving[k] >> advanced & 1)) continue;
       (h.write ? store : load) += h.time;
       if (h.write && (past_first & ~h.dims) != 0) load += h.back_time;
     }
     if (store > 0) stored(store);
     return std::max({load, static_cast<double>(plan.points * ops_per_point), store});
   }
-  double latency = nest_time(plan, padded_loops, operands, count, first, ops_per_point, i + 1, advanced, past_first, stored);
+  double latency = time_from(plan, padded_loops, operands, moving, count, first, ops_per_point, i + 1, advanced, past_first, stored);
   const bool padded = padded_loops >> i & 1;
   const int64_t full = plan.steps[i].trips - (padded ? 1 : 0);
   if (full < 2 && !padded) return latency;
   // The middle steps and the partial last one both follow loop i's advance: the same time (the
   // partial step's slices are the full ones', runs taking part or not).
-  const double next = nest_time(plan, padded_loops, operands, count, first, ops_per_point, i + 1, static_cast<int>(i),
+  const double next = time_from(plan, padded_loops, operands, moving, count, first, ops_per_point, i + 1, static_cast<int>(i),
                                 past_first | uint64_t{1} << plan.steps[i].dim, stored);
   if (full >= 2) {
     const int64_t middle = full - 1;
@@ -163,6 +159,29 @@ double nest_time(const NestPlan& plan, uint64_t padded_loops, const NestOperand*
   }
   if (padded) latency += next;
   return latency;
+}
+
+}  // namespace nest_detail
+
+// The nest's time, in the walk's order: each loop's first step, then its next one standing for
+// the rest, then a partial last one (Walker::loops; `padded_loops`: the temporal loops whose last
+// step is partial), down to the first run's activation after the loop that advanced last (none:
+// the first step's, `first`, walked); later runs' time is the first's. `past_first`: the dims of
+// the loops around that are past their first step (a written operand takes back its partial sums
+// where one is a dim it is not indexed by). `stored(store)` hears each step's store where it has
+// one, in the walk's order. Shared by Walker::own_nest and the closed form, so that both form
+// every double alike.
+template <class Stored>
+double nest_time(const NestPlan& plan, uint64_t padded_loops, const NestOperand* operands, size_t count, double first,
+                 int64_t ops_per_point, uint64_t past_first, Stored& stored) {
+  static_assert(kMaxNestLoops <= 32, "a loop per bit");
+  uint32_t moving[kMaxNestOperands];
+  for (size_t k = 0; k < count; ++k) {
+    moving[k] = 0;
+    for (size_t j = 0; j < plan.temporal; ++j)
+      if (plan.moves(operands[k].dims, j)) moving[k] |= uint32_t{1} << j;
+  }
+  return nest_detail::time_from(plan, padded_loops, operands, moving, count, first, ops_per_point, 0, -1, past_first, stored);
 }
 
 }  // namespace dfx::model

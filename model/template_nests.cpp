@@ -229,6 +229,6 @@ double TemplateEval::later_steps(size_t k, const NestPlan& plan, const NestRuns&
   }
   // nest_time: the first run's operands, in the walk's order.
   auto stored = [&](double store) { last_store_ = store; };
-  return nest_time(plan, runs.padded_loops, operands, count, first_time, op.ops_per_point, 0, -1, past_first_, stored);
+  return nest_time(plan, runs.padded_loops, operands, count, first_time, op.ops_per_point, past_first_, stored);
 }
 }  // namespace dfx::model::closed_form

@@ -295,8 +295,8 @@ bool Walker<Held>::own_nest(int node, const OpBoxes& boxes, int64_t weight, Time
     out = Time();
     auto stored = [&](double store) { last_store_ = store, ++stores_; };
     const uint64_t padded_loops = plan.padded >= 0 ? uint64_t{1} << plan.padded : 0;
-    out.latency = nest_time(plan, padded_loops, first_run, count, first_time.latency, w_.ops[plan.op].ops_per_point, 0, -1,
-                            past_first_, stored);
+    out.latency = nest_time(plan, padded_loops, first_run, count, first_time.latency, w_.ops[plan.op].ops_per_point, past_first_,
+                            stored);
     ++r_.nests_counted;
     return true;
   }
