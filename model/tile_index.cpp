@@ -42,7 +42,17 @@ TileIndex::TileIndex(const Workload& w, const OpsBelow& below_nodes) : w_(w), di
           }
         }
         if (reads_.size() == reads_from) break;  // no consumer below: not fed here
-        axes_.push_back({flat(o, out.index[j].terms[0].dim), reads_from, static_cast<uint32_t>(reads_.size())});
+        const bool plain = std::all_of(reads_.begin() + reads_from, reads_.end(), [&](const AxisRead& r) {
+          return r.offset == 0 && r.to == r.from + 1 && terms_[r.from].coef == 1;
+        });
+        if (plain) {
+          const auto plain_from = static_cast<uint32_t>(plain_.size());
+          for (size_t i = reads_from; i < reads_.size(); ++i) plain_.push_back(terms_[reads_[i].from].at);
+          reads_.resize(reads_from);
+          axes_.push_back({flat(o, out.index[j].terms[0].dim), plain_from, static_cast<uint32_t>(plain_.size()), true});
+        } else {
+          axes_.push_back({flat(o, out.index[j].terms[0].dim), reads_from, static_cast<uint32_t>(reads_.size()), false});
+        }
       }
       if (axes_.size() > axes_from) feeds_.push_back({axes_from, static_cast<uint32_t>(axes_.size())});
     }
@@ -79,15 +89,22 @@ void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& box
     for (uint32_t x = feeds_[k].from; x < feeds_[k].to; ++x) {
       const FedAxis& axis = axes_[x];
       int64_t need_lo = std::numeric_limits<int64_t>::max(), need_hi = std::numeric_limits<int64_t>::min();
-      for (uint32_t i = axis.from; i < axis.to; ++i) {
-        const AxisRead& read = reads_[i];
-        int64_t l = read.offset, h = read.offset + 1;
-        for (uint32_t t = read.from; t < read.to; ++t) {
-          const Range& r = flat[terms_[t].at];
-          l += terms_[t].coef * r.first;
-          h += terms_[t].coef * (r.second - 1);
+      if (axis.plain) {  // offset 0, coefficient 1: the reads' own ranges
+        for (uint32_t i = axis.from; i < axis.to; ++i) {
+          const Range& r = flat[plain_[i]];
+          need_lo = std::min(need_lo, r.first), need_hi = std::max(need_hi, r.second);
         }
-        need_lo = std::min(need_lo, l), need_hi = std::max(need_hi, h);
+      } else {
+        for (uint32_t i = axis.from; i < axis.to; ++i) {
+          const AxisRead& read = reads_[i];
+          int64_t l = read.offset, h = read.offset + 1;
+          for (uint32_t t = read.from; t < read.to; ++t) {
+            const Range& r = flat[terms_[t].at];
+            l += terms_[t].coef * r.first;
+            h += terms_[t].coef * (r.second - 1);
+          }
+          need_lo = std::min(need_lo, l), need_hi = std::max(need_hi, h);
+        }
       }
       Range& r = flat[axis.out];
       r = {std::max(r.first, need_lo), std::min(r.second, need_hi)};

@@ -37,10 +37,12 @@ class TileIndex {
     uint32_t from, to;
   };
   // An axis of a producer's output: its range in the flat boxes (op * dims + dim), and the
-  // consumers' index expressions that read it, reads_[from, to).
+  // consumers' index expressions that read it, reads_[from, to); or, where each is plainly one
+  // dim (`plain`: the template's trees), the consumers' ranges read, plain_[from, to).
   struct FedAxis {
     uint32_t out;
     uint32_t from, to;
+    bool plain;
   };
   // One read of a fed axis: offset + sum of coef * (a consumer's range), terms_[from, to).
   struct AxisRead {
@@ -73,6 +75,7 @@ class TileIndex {
   std::vector<FedAxis> axes_;
   std::vector<AxisRead> reads_;
   std::vector<ReadTerm> terms_;
+  std::vector<uint32_t> plain_;
 };
 
 }  // namespace dfx::model
