@@ -358,8 +358,10 @@ Choice Space::mutate(const Choice& in, Rng& rng, bool structure) const {
   // Some genes cannot move in a given point (a dim the structure may not tile, an op with one
   // spatial choice); their draw is the same point, an evaluation spent on nothing (14-32% of the
   // climbs' steps on attention and conv). Draw again a few times instead.
+  Choice c;  // a draw that changed nothing leaves its storage to the next
   for (int tries = 0; tries < kMutationTries; ++tries) {
-    Choice c = mutate_gene(in, draw_gene(structure ? 0 : 2, own_loops_ok_ ? 6 : 5, structure, rng), rng);
+    c = in;
+    change_gene(c, in, draw_gene(structure ? 0 : 2, own_loops_ok_ ? 6 : 5, structure, rng), rng);
     if (!(c == in)) return c;
   }
   return in;
@@ -374,6 +376,11 @@ Choice Space::restructure(const Choice& in, Rng& rng) const {
 // for later groups.
 Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
   Choice c = in;
+  change_gene(c, in, gene, rng);
+  return c;
+}
+
+void Space::change_gene(Choice& c, const Choice& in, int gene, Rng& rng) const {
   const size_t ops = w_.ops.size();
   if (gene == 0 && !fixed_groups_.empty()) gene = 1;  // the user fixed the groups: a primitive instead
   if (gene == 0 && ops > 1) {  // move a group boundary: regroup and retile
@@ -392,42 +399,46 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
     c.may_spread.clear();
     fill_tiling(c, rng);
     fit_homes(c);
-    return c;
+    return;
   }
   if (gene == 7) {  // an output handed over in DRAM or a shared level instead
     const std::vector<size_t> ops_out = handover_ops(c);
-    if (ops_out.empty() || levels_.handover.empty()) return c;
+    if (ops_out.empty() || levels_.handover.empty()) return;
     const size_t o = pick(ops_out, rng);
     c.home.resize(ops, 0);
     const int options = static_cast<int>(levels_.handover.size()) + 1;
     c.home[o] = (c.home[o] + std::uniform_int_distribution<int>(1, options - 1)(rng)) % options;
     fit_homes(c);
-    return c;
+    return;
   }
   if (gene == 1) {  // a fused group's primitive (a lone op has none)
     const auto members = group_members(c);
     std::vector<size_t> fused;
     for (size_t g = 0; g < members.size(); ++g)
       if (members[g].size() > 1) fused.push_back(g);
-    if (fused.empty()) return fixed_groups_.empty() && ops > 1 ? mutate_gene(in, 0, rng) : retile(c, rng);
+    if (fused.empty()) {
+      if (fixed_groups_.empty() && ops > 1) return change_gene(c, in, 0, rng);  // c is `in` still
+      c = retile(c, rng);
+      return;
+    }
     const size_t g = pick(fused, rng);
     c.prim[g] = pick(prims_, rng);
     pin_structure(c);
     // Half the time the tiling stays and only the ops' spatial choices shrink to the PEs the new
     // primitive gives them (a Pipe splits the array between its ops): a structure tiled well under
     // one primitive is often tiled well under another. Otherwise the tiling is drawn anew.
-    if (chance(rng, 0.5)) return retile(c, rng);
+    if (chance(rng, 0.5)) return void(c = retile(c, rng));
     fit_own_trips(c, group_tile(c, static_cast<int>(g)), group_tile(c, static_cast<int>(g), true), members[g]);  // a Pipe has none
     for (int o : members[g]) fit_spatial(c.spatial[static_cast<size_t>(o)], spatial_room(c, static_cast<size_t>(o)), op_axes(c, members[g], o));
     pin_ops(c);
-    return c;
+    return;
   }
   const int g = std::uniform_int_distribution<int>(0, groups(c) - 1)(rng);
   if ((gene == 2 || gene == 3) && !c.outer[static_cast<size_t>(g)].empty()) {
-    const std::vector<int> group_ops = members_of(c, g);
+    const std::vector<int>& group_ops = members_of(c, g);
     const std::vector<int>& dims = outer_dims(group_ops);
     const size_t i = std::uniform_int_distribution<size_t>(0, dims.size() - 1)(rng);
-    if (!may_tile(c, static_cast<size_t>(g), i)) return c;
+    if (!may_tile(c, static_cast<size_t>(g), i)) return;
     std::vector<int64_t> old_share(dims.size());
     for (size_t k = 0; k < dims.size(); ++k) old_share[k] = core_share(c, group_ops, static_cast<size_t>(g), k);
     const bool split_pinned = static_cast<size_t>(g) < pins_.cores.size() && pins_.cores[static_cast<size_t>(g)] != kSearched;
@@ -454,7 +465,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
     pin_outer(c, static_cast<size_t>(g));
   }
   // Keep the group's spatial choices legal for its new extents; re-draw one op's.
-  const std::vector<int> members = members_of(c, g);
+  const std::vector<int>& members = members_of(c, g);
   const int redraw = pick(members, rng);
   // The loop below changes spatial choices only: the group's tiles stay.
   const model::OpBoxes first = group_tile(c, g);
@@ -463,7 +474,7 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
                       return static_cast<size_t>(o) < c.own_trips.size() && !c.own_trips[static_cast<size_t>(o)].empty();
                     });
   const model::OpBoxes last = owns ? group_tile(c, g, true) : model::OpBoxes{};
-  if (gene == 6 && !step_own_trips(c, first, last, static_cast<size_t>(redraw), rng)) return c;
+  if (gene == 6 && !step_own_trips(c, first, last, static_cast<size_t>(redraw), rng)) return;
   if ((gene == 2 || gene == 3) && owns) fit_own_trips(c, first, last, members);
   for (int o : members) {
     const auto op = static_cast<size_t>(o);
@@ -476,7 +487,6 @@ Choice Space::mutate_gene(const Choice& in, int gene, Rng& rng) const {
     if (gene == 5) c.order[static_cast<size_t>(o)] = pick_order(static_cast<size_t>(o), rng);
   }
   pin_ops(c);
-  return c;
 }
 
 }  // namespace dfx::mapper

@@ -246,6 +246,8 @@ class Space {
   int pick_order(size_t op, Rng& rng) const;
 
   Choice mutate_gene(const Choice& c, int gene, Rng& rng) const;
+  // mutate_gene into `c`, a copy of `in` (whose storage a caller may reuse).
+  void change_gene(Choice& c, const Choice& in, int gene, Rng& rng) const;
   // A gene drawn from [first, last], and the home gene (7) too where the template has a shared
   // level to hand outputs over in (archs without one draw as they always have).
   int draw_gene(int first, int last, bool homes, Rng& rng) const;

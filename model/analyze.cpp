@@ -238,6 +238,7 @@ BarredReport analyze_below(const arch::Arch& a, const Workload& w, const Dataflo
     for (auto& pr : walk.problems) r.problems.push_back(pr);
     summarise_ops(a, w, f, walk, r);  // first: summarise() reads the ops' compute
     summarise(a, w, f, p, walk, shapes ? shapes->compulsory(a, w) : compulsory_bytes(a, w), r);
+    recycle_walk_result(std::move(walk));
   } catch (const InputError& e) {
     for (const auto& pr : e.problems()) r.problems.push_back(pr);
   } catch (const SetTooLarge& e) {

@@ -237,7 +237,10 @@ double TemplateEval::cached_phase(const OpBoxes& whole) {
   empty_result();
   computed_ = false;
   const double t = group_phase(whole);
-  if (gave_up_) return t;  // nothing kept
+  if (gave_up_) {  // nothing kept
+    recycle_walk_result(std::move(outside));
+    return t;
+  }
   finish(static_cast<int>(gi_));
   PhaseResult mine{std::exchange(r_, std::move(outside)), computed_};
   mine.walk.cycles = t;
@@ -245,6 +248,7 @@ double TemplateEval::cached_phase(const OpBoxes& whole) {
   computed_ = computed || mine.computed;
   const bool dram_untouched = mine.walk.level_peak_elems[0] == 0;
   if (clean && dram_untouched) phase_cache_->insert(std::move(key), std::move(mine));
+  else recycle_walk_result(std::move(mine.walk));
   return t;
 }
 std::optional<WalkResult> TemplateEval::run() {
@@ -358,6 +362,7 @@ std::optional<WalkResult> TemplateEval::run() {
     if (!gave_up_ && !later_floors.empty() && gi_ + 1 < plan_.groups.size() && latency + later_floors[gi_] > give_up_.bar)
       gave_up_ = true, at_least_ = latency + later_floors[gi_];
     if (gave_up_) {
+      recycle_walk_result(std::move(r_));
       WalkResult r;
       r.gave_up = true, r.at_least = at_least_;
       return r;

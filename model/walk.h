@@ -47,6 +47,9 @@ struct WalkResult {
 
 // A walk's result with nothing counted yet, sized for the arch and the workload.
 WalkResult empty_walk_result(const arch::Arch& a, const Workload& w);
+// Hands a result this thread is done with back to empty_walk_result, which reuses its lists'
+// storage (a search analyses thousands of trees a second).
+void recycle_walk_result(WalkResult&& r);
 // Adds what a phase counted to a walk's result: traffic, work and ops' cycles summed, peaks as
 // maxima (a phase's on-chip peaks are its own). Not its problems, nor its cycles.
 void add_phase_counts(WalkResult& into, const WalkResult& phase);

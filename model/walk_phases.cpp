@@ -7,10 +7,37 @@
 
 namespace dfx::model {
 
+namespace {
+
+// Results this thread is done with, their lists kept for the next: a search makes about three a
+// tree (the tree's, its phases'), a dozen lists each, which were a sixth of its allocations.
+std::vector<WalkResult>& spare_results() {
+  thread_local std::vector<WalkResult> spare;
+  return spare;
+}
+
+}  // namespace
+
+void recycle_walk_result(WalkResult&& r) {
+  std::vector<WalkResult>& spare = spare_results();
+  constexpr size_t kMostSpare = 8;
+  if (r.traffic.capacity() > 0 && spare.size() < kMostSpare) spare.push_back(std::move(r));
+}
+
 WalkResult empty_walk_result(const arch::Arch& a, const Workload& w) {
-  WalkResult r;
-  r.traffic.assign(a.levels.size(), std::vector<Traffic>(w.tensors.size()));
-  r.peak_elems.assign(a.levels.size(), std::vector<int64_t>(w.tensors.size(), 0));
+  WalkResult r;  // every field at its default; only a spare's lists' storage is taken over
+  if (std::vector<WalkResult>& spare = spare_results(); !spare.empty()) {
+    WalkResult& old = spare.back();
+    r.traffic = std::move(old.traffic), r.peak_elems = std::move(old.peak_elems);
+    r.level_peak_elems = std::move(old.level_peak_elems), r.feed_reads = std::move(old.feed_reads);
+    r.feed_updates = std::move(old.feed_updates), r.op_work = std::move(old.op_work);
+    r.op_cycles = std::move(old.op_cycles), r.op_instruction_cycles = std::move(old.op_instruction_cycles);
+    spare.pop_back();
+  }
+  r.traffic.resize(a.levels.size());
+  for (std::vector<Traffic>& level : r.traffic) level.assign(w.tensors.size(), Traffic{});
+  r.peak_elems.resize(a.levels.size());
+  for (std::vector<int64_t>& level : r.peak_elems) level.assign(w.tensors.size(), 0);
   r.level_peak_elems.assign(a.levels.size(), 0);
   r.feed_reads.assign(a.levels.size(), 0);
   r.feed_updates.assign(a.levels.size(), 0);
