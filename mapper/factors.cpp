@@ -6,15 +6,6 @@
 
 namespace dfx::mapper {
 
-int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, Rng& rng) {
-  const auto at = std::find(ds.begin(), ds.end(), d);
-  if (at == ds.end()) return d;
-  const bool up = chance(rng, 0.5);
-  if (up && at + 1 != ds.end() && *(at + 1) <= at_most) return *(at + 1);
-  if (!up && at != ds.begin()) return *(at - 1);
-  return d;
-}
-
 namespace {
 
 // Lists a search asks for again and again (each draw of a spatial choice lists its dims' divisors

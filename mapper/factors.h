@@ -2,6 +2,7 @@
 // The factors a loop of the template may take. Spatial factors divide their extent (instances
 // are hardware and must do the same work); a temporal loop over a group's tile may also leave a
 // partial last step (73 rows in five steps of 15), which helps where an extent has few divisors.
+#include <algorithm>
 #include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <random>
@@ -17,8 +18,9 @@ namespace dfx::mapper {
 using Factors = boost::container::small_vector<int64_t, 6>;
 
 // One element of a non-empty vector, drawn uniformly.
-template <class T>
-const T& pick(const std::vector<T>& v, Rng& rng) {
+// One of a list's entries, each as likely (a std::vector or a small_vector).
+template <class List>
+const typename List::value_type& pick(const List& v, Rng& rng) {
   return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
 }
 
@@ -43,7 +45,15 @@ int64_t trips_of(int64_t n, int64_t factor);
 
 // The neighbour of d in the ascending list `ds` (up or down at random, at most `at_most`), or d
 // when it has none that way (or is not in the list).
-int64_t neighbour(const std::vector<int64_t>& ds, int64_t d, int64_t at_most, Rng& rng);
+template <class List>
+int64_t neighbour(const List& ds, int64_t d, int64_t at_most, Rng& rng) {
+  const auto at = std::find(ds.begin(), ds.end(), d);
+  if (at == ds.end()) return d;
+  const bool up = chance(rng, 0.5);
+  if (up && at + 1 != ds.end() && *(at + 1) <= at_most) return *(at + 1);
+  if (!up && at != ds.begin()) return *(at - 1);
+  return d;
+}
 
 // A temporal factor over n drawn at random: a divisor (they keep spatial loops below possible and
 // tiles alike), or, half the time where n has four divisors or fewer, any trip count. Drawing

@@ -35,7 +35,7 @@ std::shared_ptr<const Space::SpatialOptions> Space::spatial_options(const Spatia
     if (left == 0) return;
     for (size_t i = from; i < n; ++i) {
       const int64_t at_most = axes.room(sp, i);
-      const std::vector<int64_t> wide = room.drawn(i, at_most);
+      const FactorValues wide = room.drawn(i, at_most);
       for (int64_t d : narrowed ? wide : room.values(i, at_most)) {
         if (d == 1) continue;
         sp[i] = d;

@@ -155,12 +155,12 @@ void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const Pe
   const model::Op& o = w_.ops[op];
   Factors& sp = c.spatial[op];
   sp.assign(o.dims.size(), 1);
-  std::vector<size_t> dims(o.dims.size());
+  boost::container::small_vector<size_t, 8> dims(o.dims.size());
   for (size_t i = 0; i < dims.size(); ++i) dims[i] = i;
   std::shuffle(dims.begin(), dims.end(), rng);
   for (int k = 0; k < axes.ways() && k < static_cast<int>(dims.size()); ++k) {
     const size_t i = dims[static_cast<size_t>(k)];
-    const std::vector<int64_t> ok = room.drawn(i, axes.room(sp, i));
+    const FactorValues ok = room.drawn(i, axes.room(sp, i));
     // Half the time the widest spread that fits: a big array is rarely best left idle.
     sp[i] = chance(rng, 0.5) ? ok.back() : pick(ok, rng);
   }

@@ -168,7 +168,7 @@ void Space::widen_spatial(Choice& c, size_t op, const SpatialRoom& room, const P
   // way left for a dim not yet spread).
   std::vector<std::pair<size_t, std::vector<int64_t>>> wider;
   for (size_t i = 0; i < sp.size(); ++i) {
-    const std::vector<int64_t> values = room.values(i, axes.room(sp, i));
+    const FactorValues values = room.values(i, axes.room(sp, i));
     const auto above = std::upper_bound(values.begin(), values.end(), sp[i]);
     if (above != values.end()) wider.push_back({i, std::vector<int64_t>(above, values.end())});
   }

@@ -11,25 +11,25 @@ SpatialRoom::SpatialRoom(OpExtents extent, bool padding) : extent_(std::move(ext
 
 namespace {
 
-std::vector<int64_t> up_to(const std::vector<int64_t>& ascending, int64_t at_most) {
+FactorValues up_to(const std::vector<int64_t>& ascending, int64_t at_most) {
   return {ascending.begin(), std::upper_bound(ascending.begin(), ascending.end(), std::max<int64_t>(at_most, 1))};
 }
 
 }  // namespace
 
-std::vector<int64_t> SpatialRoom::values(size_t i, int64_t at_most) const {
+FactorValues SpatialRoom::values(size_t i, int64_t at_most) const {
   // Padded, a factor is a chunk size of the extent: each step spreads one chunk (73 rows on 64
   // PEs: 37, as 64 would run anyway), the divisors among them.
   if (padding_) return up_to(trip_counts(extent_[i]), at_most);
   return up_to(divisors(extent_[i]), at_most);
 }
 
-std::vector<int64_t> SpatialRoom::drawn(size_t i, int64_t at_most) const {
+FactorValues SpatialRoom::drawn(size_t i, int64_t at_most) const {
   if (!padding_) return values(i, at_most);
   // Of the padded spreads only the widest that fits, in the fewest steps: drawing every chunk
   // size (about 2·sqrt(extent) of them) spread the search thin, three quarters of its trees
   // padded (and see Space::spatial_options for the lists of every option).
-  std::vector<int64_t> some = up_to(divisors(extent_[i]), at_most);
+  FactorValues some = up_to(divisors(extent_[i]), at_most);
   const int64_t widest = widest_spread(extent_[i], at_most);
   if (widest > some.back()) some.push_back(widest);
   return some;

@@ -22,6 +22,8 @@ namespace dfx::mapper {
 
 // An op's extent per dim (inline: asked for several times a candidate).
 using OpExtents = boost::container::small_vector<int64_t, 8>;
+// The factors a dim may take (inline up to 16: every draw of a spatial choice lists some).
+using FactorValues = boost::container::small_vector<int64_t, 16>;
 
 class SpatialRoom {
  public:
@@ -33,10 +35,10 @@ class SpatialRoom {
   bool padding() const { return padding_; }
   // The factors dim i may take, at most `at_most`, ascending (1 first): the divisors of its
   // extent in the first tile, and with padding every chunk size. Local steps move among them.
-  std::vector<int64_t> values(size_t i, int64_t at_most) const;
+  FactorValues values(size_t i, int64_t at_most) const;
   // The ones random draws take, and the lists of every option (exhaustive search, polish
   // sweeps) on all but one dim (Space::spatial_options): the divisors and the widest padded chunk.
-  std::vector<int64_t> drawn(size_t i, int64_t at_most) const;
+  FactorValues drawn(size_t i, int64_t at_most) const;
   int64_t largest(size_t i, int64_t at_most) const;
   // Each factor a divisor or, with padding, a chunk size of its extent.
   bool allows(const Factors& sp) const;

@@ -187,6 +187,7 @@ struct TemplateStore {
   std::vector<std::pair<int, int64_t>> homes;  // intermediates at their home: (tensor, elements)
   std::vector<Sent> sent;  // [0, sent_live): this nest's first step's (their storage kept)
   size_t sent_live = 0;
+  SpreadBox send;  // sent_over_runs' (its storage kept)
   std::vector<int64_t> occupancy;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
   std::vector<Representing> reps;  // [0, depth): the ones being visited (their storage kept)
   void clear() {

@@ -185,7 +185,9 @@ int64_t TemplateEval::sent_over_runs(int id, const Box& now, int64_t merged, int
     return 0;
   }
   if (s.holds && overlap(now, s.held) != 0) throw Refused{"a run sending part of what it holds"};
-  SpreadBox sent{now, {}};
+  SpreadBox& sent = st_.send;  // kept: its list's storage is reused
+  sent.box = now;
+  sent.spreads.clear();
   if (merged > 1) {
     uint64_t axes = 0;
     for (const auto& sp : s.spreads) {
