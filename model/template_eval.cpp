@@ -92,7 +92,7 @@ double TemplateEval::group_tile(const OpBoxes& boxes, int64_t weight) {
   const size_t homes_from = homes_.size();
   for (const int t : s_.fused[static_cast<size_t>(g_->tile)]) {
     const Op& prod = w_.ops[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)];
-    const int64_t elems = slice_size(access_slice(prod.out, boxes[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)]));
+    const int64_t elems = plain_slice_size(prod.out, boxes[static_cast<size_t>(w_.tensors[static_cast<size_t>(t)].producer)]);
     add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, core_row, elems);
     homes_.push_back({t, elems});
   }
@@ -326,7 +326,7 @@ std::optional<WalkResult> TemplateEval::run() {
   std::vector<std::pair<int, int64_t>> homes;
   for (const int t : s_.fused[0]) {
     const int producer = w_.tensors[static_cast<size_t>(t)].producer;
-    const int64_t elems = slice_size(access_slice(w_.ops[static_cast<size_t>(producer)].out, whole[static_cast<size_t>(producer)]));
+    const int64_t elems = plain_slice_size(w_.ops[static_cast<size_t>(producer)].out, whole[static_cast<size_t>(producer)]);
     add_occupancy(p_.tensors[static_cast<size_t>(t)].home, t, 0, elems);
     homes.push_back({t, elems});
   }

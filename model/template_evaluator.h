@@ -287,6 +287,9 @@ class TemplateEval {
 
 
 int64_t box_size(const Box& b);
+// slice_size(access_slice(access, op)) for an access whose every index is plainly one dim or a
+// constant (the plan's trees): the product of the dims' extents.
+int64_t plain_slice_size(const TensorAccess& access, const Range* op);
 int64_t overlap(const Box& a, const Box& b);
 // merged_fresh (held.h) for a buffer holding one box: what the instances newly hold together,
 // without building the general sets where the new slice is apart from the held one.

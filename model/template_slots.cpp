@@ -24,6 +24,13 @@ Box TemplateEval::box_of(const Slot& s, const Range* op) const {
   return b;
 }
 
+int64_t plain_slice_size(const TensorAccess& access, const Range* op) {
+  int64_t n = 1;
+  for (const AffineIndex& ix : access.index)
+    if (!ix.terms.empty()) n *= std::max<int64_t>(0, op[ix.terms[0].dim].second - op[ix.terms[0].dim].first);
+  return n;
+}
+
 int64_t box_size(const Box& b) {
   int64_t n = 1;
   for (int j = 0; j < b.rank; ++j) n *= std::max<int64_t>(0, b.r[j].second - b.r[j].first);
