@@ -50,6 +50,7 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
     return std::any_of(w.ops.begin(), w.ops.end(), [k](const model::Op& op) { return op.unit == k; });
   };
   levels_ = template_levels(a, uses(arch::UnitKind::Matrix), uses(arch::UnitKind::Vector));
+  staging_tile_ = {levels_.matrix_staging}, registers_tile_ = {levels_.registers};
   // An op's own loops at DRAM sit under a group tile at DRAM that keeps the group's
   // intermediates in its buffer: one level for all of them and for every op's tile.
   auto same_level = [&](const std::vector<int>& levels) { return levels.empty() || levels == levels_.group; };
@@ -65,6 +66,9 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
   };
   matrix_axes_ = axes_of(a.unit(arch::UnitKind::Matrix), 2);
   vector_axes_ = axes_of(a.unit(arch::UnitKind::Vector), 1);
+  for (const auto* axes : {&matrix_axes_, &vector_axes_})
+    if (*axes)
+      for (size_t k = 1; k <= w.ops.size(); ++k) shared_axes_[axes == &matrix_axes_ ? 0 : 1].push_back((*axes)->shared_by(static_cast<int>(k)));
   for (const auto& op : w.ops)
     if (!(op.unit == arch::UnitKind::Matrix ? matrix_axes_ : vector_axes_))
       throw InputError(op.loc, "op '" + op.name + "' needs a unit that arch '" + a.name + "' does not have");

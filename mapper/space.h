@@ -188,9 +188,13 @@ class Space {
   std::vector<model::Prim> prims_;  // what fused groups may use
   std::vector<int> fixed_groups_;    // per op, when the user fixed the fusion (empty: searched)
   TemplateLevels levels_;  // where the template's tiles go
+  std::vector<int> staging_tile_, registers_tile_;  // {levels_.matrix_staging}, {levels_.registers}: tiles' level lists
   int64_t cores_ = 1;
   // One core's matrix unit and vector unit, for an op that has them to itself (null: none).
   std::optional<PeAxes> matrix_axes_, vector_axes_;
+  // Per unit ([matrix, vector]), the axes shared by k ops: [k - 1] (op_axes hands them out, a few
+  // times a candidate).
+  std::vector<PeAxes> shared_axes_[2];
   const PeAxes& unit_axes(size_t op) const;
 
   // What pin() fixed: per fixed group its primitive (-1: searched), its core split (kSearched,
@@ -316,7 +320,7 @@ class Space {
   void fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, Rng& rng) const;
   // Where an op of group `members` may spread: its unit's axes on one core, or its part of
   // them in a Pipe (or Para) group, where the ops on one unit share it.
-  PeAxes op_axes(const Choice& c, const std::vector<int>& members, int op) const;
+  const PeAxes& op_axes(const Choice& c, const std::vector<int>& members, int op) const;
   // Every spatial choice that fits: a list kept per thread and shared, not copied (a climb's
   // aimed steps ask for the same few lists again and again).
   using SpatialOptions = std::vector<Factors>;

@@ -40,7 +40,6 @@ void Space::build_into(const Choice& c, const std::string& name, model::Dataflow
   };
   auto loops_of = [&f](int id) -> std::vector<model::Loop>& { return f.nodes[static_cast<size_t>(id)].loops; };
   static const std::vector<int> dram{0};
-  const std::vector<int> staging{levels_.matrix_staging}, registers{levels_.registers};
   auto members = group_members(c);
   const int root = add(-1, dram, model::Prim::Seq, members.size());
   // Outputs that wait for later groups in a shared level: kept there at the root, where the
@@ -96,7 +95,7 @@ void Space::build_into(const Choice& c, const std::string& name, model::Dataflow
       // the operand levels below hold a spatial block and run its whole reduction (one
       // instruction accumulates in L0C).
       const bool stage = matrix && levels_.matrix_staging >= 0;
-      const int staged = stage ? add(parent, staging) : -1;
+      const int staged = stage ? add(parent, staging_tile_) : -1;
       const int op_tile = add(stage ? staged : parent, matrix ? levels_.matrix_op : levels_.vector_op);
       loops_of(op_tile).reserve(2 * op.dims.size());
       if (stage) loops_of(staged).reserve(op.dims.size());
@@ -111,7 +110,7 @@ void Space::build_into(const Choice& c, const std::string& name, model::Dataflow
       for (size_t i = 0; i < op.dims.size(); ++i)
         if (sp[i] > 1) loops_of(op_tile).push_back(loop(op.dims[i], sp[i], true));
       parent = op_tile;
-      if (matrix && levels_.registers >= 0) parent = add(parent, registers);
+      if (matrix && levels_.registers >= 0) parent = add(parent, registers_tile_);
       const int leaf = add(parent, {}, model::Prim::Seq, 0);
       f.nodes[static_cast<size_t>(leaf)].is_leaf = true, f.nodes[static_cast<size_t>(leaf)].op = o;
     }

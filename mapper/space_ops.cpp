@@ -141,14 +141,14 @@ const PeAxes& Space::unit_axes(size_t op) const {
 }
 
 // An op's part of its unit on one core: all of it, or an equal part in a Pipe (or Para) group.
-PeAxes Space::op_axes(const Choice& c, const std::vector<int>& members, int op) const {
+const PeAxes& Space::op_axes(const Choice& c, const std::vector<int>& members, int op) const {
   const size_t g = static_cast<size_t>(c.group_of[static_cast<size_t>(op)]);
   const arch::UnitKind unit = w_.ops[static_cast<size_t>(op)].unit;
   const PeAxes& whole = unit_axes(static_cast<size_t>(op));
   if (c.prim[g] != model::Prim::Para && c.prim[g] != model::Prim::Pipe) return whole;
   int sharing = 0;
   for (int x : members) sharing += w_.ops[static_cast<size_t>(x)].unit == unit;
-  return whole.shared_by(sharing);
+  return shared_axes_[unit == arch::UnitKind::Matrix ? 0 : 1][static_cast<size_t>(sharing - 1)];
 }
 
 void Space::pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const {

@@ -101,7 +101,7 @@ Choice Space::widen_slowest(const Choice& in, Rng& rng) const {
     const auto o = static_cast<size_t>(members[g][k]);
     const model::OpBoxes mine = op_tile(first, c, o);
     const SpatialRoom room = spatial_room(mine, o);
-    const PeAxes axes = op_axes(c, members[g], static_cast<int>(o));
+    const PeAxes& axes = op_axes(c, members[g], static_cast<int>(o));
     const Factors before = c.spatial[o];
     widen_spatial(c, o, room, axes, rng);
     if (c.spatial[o] != before) continue;
@@ -144,7 +144,7 @@ Choice Space::reshape_slowest(const Choice& in, const model::Report& r, Rng& rng
   const auto o = static_cast<size_t>(slow);
   const model::OpBoxes first = op_tile(group_tile(c, static_cast<int>(g)), c, o);
   const SpatialRoom room = spatial_room(first, o);
-  const PeAxes axes = op_axes(c, members[g], slow);
+  const PeAxes& axes = op_axes(c, members[g], slow);
   // Half the time another spread that computes no slower, so that only what the stage moves
   // changes (qk of attention G8 / edge at l:30 x k:16 waits 2.1 K cycles for its data, at
   // l:15 x k:32 0.9 K); a quarter a neighbour, a quarter any draw.
