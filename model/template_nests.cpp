@@ -202,24 +202,22 @@ double TemplateEval::later_steps(size_t k, const NestPlan& plan, const NestRuns&
       const int64_t moves = run.steps_moving(h.dims);
       count_moves(s, h, step_weight, moves, r_.traffic[static_cast<size_t>(s.level)][static_cast<size_t>(s.tensor)],
                   [&](int64_t sent) { charge_source(s.tensor, s.source, s.level, s.write, sent); });
-      // What the later steps wrote (the slice and its translates, dim by dim), then the slice
+      // Axis by axis: what the later steps wrote (the slice and its translates), then the slice
       // moved to the last step's.
-      if (s.write && moves > 0 && s.holds) {
-        for (size_t x = 0; x < s.access->index.size(); ++x) {
-          const int dim = s.access->index[x].terms.empty() ? -1 : s.access->index[x].terms[0].dim;
+      const bool covers = s.write && moves > 0 && s.holds;
+      for (size_t x = 0; x < s.access->index.size(); ++x) {
+        const int dim = s.access->index[x].terms.empty() ? -1 : s.access->index[x].terms[0].dim;  // -1: a constant
+        if (covers) {
           AxisCover part;
           part.add_interval(s.held.r[x].first, s.held.r[x].second);
           for (size_t j = 0; j < run.temporal; ++j)
             if (run.steps[j].trips > 1 && run.steps[j].dim == dim) part.add_translates(run.steps[j].chunk, run.steps[j].trips - 1);
           add_cover(id, x, part);
         }
-      }
-      for (size_t j = 0; j < run.temporal; ++j) {
-        const NestPlan::Step& step = run.steps[j];
-        if (step.trips <= 1) continue;
-        const int64_t by = step.chunk * (step.trips - 1);
-        for (size_t x = 0; x < s.access->index.size(); ++x)
-          if (!s.access->index[x].terms.empty() && s.access->index[x].terms[0].dim == step.dim) s.held.r[x].first += by, s.held.r[x].second += by;
+        int64_t by = 0;
+        for (size_t j = 0; j < run.temporal; ++j)
+          if (run.steps[j].trips > 1 && run.steps[j].dim == dim) by += run.steps[j].chunk * (run.steps[j].trips - 1);
+        s.held.r[x].first += by, s.held.r[x].second += by;
       }
       touch(id);
       if (p.first()) operands[count] = h;
