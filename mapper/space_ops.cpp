@@ -7,8 +7,9 @@
 namespace dfx::mapper {
 
 OpExtents Space::op_extents(const model::OpBoxes& tile, size_t op) const {
-  OpExtents out;
-  for (int d : w_.ops[op].dims) out.push_back(tile[op][d].second - tile[op][d].first);
+  const std::vector<int>& dims = w_.ops[op].dims;
+  OpExtents out(dims.size(), boost::container::default_init);
+  for (size_t i = 0; i < dims.size(); ++i) out[i] = tile[op][dims[i]].second - tile[op][dims[i]].first;
   return out;
 }
 
