@@ -254,7 +254,8 @@ class TemplateEval {
   double at_least_ = 0;
   int64_t sent_over_runs(int id, const Box& now, int64_t merged, int64_t fresh);
   void empty_result() { r_ = empty_walk_result(a_, w_); }
-  Box box_of(const Slot& s, const Range* op) const;
+  void box_of(const Slot& s, const Range* op, Box& b) const;
+  Box now_;  // activate's slice
   void add_occupancy(int level, int tensor, size_t row, int64_t delta);
   void charge_source(int tensor, int source, int level, bool write, int64_t n);
   // Walker::add_cover: the cover, and what each representative step being visited wrote.

@@ -191,7 +191,7 @@ double TemplateEval::later_steps(size_t k, const NestPlan& plan, const NestRuns&
       const int64_t row = s.held.rank == 0 ? 1 : s.held.r[s.held.rank - 1].second - s.held.r[s.held.rank - 1].first;
       h.time = transfer_time(a_, s.source, s.level, s.write, row, h.fresh, h.shared).cycles;
       if (s.write) h.back_time = transfer_time(a_, s.source, s.level, false, row, h.fresh, h.shared).cycles;
-      h.source_weight = weight * run.instances / merged;
+      h.source_weight = divide(weight * run.instances, merged);
       // A later run sends what the earlier ones did not: nothing where its slice is theirs (a
       // run past the first of a classed spread whose dim does not index it). The walk compares
       // sends only for buffers whose source is above the runs' level (Walker::activate's

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "arch/unit_costs.h"
+#include "model/walk_support.h"
 
 namespace dfx::model {
 
@@ -18,7 +19,7 @@ TransferTime transfer_time(const arch::Arch& a, int source, int level, bool writ
   const auto words = [](double bw, double wb) { return std::max<int64_t>(1, static_cast<int64_t>(bw / wb + 1e-9)); };
   const int64_t rate = std::min(words(src_bw, src_wb), words(dst_bw, dst_wb));
   row = std::max<int64_t>(1, row);
-  const auto pieces = [&](int64_t n) { return static_cast<double>((n + row - 1) / row * ((row + rate - 1) / rate)); };
+  const auto pieces = [&](int64_t n) { return static_cast<double>(divide(n + row - 1, row) * divide(row + rate - 1, rate)); };
   const double at_src = src.row_port ? pieces(shared) : static_cast<double>(shared) * src_wb / src_bw;
   const double at_dst = dst.row_port ? pieces(fresh) : static_cast<double>(fresh) * dst_wb / dst_bw;
   t.cycles = std::max(at_src, at_dst);

@@ -66,13 +66,21 @@ class BoxPool {
   std::vector<OpBoxes> free_;
 };
 
+// n / d, on the 32-bit divider where both are in [0, 2^32): the same quotient, several times
+// sooner than the 64-bit one on the x86 cores this runs on (the analysis divides at every loop it
+// cuts and every buffer it fills; perf put one 64-bit division at 7% of an activation).
+inline int64_t divide(int64_t n, int64_t d) {
+  if (((n | d) >> 32) == 0) return static_cast<int64_t>(static_cast<uint32_t>(n) / static_cast<uint32_t>(d));
+  return n / d;
+}
+
 // How a loop cuts the extent it sees: `trips` steps of `chunk`, the last `last` long.
 struct Cut {
   int64_t chunk, trips, last;
 };
 inline Cut cut(int64_t extent, int64_t factor) {
-  const int64_t chunk = (extent + factor - 1) / factor;
-  const int64_t trips = (extent + chunk - 1) / chunk;
+  const int64_t chunk = divide(extent + factor - 1, factor);
+  const int64_t trips = divide(extent + chunk - 1, chunk);
   return {chunk, trips, extent - (trips - 1) * chunk};
 }
 
