@@ -325,6 +325,8 @@ class Space {
   // aimed steps ask for the same few lists again and again).
   using SpatialOptions = std::vector<Factors>;
   static std::shared_ptr<const SpatialOptions> spatial_options(const SpatialRoom& room, const PeAxes& axes);
+  // Everything the options depend on, as the key they are kept by (and their times, timed_spreads).
+  static std::vector<int64_t> options_key(const SpatialRoom& room, const PeAxes& axes);
   void pick_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const;
   // Shrinks an op's spatial factors (the widest first, each to a smaller value it may take)
   // until they fit `axes`.

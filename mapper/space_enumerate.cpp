@@ -13,6 +13,13 @@ namespace dfx::mapper {
 // choice may take any chunk size (SpatialRoom::values): a Pipe balances its stages' lanes with
 // narrower chunks (attention G8 / edge: 9, 12, 12, 8 and 11 of 64 lanes for its vector stages),
 // while every chunk size on every dim at once made conv chains' polish four times slower.
+std::vector<int64_t> Space::options_key(const SpatialRoom& room, const PeAxes& axes) {
+  std::vector<int64_t> key = axes.key();
+  key.push_back(room.padding() ? 1 : 0);
+  for (size_t i = 0; i < room.size(); ++i) key.push_back(room.extent(i));
+  return key;
+}
+
 std::shared_ptr<const Space::SpatialOptions> Space::spatial_options(const SpatialRoom& room, const PeAxes& axes) {
   // A climb's aimed steps list the same op's options again and again (~100 k instructions a
   // list): the lists are kept per thread, by everything they depend on, up to 32 k options in
@@ -20,9 +27,7 @@ std::shared_ptr<const Space::SpatialOptions> Space::spatial_options(const Spatia
   constexpr size_t kMostKept = size_t{1} << 15;
   thread_local std::map<std::vector<int64_t>, std::shared_ptr<const SpatialOptions>> kept;
   thread_local size_t kept_options = 0;
-  std::vector<int64_t> key = axes.key();
-  key.push_back(room.padding() ? 1 : 0);
-  for (size_t i = 0; i < room.size(); ++i) key.push_back(room.extent(i));
+  std::vector<int64_t> key = options_key(room, axes);
   if (auto at = kept.find(key); at != kept.end()) return at->second;
   if (kept_options >= kMostKept) kept.clear(), kept_options = 0;
   const size_t n = room.size();

@@ -42,9 +42,7 @@ Space::TimedSpreads Space::timed_spreads(const model::OpBoxes& tile, size_t op, 
   constexpr size_t kMostKept = size_t{1} << 15;
   thread_local std::map<std::vector<int64_t>, std::shared_ptr<const std::vector<double>>> kept;
   thread_local size_t kept_times = 0;
-  std::vector<int64_t> key = axes.key();
-  key.push_back(room.padding() ? 1 : 0);
-  for (size_t i = 0; i < room.size(); ++i) key.push_back(room.extent(i));
+  std::vector<int64_t> key = options_key(room, axes);
   key.push_back(w_.ops[op].ops_per_point);
   key.insert(key.end(), extent.begin(), extent.end());
   if (auto at = kept.find(key); at != kept.end()) {
