@@ -25,13 +25,15 @@ FactorValues SpatialRoom::values(size_t i, int64_t at_most) const {
 }
 
 FactorValues SpatialRoom::drawn(size_t i, int64_t at_most) const {
-  if (!padding_) return values(i, at_most);
-  // Of the padded spreads only the widest that fits, in the fewest steps: drawing every chunk
-  // size (about 2·sqrt(extent) of them) spread the search thin, three quarters of its trees
-  // padded (and see Space::spatial_options for the lists of every option).
+  // The divisors (values() without padding); of the padded spreads only the widest that fits, in
+  // the fewest steps: drawing every chunk size (about 2·sqrt(extent) of them) spread the search
+  // thin, three quarters of its trees padded (and see Space::spatial_options for the lists of
+  // every option). One list returned (not moved: GCC 12 misreads the move of an inline one).
   FactorValues some = up_to(divisors(extent_[i]), at_most);
-  const int64_t widest = widest_spread(extent_[i], at_most);
-  if (widest > some.back()) some.push_back(widest);
+  if (padding_) {
+    const int64_t widest = widest_spread(extent_[i], at_most);
+    if (widest > some.back()) some.push_back(widest);
+  }
   return some;
 }
 
