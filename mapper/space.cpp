@@ -225,20 +225,27 @@ void Space::compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes
   boxes.assign_whole(w_);
   const std::vector<int>& dims = outer_dims(members);
   const int node = run_node(members);
+  // The whole problem's boxes cut in full once; after that they are the run's projection's fixed
+  // point, and only what each cut reaches is worked out again.
+  bool cut = false;
+  auto restrict = [&](int dim, int64_t lo, int64_t hi) {
+    if (cut) run_index_->restrict_projected(node, dim, lo, hi, boxes);
+    else run_index_->restrict(node, dim, lo, hi, boxes), cut = true;
+  };
   // As the tree nests them: the loops over the cores (which divide their extents) outside the
   // temporal ones, which step through one core's share and may leave a partial last tile there.
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t cores = core_share(c, members, static_cast<size_t>(g), i);
     if (cores == 1) continue;
     const int64_t extent = run_index_->extent(node, dims[i], boxes);
-    run_index_->restrict(node, dims[i], 0, (extent + cores - 1) / cores, boxes);
+    restrict(dims[i], 0, (extent + cores - 1) / cores);
   }
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t factor = c.outer[static_cast<size_t>(g)][i];
     const int64_t extent = run_index_->extent(node, dims[i], boxes);
     const int64_t chunk = (extent + factor - 1) / factor;
     const int64_t step = last ? (extent + chunk - 1) / chunk - 1 : 0;
-    run_index_->restrict(node, dims[i], step * chunk, step * chunk + chunk, boxes);
+    restrict(dims[i], step * chunk, step * chunk + chunk);
   }
 }
 

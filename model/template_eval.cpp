@@ -33,9 +33,11 @@ double TemplateEval::outer_loops(size_t li, const OpBoxes& boxes, int64_t weight
   const int64_t extent = s_.index.extent(g_->outer, loop.dim, boxes);
   if (extent <= 0) return outer_loops(li + 1, boxes, weight);
   const Cut c = cut(extent, loop.factor);
+  // The first loop's boxes are the whole problem's; the others', cut at this tile before.
   auto at = [&](int64_t i) {
     BoxPool::Lease b(pool_, boxes);
-    s_.index.restrict(g_->outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, *b);
+    if (li == 0) s_.index.restrict(g_->outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, *b);
+    else s_.index.restrict_projected(g_->outer, loop.dim, i * c.chunk, i * c.chunk + c.chunk, *b);
     return b;
   };
   if (loop.spatial) {  // even (the plan's): its instances alike

@@ -304,13 +304,17 @@ const char* template_plan(const arch::Arch& a, const Workload& w, const Dataflow
       if (g.loops.size() <= li) g.loops.push_back({l.dim, l.spatial, c.chunk, c.trips, c.last});
       if (l.spatial && c.last != c.chunk) return void(why = "an uneven core split");
       // Leased copies: a fresh one per loop was a tenth of the plan.
+      // The first loop's boxes are the whole problem's; the others', cut at this tile before.
+      auto restrict = [&](int64_t lo, OpBoxes& b) {
+        if (li == 0) shape.index.restrict(outer, l.dim, lo, lo + c.chunk, b);
+        else shape.index.restrict_projected(outer, l.dim, lo, lo + c.chunk, b);
+      };
       BoxPool::Lease first(pool, boxes);
-      shape.index.restrict(outer, l.dim, 0, c.chunk, *first);
+      restrict(0, *first);
       self(self, li + 1, *first, partial);
       if (!l.spatial && c.last != c.chunk) {
         BoxPool::Lease last(pool, boxes);
-        const int64_t lo = (c.trips - 1) * c.chunk;
-        shape.index.restrict(outer, l.dim, lo, lo + c.chunk, *last);
+        restrict((c.trips - 1) * c.chunk, *last);
         self(self, li + 1, *last, partial + 1);
       }
     };

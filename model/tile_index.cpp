@@ -58,6 +58,30 @@ TileIndex::TileIndex(const Workload& w, const OpsBelow& below_nodes) : w_(w), di
     }
   }
   feeds_at_.push_back(static_cast<uint32_t>(feeds_.size()));
+  note_reached(below_nodes.size());
+}
+
+void TileIndex::note_reached(size_t nodes) {
+  std::vector<char> changed(w_.ops.size() * dims_);
+  auto reads_changed = [&](const FedAxis& axis) {
+    if (axis.plain) return std::any_of(plain_.begin() + axis.from, plain_.begin() + axis.to, [&](uint32_t at) { return changed[at] != 0; });
+    for (uint32_t i = axis.from; i < axis.to; ++i)
+      for (uint32_t t = reads_[i].from; t < reads_[i].to; ++t)
+        if (changed[terms_[t].at]) return true;
+    return false;
+  };
+  reached_at_.reserve(nodes * dims_ + 1);
+  for (size_t n = 0; n < nodes; ++n)
+    for (size_t d = 0; d < dims_; ++d) {
+      reached_at_.push_back(static_cast<uint32_t>(reached_.size()));
+      std::fill(changed.begin(), changed.end(), 0);
+      for (int o : ops_using(static_cast<int>(n), static_cast<int>(d))) changed[static_cast<size_t>(o) * dims_ + d] = 1;
+      // In the order restrict() takes them: an axis reads only ranges final before it.
+      for (uint32_t k = feeds_at_[n]; k < feeds_at_[n + 1]; ++k)
+        for (uint32_t x = feeds_[k].from; x < feeds_[k].to; ++x)
+          if (changed[axes_[x].out] || reads_changed(axes_[x])) reached_.push_back(x), changed[axes_[x].out] = 1;
+    }
+  reached_at_.push_back(static_cast<uint32_t>(reached_.size()));
 }
 
 int64_t TileIndex::extent(int node, int dim, const OpBoxes& boxes) const {
@@ -77,39 +101,51 @@ bool TileIndex::steps_alike(int node, int dim, const OpBoxes& boxes, int64_t chu
   return true;
 }
 
-void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
+void TileIndex::cut_users(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
   for (int o : ops_using(node, dim)) {
     Range& r = boxes[static_cast<size_t>(o)][static_cast<size_t>(dim)];
     const int64_t base = r.first;
     r = {base + lo, std::min(base + hi, r.second)};
   }
-  Range* const flat = boxes[0];
-  // Each fed axis cut to the hull of what its consumers read (restrict_and_project's need).
-  for (uint32_t k = feeds_at_[static_cast<size_t>(node)]; k < feeds_at_[static_cast<size_t>(node) + 1]; ++k)
-    for (uint32_t x = feeds_[k].from; x < feeds_[k].to; ++x) {
-      const FedAxis& axis = axes_[x];
-      int64_t need_lo = std::numeric_limits<int64_t>::max(), need_hi = std::numeric_limits<int64_t>::min();
-      if (axis.plain) {  // offset 0, coefficient 1: the reads' own ranges
-        for (uint32_t i = axis.from; i < axis.to; ++i) {
-          const Range& r = flat[plain_[i]];
-          need_lo = std::min(need_lo, r.first), need_hi = std::max(need_hi, r.second);
-        }
-      } else {
-        for (uint32_t i = axis.from; i < axis.to; ++i) {
-          const AxisRead& read = reads_[i];
-          int64_t l = read.offset, h = read.offset + 1;
-          for (uint32_t t = read.from; t < read.to; ++t) {
-            const Range& r = flat[terms_[t].at];
-            l += terms_[t].coef * r.first;
-            h += terms_[t].coef * (r.second - 1);
-          }
-          need_lo = std::min(need_lo, l), need_hi = std::max(need_hi, h);
-        }
-      }
-      Range& r = flat[axis.out];
-      r = {std::max(r.first, need_lo), std::min(r.second, need_hi)};
-      if (r.second < r.first) r.second = r.first;
+}
+
+void TileIndex::cut_axis(const FedAxis& axis, Range* flat) const {
+  int64_t need_lo = std::numeric_limits<int64_t>::max(), need_hi = std::numeric_limits<int64_t>::min();
+  if (axis.plain) {  // offset 0, coefficient 1: the reads' own ranges
+    for (uint32_t i = axis.from; i < axis.to; ++i) {
+      const Range& r = flat[plain_[i]];
+      need_lo = std::min(need_lo, r.first), need_hi = std::max(need_hi, r.second);
     }
+  } else {
+    for (uint32_t i = axis.from; i < axis.to; ++i) {
+      const AxisRead& read = reads_[i];
+      int64_t l = read.offset, h = read.offset + 1;
+      for (uint32_t t = read.from; t < read.to; ++t) {
+        const Range& r = flat[terms_[t].at];
+        l += terms_[t].coef * r.first;
+        h += terms_[t].coef * (r.second - 1);
+      }
+      need_lo = std::min(need_lo, l), need_hi = std::max(need_hi, h);
+    }
+  }
+  Range& r = flat[axis.out];
+  r = {std::max(r.first, need_lo), std::min(r.second, need_hi)};
+  if (r.second < r.first) r.second = r.first;
+}
+
+void TileIndex::restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
+  cut_users(node, dim, lo, hi, boxes);
+  // Each fed axis cut to the hull of what its consumers read (restrict_and_project's need).
+  Range* const flat = boxes[0];
+  for (uint32_t k = feeds_at_[static_cast<size_t>(node)]; k < feeds_at_[static_cast<size_t>(node) + 1]; ++k)
+    for (uint32_t x = feeds_[k].from; x < feeds_[k].to; ++x) cut_axis(axes_[x], flat);
+}
+
+void TileIndex::restrict_projected(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const {
+  cut_users(node, dim, lo, hi, boxes);
+  Range* const flat = boxes[0];
+  const size_t k = static_cast<size_t>(node) * dims_ + static_cast<size_t>(dim);
+  for (uint32_t i = reached_at_[k]; i < reached_at_[k + 1]; ++i) cut_axis(axes_[reached_[i]], flat);
 }
 
 }  // namespace dfx::model

@@ -21,6 +21,11 @@ class TileIndex {
   // restrict_and_project (walk_ranges.cpp) on the index: the same semantics, which the property
   // test checks, since the oracle uses the plain one.
   void restrict(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const;
+  // The same where `boxes` came out of a restrict() (or restrict_projected()) at `node`: a fixed
+  // point of its projection, so only the fed axes the cut reaches are worked out again — those
+  // reading a range it changed, or writing one, directly or through an axis before them (a loop
+  // over rows leaves a fused producer's columns as they were).
+  void restrict_projected(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const;
   // The extent of `dim` for the ops below `node` (the first op using it), or -1.
   int64_t extent(int node, int dim, const OpBoxes& boxes) const;
   // True when steps 0 to `full` - 1 of a loop at `node` over `dim` cutting `chunk`s move every
@@ -76,6 +81,11 @@ class TileIndex {
   std::vector<AxisRead> reads_;
   std::vector<ReadTerm> terms_;
   std::vector<uint32_t> plain_;
+  // Per (node, dim): the fed axes a cut over dim reaches, reached_[reached_at_[k], reached_at_[k + 1]).
+  std::vector<uint32_t> reached_, reached_at_;
+  void cut_users(int node, int dim, int64_t lo, int64_t hi, OpBoxes& boxes) const;
+  void cut_axis(const FedAxis& axis, Range* flat) const;  // to the hull of what its consumers read
+  void note_reached(size_t nodes);
 };
 
 }  // namespace dfx::model
