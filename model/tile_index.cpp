@@ -109,7 +109,7 @@ void TileIndex::cut_users(int node, int dim, int64_t lo, int64_t hi, OpBoxes& bo
   }
 }
 
-void TileIndex::cut_axis(const FedAxis& axis, Range* flat) const {
+__attribute__((always_inline)) inline void TileIndex::cut_axis(const FedAxis& axis, Range* flat) const {
   int64_t need_lo = std::numeric_limits<int64_t>::max(), need_hi = std::numeric_limits<int64_t>::min();
   if (axis.plain) {  // offset 0, coefficient 1: the reads' own ranges
     for (uint32_t i = axis.from; i < axis.to; ++i) {
