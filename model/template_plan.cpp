@@ -32,11 +32,11 @@ bool loop_less(const TreeNode& n) { return !n.is_leaf && n.loops.empty() && n.ke
 // per loop, the chunk and the instance counts met (fixed storage: this runs for every tree).
 struct SplitsSeen {
   static constexpr size_t kMaxCounts = 16;
-  struct Seen {
-    size_t li = 0;
-    int64_t chunk = 0;
+  struct Seen {  // set when a loop is first noted (not zeroed: made for every op of every tree)
+    size_t li;
+    int64_t chunk;
     int64_t counts[kMaxCounts];  // ascending
-    size_t n = 0;
+    size_t n;
   };
   Seen by_loop[kMaxNestLoops];
   size_t loops = 0;
