@@ -33,7 +33,7 @@ double TemplateEval::registers_nest(size_t k, const OpBoxes& boxes, int64_t weig
   NestPlan plan;
   NestRuns runs;
   NestSpread spreads[kMaxNestLoops];
-  Range first[kMaxDims];
+  Range* first = st_.nest_first;  // kept: a fresh array of kMaxDims ranges is zeroed on every nest
   plan_nest(g_->ops[k], boxes, plan, runs, spreads, first);
   const double first_time = first_step(k, boxes, plan, runs, spreads, first, weight);
   if (gave_up_) return 0;
@@ -125,7 +125,7 @@ double TemplateEval::first_step(size_t k, const OpBoxes& boxes, const NestPlan& 
   bool computed = false;
   double first_loads = 0, last_store = 0;
   for (NestRuns::Pair p; runs.next(p);) {
-    Range at[kMaxDims];
+    Range* at = st_.nest_at;  // kept, as `first`
     std::copy(first, first + w_.dims.size(), at);
     int64_t instances = 1;
     for (size_t j = 0; j < plan.spatial; ++j) {
