@@ -14,6 +14,12 @@ namespace dfx::model {
 class AxisCover {
  public:
   bool empty() const { return !general_ && count_ == 0; }
+  // As a new one (covers are emptied by the thousand a search: assigning a new one built and
+  // moved a set each time). The set is in use only where general.
+  void clear() {
+    lo_ = len_ = step_ = count_ = 0;
+    if (general_) general_ = false, set_ = IndexSet();
+  }
   // ∪= [lo, hi).
   void add_interval(int64_t lo, int64_t hi);
   // ∪= o.

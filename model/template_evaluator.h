@@ -26,7 +26,7 @@ struct Cover {
   AxisCover axis[kMaxBoxRank];
   bool empty() const { return rank == 0; }
   void clear() {
-    for (int j = 0; j < rank; ++j) axis[j] = AxisCover();
+    for (int j = 0; j < rank; ++j) axis[j].clear();
     rank = 0;
   }
   Slice slice() const {
@@ -60,7 +60,8 @@ struct Slot {
   // fresh Slot assigned over it cost a tenth of an evaluation, its covers' sets built and moved).
   void reset() {
     node = tensor = -1, level = source = 0, write = false, op = 0, access = nullptr, dims = 0, prefix = row = 0;
-    klass = -1, owners = 0, held = Box(), holds = created = false, spreads_node = -1;
+    klass = -1, owners = 0, holds = created = false, spreads_node = -1;
+    held.rank = 0;  // its ranges are read up to its rank only (a new Box zeroes them all)
     write_entries = mc_write_entries = 0, mc_count = instance_weight = 1, group = 0, finished = false;
     spreads.clear(), twins.clear(), cover.clear();
   }
