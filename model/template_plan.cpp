@@ -98,9 +98,9 @@ Refusal cut_nest(const Workload& w, const TreeNode& tile, const Op& op, size_t l
 // temporal loop with a partial last step has no loop inside it over its dim, and then a spread
 // over that dim whose instances run in classes; classed spreads over different dims (check_ops
 // has held them to two, of at most kMaxRuns runs each).
-Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* box_extents, const SplitsSeen& seen) {
+Refusal plan_registers_nest(const TreeNode& tile, const Op& op, const int64_t* box_extents, size_t dims, const SplitsSeen& seen) {
   int64_t left[kMaxDims];
-  std::copy(box_extents, box_extents + kMaxDims, left);  // kMaxDims: the caller's array
+  std::copy(box_extents, box_extents + dims, left);
   uint64_t padded = 0, classed = 0;  // dims
   for (size_t li = 0; li < tile.loops.size(); ++li) {
     const Loop& l = tile.loops[li];
@@ -167,7 +167,7 @@ Refusal own_steps(const TreeNode* own, const Op& op, size_t li, int64_t* extents
 // Every op nest of a group, over every class of the group tile's boxes.
 Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
   const std::vector<int>& class_partial = g.class_partial;
-  int64_t extents[kMaxDims] = {0};
+  int64_t extents[kMaxDims];  // the workload's dims' (not zeroed: made for every group of every tree)
   auto extents_of = [&](size_t k, size_t op) {
     for (size_t d = 0; d < w.dims.size(); ++d) extents[d] = g.classes[k][op][d].second - g.classes[k][op][d].first;
   };
@@ -200,7 +200,7 @@ Refusal check_ops(const Workload& w, const Dataflow& f, TemplateGroup& g) {
     for (size_t k = 0; k < g.classes_used; ++k) {
       extents_of(k, t.op);
       if (Refusal why = own_steps(own, op, 0, extents, class_partial[k],
-                                  [&](int64_t* at, int) { return plan_registers_nest(tile, op, at, seen); }))
+                                  [&](int64_t* at, int) { return plan_registers_nest(tile, op, at, w.dims.size(), seen); }))
         return why;
     }
   }
