@@ -4,6 +4,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "model/divide.h"
+
 namespace dfx::mapper {
 
 namespace {
@@ -38,14 +40,14 @@ std::vector<int64_t> list_divisors(int64_t n) {
 const std::vector<int64_t>& divisors(int64_t n) { return kept_list<0>(n, list_divisors); }
 
 int64_t widest_spread(int64_t n, int64_t at_most) {
-  const int64_t steps = (n + std::max<int64_t>(at_most, 1) - 1) / std::max<int64_t>(at_most, 1);
-  return (n + steps - 1) / steps;
+  const int64_t steps = model::divide(n + std::max<int64_t>(at_most, 1) - 1, std::max<int64_t>(at_most, 1));
+  return model::divide(n + steps - 1, steps);
 }
 
 int64_t trips_of(int64_t n, int64_t factor) {
   if (factor <= 1 || n <= 1) return 1;
-  const int64_t chunk = (n + factor - 1) / factor;
-  return (n + chunk - 1) / chunk;
+  const int64_t chunk = model::divide(n + factor - 1, factor);
+  return model::divide(n + chunk - 1, chunk);
 }
 
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "arch/unit_costs.h"
-#include "model/walk_support.h"
+#include "model/divide.h"
 
 namespace dfx::model {
 

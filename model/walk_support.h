@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/dataflow.h"
+#include "model/divide.h"
 #include "model/index_set.h"
 #include "model/placement.h"
 #include "model/tile_index.h"
@@ -65,14 +66,6 @@ class BoxPool {
  private:
   std::vector<OpBoxes> free_;
 };
-
-// n / d, on the 32-bit divider where both are in [0, 2^32): the same quotient, several times
-// sooner than the 64-bit one on the x86 cores this runs on (the analysis divides at every loop it
-// cuts and every buffer it fills; perf put one 64-bit division at 7% of an activation).
-inline int64_t divide(int64_t n, int64_t d) {
-  if (((n | d) >> 32) == 0) return static_cast<int64_t>(static_cast<uint32_t>(n) / static_cast<uint32_t>(d));
-  return n / d;
-}
 
 // How a loop cuts the extent it sees: `trips` steps of `chunk`, the last `last` long.
 struct Cut {

@@ -3,7 +3,7 @@
 // random cuts of every run of ops of workloads with plain reads (attention, GEMM chains) and with
 // windows (convolution chains), box for box, each cut after the first also made by
 // restrict_projected (the boxes a cut left are its fixed point). And divide()
-// (model/walk_support.h), which the analysis cuts loops with, against the built-in division.
+// (model/divide.h), which the analysis cuts loops with, against the built-in division.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/divide.h"
 #include "model/tile_index.h"
 #include "model/walk.h"
 #include "model/walk_support.h"
