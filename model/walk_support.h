@@ -73,7 +73,9 @@ struct Cut {
 };
 inline Cut cut(int64_t extent, int64_t factor) {
   const int64_t chunk = divide(extent + factor - 1, factor);
-  const int64_t trips = divide(extent + chunk - 1, chunk);
+  // ceil(extent / chunk): `factor` itself wherever factor - 1 chunks fall short of the extent (as
+  // chunk >= extent / factor, factor chunks cover it), else fewer, found by a second division.
+  const int64_t trips = (factor - 1) * chunk < extent ? factor : divide(extent + chunk - 1, chunk);
   return {chunk, trips, extent - (trips - 1) * chunk};
 }
 

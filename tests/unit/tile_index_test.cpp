@@ -99,15 +99,19 @@ TEST(Divide, SameQuotientAsTheBuiltInDivision) {
       ++checked;
     }
   EXPECT_EQ(checked, static_cast<int>(values.size() * (values.size() - 1)));
-  // And cut() on it: the chunks, the steps and the last step's length.
-  for (int64_t extent : {1, 2, 7, 73, 197, 4096})
-    for (int64_t factor : {1, 2, 3, 16, 37, 64})
-      if (factor <= extent) {
-        const Cut c = cut(extent, factor);
-        EXPECT_EQ(c.chunk, (extent + factor - 1) / factor);
-        EXPECT_EQ((c.trips - 1) * c.chunk + c.last, extent);
-        EXPECT_TRUE(c.last > 0 && c.last <= c.chunk);
-      }
+  // And cut() on it: the chunks, the steps (by a second division only where they are fewer than
+  // the factor) and the last step's length, factors above the extent included.
+  int fewer = 0;
+  for (int64_t extent = 1; extent <= 300; ++extent)
+    for (int64_t factor = 1; factor <= 80; ++factor) {
+      const Cut c = cut(extent, factor);
+      const int64_t chunk = (extent + factor - 1) / factor, trips = (extent + chunk - 1) / chunk;
+      ASSERT_EQ(c.chunk, chunk) << extent << " by " << factor;
+      ASSERT_EQ(c.trips, trips) << extent << " by " << factor;
+      ASSERT_EQ(c.last, extent - (trips - 1) * chunk) << extent << " by " << factor;
+      fewer += trips < factor;
+    }
+  EXPECT_GT(fewer, 1000);
 }
 
 }  // namespace
