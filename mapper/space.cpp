@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "model/cycles_floor.h"
+#include "model/divide.h"
 #include "model/walk.h"
 
 namespace dfx::mapper {
@@ -238,13 +239,13 @@ void Space::compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes
     const int64_t cores = core_share(c, members, static_cast<size_t>(g), i);
     if (cores == 1) continue;
     const int64_t extent = run_index_->extent(node, dims[i], boxes);
-    restrict(dims[i], 0, (extent + cores - 1) / cores);
+    restrict(dims[i], 0, model::divide(extent + cores - 1, cores));
   }
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t factor = c.outer[static_cast<size_t>(g)][i];
     const int64_t extent = run_index_->extent(node, dims[i], boxes);
-    const int64_t chunk = (extent + factor - 1) / factor;
-    const int64_t step = last ? (extent + chunk - 1) / chunk - 1 : 0;
+    const int64_t chunk = model::divide(extent + factor - 1, factor);
+    const int64_t step = last ? model::divide(extent + chunk - 1, chunk) - 1 : 0;
     restrict(dims[i], step * chunk, step * chunk + chunk);
   }
 }

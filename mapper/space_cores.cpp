@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "mapper/space.h"
+#include "model/divide.h"
 
 namespace dfx::mapper {
 
@@ -158,7 +159,7 @@ int64_t Space::core_share(const Choice& c, const std::vector<int>& group_ops, si
 
 int64_t Space::core_extent(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const {
   const int64_t share = core_share(c, group_ops, g, i);  // the first core's (the last may have less)
-  return (w_.dims[static_cast<size_t>(outer_dims(group_ops)[i])].size + share - 1) / share;
+  return model::divide(w_.dims[static_cast<size_t>(outer_dims(group_ops)[i])].size + share - 1, share);
 }
 
 std::vector<int> Space::allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const {
