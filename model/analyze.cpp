@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/container/small_vector.hpp>
 #include <cmath>
 #include <sstream>
 
@@ -89,13 +90,16 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
 // Per level: the elements the units themselves read and update there — every leaf access (a
 // MAC's operands, a lane's input and output) — and the transfers to and from per-PE registers
 // inside it (a systolic array's operand and result flow; WalkResult::feed_reads).
+// Per level, inline (worked out for every tree a search analyses).
 struct UnitAccesses {
-  std::vector<int64_t> leaf_reads, leaf_updates;  // [level]
-  std::vector<int64_t> feed_reads, feed_updates;  // [level]
+  using PerLevel = boost::container::small_vector<int64_t, 8>;
+  PerLevel leaf_reads, leaf_updates;  // [level]
+  PerLevel feed_reads, feed_updates;  // [level]
 };
 UnitAccesses unit_accesses(const arch::Arch& a, const Workload& w, const Dataflow& f, const Placement& p, const WalkResult& walk) {
-  UnitAccesses u{std::vector<int64_t>(a.levels.size(), 0), std::vector<int64_t>(a.levels.size(), 0), walk.feed_reads,
-                 walk.feed_updates};
+  using PerLevel = UnitAccesses::PerLevel;
+  UnitAccesses u{PerLevel(a.levels.size(), 0), PerLevel(a.levels.size(), 0), PerLevel(walk.feed_reads.begin(), walk.feed_reads.end()),
+                 PerLevel(walk.feed_updates.begin(), walk.feed_updates.end())};
   for (size_t n = 0; n < f.nodes.size(); ++n) {
     const TreeNode& leaf = f.nodes[n];
     if (!leaf.is_leaf) continue;
