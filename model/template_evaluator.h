@@ -192,6 +192,7 @@ struct TemplateStore {
   // registers_nest's first step's ranges of its op, and each run's (as arrays of kMaxDims ranges
   // on its stack they were zeroed on every nest: 5.6 M instructions a search).
   Range nest_first[kMaxDims], nest_at[kMaxDims];
+  NestOperand nest_operands[kMaxNestOperands];  // later_steps' first run's
   std::vector<int64_t> occupancy;  // [(row * levels + level) * (tensors + 1) + tensor], totals at tensor == tensors
   std::vector<Representing> reps;  // [0, depth): the ones being visited (their storage kept)
   void clear() {

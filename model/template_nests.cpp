@@ -171,7 +171,7 @@ double TemplateEval::first_step(size_t k, const OpBoxes& boxes, const NestPlan& 
 // after the first (`first_time`) of op k's nest `plan`, whose instances run in `runs`.
 double TemplateEval::later_steps(size_t k, const NestPlan& plan, const NestRuns& runs, int64_t weight, double first_time) {
   const Op& op = w_.ops[plan.op];
-  NestOperand operands[kMaxNestOperands];
+  NestOperand* operands = st_.nest_operands;  // kept, as registers_nest's ranges
   size_t count = 0;
   for (NestRuns::Pair p; runs.next(p);) {
     const NestPlan run = runs.plan_for(plan, p);
