@@ -250,8 +250,8 @@ void Space::compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes
   }
 }
 
-int Space::pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, Rng& rng) const {
-  std::vector<int> kind[2];
+int Space::pick_split(const std::vector<int>& group_ops, const SplitList& splits, Rng& rng) const {
+  SplitList kind[2];
   for (int k : splits) kind[core_splits(group_ops)[static_cast<size_t>(k)].cores[1] > 1].push_back(k);
   if (kind[0].empty() || kind[1].empty()) return pick(splits, rng);
   return pick(kind[chance(rng, 0.5) ? 1 : 0], rng);
@@ -270,7 +270,7 @@ void Space::fill_tiling(Choice& c, Rng& rng) const {
 
 void Space::fill_group_tiling(Choice& c, size_t g, const std::vector<int>& members, Rng& rng) const {
   const std::vector<int>& dims = outer_dims(members);
-  const std::vector<int> core_ok = allowed_splits(c, members, g);
+  const SplitList core_ok = allowed_splits(c, members, g);
   c.core_dim[g] = core_ok.empty() ? -1 : pick_split(members, core_ok, rng);
   pin_outer(c, g);  // the core split first: the outer factors divide what it leaves
   c.outer[g].clear();
@@ -455,7 +455,7 @@ void Space::change_gene(Choice& c, const Choice& in, int gene, Rng& rng) const {
     for (size_t k = 0; k < dims.size(); ++k) old_share[k] = core_share(c, group_ops, static_cast<size_t>(g), k);
     const bool split_pinned = static_cast<size_t>(g) < pins_.cores.size() && pins_.cores[static_cast<size_t>(g)] != kSearched;
     if (gene == 3 && !split_pinned) {  // a split over the cores that spreads dim i
-      std::vector<int> with_i;
+      SplitList with_i;
       for (int k : allowed_splits(c, group_ops, static_cast<size_t>(g)))
         if (core_splits(group_ops)[static_cast<size_t>(k)].on(i) > 1) with_i.push_back(k);
       if (!with_i.empty()) c.core_dim[static_cast<size_t>(g)] = pick_split(group_ops, with_i, rng);

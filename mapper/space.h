@@ -290,9 +290,11 @@ class Space {
   int64_t core_share(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const;
   int64_t core_extent(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const;
   // The splits group g may take: those whose dims it may tile.
-  std::vector<int> allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const;
+  // Splits by their index in core_splits(), inline (listed for every tiling drawn).
+  using SplitList = boost::container::small_vector<int, 32>;
+  SplitList allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const;
   // One of `splits` (of the group of group_ops), a single dim as likely as a pair (pairs are many more).
-  int pick_split(const std::vector<int>& group_ops, const std::vector<int>& splits, Rng& rng) const;
+  int pick_split(const std::vector<int>& group_ops, const SplitList& splits, Rng& rng) const;
   std::vector<std::vector<std::vector<int>>> run_dims_;  // [first op][ops - 1]: outer_dims of that run
   std::vector<std::vector<std::vector<int>>> run_ops_;   // [first op][ops - 1]: the run's ops
   // Restricting a group tile's boxes, one index "node" per run of ops (run_node).

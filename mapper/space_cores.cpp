@@ -162,8 +162,8 @@ int64_t Space::core_extent(const Choice& c, const std::vector<int>& group_ops, s
   return model::divide(w_.dims[static_cast<size_t>(outer_dims(group_ops)[i])].size + share - 1, share);
 }
 
-std::vector<int> Space::allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const {
-  std::vector<int> out;
+Space::SplitList Space::allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const {
+  SplitList out;
   if (!(c.may_spread.empty() || c.may_spread[g])) return out;
   // A named baseline spreads one loop, as the dataflow it is named after does.
   const bool baseline = !c.may_spread.empty();
