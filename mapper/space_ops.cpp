@@ -179,7 +179,7 @@ void Space::fit_spatial(Factors& sp, const SpatialRoom& room, const PeAxes& axes
 void Space::nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const PeAxes& axes, Rng& rng) const {
   Factors& sp = c.spatial[op];
   const size_t ways = static_cast<size_t>(axes.ways());
-  std::vector<size_t> on, off;
+  boost::container::small_vector<size_t, 8> on, off;
   for (size_t i = 0; i < sp.size(); ++i) (sp[i] > 1 ? on : off).push_back(i);
   const int move = std::uniform_int_distribution<int>(0, 2)(rng);
   if (on.empty() || (move == 2 && on.size() < ways)) {
@@ -202,9 +202,9 @@ void Space::nudge_spatial(Choice& c, size_t op, const SpatialRoom& room, const P
 
 namespace {
 
-std::vector<size_t> output_dims(const model::Op& o) {
-  std::vector<size_t> keep;
-  keep.reserve(o.dims.size());
+// An op's dims that are not reduced, by position (inline: listed for every loop order drawn).
+boost::container::small_vector<size_t, 8> output_dims(const model::Op& o) {
+  boost::container::small_vector<size_t, 8> keep;
   for (size_t i = 0; i < o.dims.size(); ++i)
     if (std::find(o.reduction_dims.begin(), o.reduction_dims.end(), o.dims[i]) == o.reduction_dims.end()) keep.push_back(i);
   return keep;
@@ -215,7 +215,8 @@ int factorial(size_t n) { return n <= 1 ? 1 : static_cast<int>(n) * factorial(n 
 }  // namespace
 
 std::vector<size_t> Space::ordered_dims(size_t op, int order) const {
-  std::vector<size_t> pool = output_dims(w_.ops[op]), out;
+  auto pool = output_dims(w_.ops[op]);
+  std::vector<size_t> out;
   out.reserve(pool.size());
   const size_t head = unordered_head(pool.size());
   out.insert(out.end(), pool.begin(), pool.begin() + static_cast<long>(head));
@@ -263,7 +264,7 @@ int Space::loop_orders(size_t op) const { return factorial(std::min(output_dims(
 int Space::pick_order(size_t op, Rng& rng) const {
   // A rotation of the workload's order (each dim innermost once, which decides most of the
   // reuse); --fix, --exhaustive and --polish reach the other orders (docs/mapper.md).
-  std::vector<size_t> dims = output_dims(w_.ops[op]);
+  auto dims = output_dims(w_.ops[op]);
   const int turn = std::uniform_int_distribution<int>(0, 7)(rng);
   if (dims.size() <= 1) return 0;
   const size_t head = unordered_head(dims.size());  // kept outermost, in the workload's order
