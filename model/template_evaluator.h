@@ -261,7 +261,7 @@ class TemplateEval {
   void empty_result() { r_ = empty_walk_result(a_, w_); }
   void box_of(const Slot& s, const Range* op, Box& b) const;
   Box now_;  // activate's slice
-  void add_occupancy(int level, int tensor, size_t row, int64_t delta);
+  void add_occupancy(int level, int tensor, size_t row, int64_t delta);  // inline, below
   void charge_source(int tensor, int source, int level, bool write, int64_t n);
   // Walker::add_cover: the cover, and what each representative step being visited wrote.
   void add_cover(int id, const Box& part);
@@ -300,5 +300,19 @@ int64_t overlap(const Box& a, const Box& b);
 // merged_fresh (held.h) for a buffer holding one box: what the instances newly hold together,
 // without building the general sets where the new slice is apart from the held one.
 int64_t merged_fresh_one(const Box& now, const Box& held, bool holds, int64_t fresh, const Spreads& spreads);
+
+// Walker::add_occupancy.
+inline void TemplateEval::add_occupancy(int level, int tensor, size_t row, int64_t delta) {
+  const size_t per_level = w_.tensors.size() + 1, per_row = a_.levels.size() * per_level;
+  if (occupancy_.size() < (row + 1) * per_row) occupancy_.resize((row + 1) * per_row, 0);
+  int64_t* at = occupancy_.data() + row * per_row + static_cast<size_t>(level) * per_level;
+  int64_t& lv = at[w_.tensors.size()];
+  lv += delta;
+  r_.level_peak_elems[static_cast<size_t>(level)] = std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
+  int64_t& tv = at[tensor];
+  tv += delta;
+  auto& peak = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
+  peak = std::max(peak, tv);
+}
 
 }  // namespace dfx::model::closed_form

@@ -66,19 +66,6 @@ int64_t merged_fresh_one(const Box& now, const Box& held, bool holds, int64_t fr
   return merged_fresh(as_boxes(now, true), as_boxes(held, holds), fresh, spreads);
 }
 
-// Walker::add_occupancy.
-void TemplateEval::add_occupancy(int level, int tensor, size_t row, int64_t delta) {
-  const size_t per_level = w_.tensors.size() + 1, per_row = a_.levels.size() * per_level;
-  if (occupancy_.size() < (row + 1) * per_row) occupancy_.resize((row + 1) * per_row, 0);
-  int64_t* at = occupancy_.data() + row * per_row + static_cast<size_t>(level) * per_level;
-  int64_t& lv = at[w_.tensors.size()];
-  lv += delta;
-  r_.level_peak_elems[static_cast<size_t>(level)] = std::max(r_.level_peak_elems[static_cast<size_t>(level)], lv);
-  int64_t& tv = at[tensor];
-  tv += delta;
-  auto& peak = r_.peak_elems[static_cast<size_t>(level)][static_cast<size_t>(tensor)];
-  peak = std::max(peak, tv);
-}
 
 // Walker::charge_source.
 void TemplateEval::charge_source(int tensor, int source, int level, bool write, int64_t n) {
