@@ -65,8 +65,17 @@ class StagingLevels {
 // The source side of a transfer: `n` elements (weighted, instances merged) read from the source
 // level, or written back to it, and written and read once more at every level it is staged
 // through; a level no program addresses feeds its unit (WalkResult::feed_reads).
-void charge_source(WalkResult& r, const arch::Arch& a, StagingLevels& staging, int tensor, int source, int level, bool write,
-                   int64_t n);
+// Inline: the walk and the closed form charge every transfer they count.
+inline void charge_source(WalkResult& r, const arch::Arch& a, StagingLevels& staging, int tensor, int source, int level, bool write, int64_t n) {
+  auto& src = r.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
+  (write ? src.update : src.read) += n;
+  if (!a.addressable(level)) (write ? r.feed_updates : r.feed_reads)[static_cast<size_t>(source)] += n;
+  for (int via : staging.between(a, source, level)) {
+    auto& mid = r.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
+    mid.update += n;
+    mid.read += n;
+  }
+}
 
 // A leaf's work and its operands' accesses for `points` points at `weight`: its op's MACs or
 // vector operations, reads of its inputs and updates of its output where the tree puts them.

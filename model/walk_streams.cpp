@@ -16,17 +16,6 @@ const std::vector<int>& StagingLevels::between(const arch::Arch& a, int from, in
   return *known_[k];
 }
 
-void charge_source(WalkResult& r, const arch::Arch& a, StagingLevels& staging, int tensor, int source, int level, bool write, int64_t n) {
-  auto& src = r.traffic[static_cast<size_t>(source)][static_cast<size_t>(tensor)];
-  (write ? src.update : src.read) += n;
-  if (!a.addressable(level)) (write ? r.feed_updates : r.feed_reads)[static_cast<size_t>(source)] += n;
-  for (int via : staging.between(a, source, level)) {
-    auto& mid = r.traffic[static_cast<size_t>(via)][static_cast<size_t>(tensor)];
-    mid.update += n;
-    mid.read += n;
-  }
-}
-
 template <class Held>
 bool Walker<Held>::spreads_for(int node, int tensor, const OpBoxes& boxes, const Held& now, size_t prefix,
                          Spreads& spreads) {
