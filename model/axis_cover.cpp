@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "model/divide.h"
+
 namespace dfx::model {
 
 void AxisCover::assign_run(int64_t lo, int64_t len, int64_t step, int64_t count) {
@@ -31,12 +33,12 @@ bool AxisCover::add_run(int64_t lo, int64_t len, int64_t step, int64_t count) {
       const int64_t from = std::min(lo, lo_);
       return assign_run(from, std::max(hi, q_hi) - from, 0, 1), true;
     }
-  } else if (len <= len_ && (count == 1 || step % step_ == 0)) {
+  } else if (len <= len_ && (count == 1 || remainder(step, step_) == 0)) {
     // Inside the run: its first and last intervals each inside one of the run's (the others
     // follow at the same place in the run's period).
     auto inside = [&](int64_t from) {
       if (from < lo_) return false;
-      const int64_t k = (from - lo_) / step_;
+      const int64_t k = divide(from - lo_, step_);
       return k < count_ && from + len <= lo_ + k * step_ + len_;
     };
     if (inside(lo) && inside(lo + (count - 1) * step)) return true;
@@ -45,8 +47,8 @@ bool AxisCover::add_run(int64_t lo, int64_t len, int64_t step, int64_t count) {
   // them: one run.
   if (len != len_) return false;
   const int64_t spacing = count_ >= 2 ? step_ : count >= 2 ? step : std::abs(lo - lo_);
-  if (spacing <= 0 || (count_ >= 2 && step_ != spacing) || (count >= 2 && step != spacing) || (lo - lo_) % spacing != 0) return false;
-  const int64_t k = (lo - lo_) / spacing;
+  if (spacing <= 0 || (count_ >= 2 && step_ != spacing) || (count >= 2 && step != spacing) || remainder(lo - lo_, spacing) != 0) return false;
+  const int64_t k = divide(lo - lo_, spacing);
   if (k > count_ || k + count < 0) return false;  // a gap of missing copies between them
   const int64_t first = std::min<int64_t>(0, k), last = std::max(count_, k + count);
   assign_run(lo_ + first * spacing, len, spacing, last - first);
@@ -79,8 +81,8 @@ void AxisCover::add_translates(int64_t step, int64_t count) {
     }
     if (apart <= len_)  // each interval's copies touch it: longer intervals, at the same places
       return assign_run(step > 0 ? lo_ : lo_ - apart * count, len_ + apart * count, step_, count_);
-    if (apart % step_ == 0 && apart / step_ <= count_) {  // copies at the run's phase, no gap
-      const int64_t more = apart / step_ * count;
+    if (remainder(apart, step_) == 0 && divide(apart, step_) <= count_) {  // copies at the run's phase, no gap
+      const int64_t more = divide(apart, step_) * count;
       return assign_run(step > 0 ? lo_ : lo_ - more * step_, len_, step_, count_ + more);
     }
   }

@@ -13,4 +13,10 @@ inline int64_t divide(int64_t n, int64_t d) {
   return n / d;
 }
 
+// n % d, likewise.
+inline int64_t remainder(int64_t n, int64_t d) {
+  if (((n | d) >> 32) == 0) return static_cast<int64_t>(static_cast<uint32_t>(n) % static_cast<uint32_t>(d));
+  return n % d;
+}
+
 }  // namespace dfx::model

@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(Workloads, TileIndexOverRuns,
                          ::testing::Values("attention_g1", "gemm_chain_g1", "conv_chain_c1", "vit_attention", "bert_layer_tail",
                                            "windows"));
 
-TEST(Divide, SameQuotientAsTheBuiltInDivision) {
+TEST(Divide, SameQuotientAndRemainderAsTheBuiltInDivision) {
   const int64_t big = std::numeric_limits<int64_t>::max();
   const std::vector<int64_t> values = {0,           1,          2,           3,         7,          63,         64,
                                        65,          1000,       65535,       65536,     (1LL << 31) - 1, 1LL << 31,
@@ -96,6 +96,7 @@ TEST(Divide, SameQuotientAsTheBuiltInDivision) {
     for (int64_t d : values) {
       if (d == 0) continue;
       EXPECT_EQ(divide(n, d), n / d) << n << " / " << d;
+      EXPECT_EQ(remainder(n, d), n % d) << n << " % " << d;
       ++checked;
     }
   EXPECT_EQ(checked, static_cast<int>(values.size() * (values.size() - 1)));
