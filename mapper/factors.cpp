@@ -4,8 +4,6 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "model/divide.h"
-
 namespace dfx::mapper {
 
 namespace {
@@ -40,14 +38,12 @@ std::vector<int64_t> list_divisors(int64_t n) {
 const std::vector<int64_t>& divisors(int64_t n) { return kept_list<0>(n, list_divisors); }
 
 int64_t widest_spread(int64_t n, int64_t at_most) {
-  const int64_t steps = model::divide(n + std::max<int64_t>(at_most, 1) - 1, std::max<int64_t>(at_most, 1));
-  return model::divide(n + steps - 1, steps);
+  return ceil_div(n, ceil_div(n, std::max<int64_t>(at_most, 1)));
 }
 
 int64_t trips_of(int64_t n, int64_t factor) {
   if (factor <= 1 || n <= 1) return 1;
-  const int64_t chunk = model::divide(n + factor - 1, factor);
-  return model::divide(n + chunk - 1, chunk);
+  return ceil_div(n, ceil_div(n, factor));
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mapper/rng.h"
+#include "model/divide.h"
 
 namespace dfx::mapper {
 
@@ -17,8 +18,7 @@ namespace dfx::mapper {
 // per op.
 using Factors = boost::container::small_vector<int64_t, 6>;
 
-// One element of a non-empty vector, drawn uniformly.
-// One of a list's entries, each as likely (a std::vector or a small_vector).
+// One entry of a non-empty list (a std::vector or a small_vector), drawn uniformly.
 template <class List>
 const typename List::value_type& pick(const List& v, Rng& rng) {
   return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
@@ -28,7 +28,7 @@ const typename List::value_type& pick(const List& v, Rng& rng) {
 const std::vector<int64_t>& divisors(int64_t n);
 
 // n / d rounded up (n ≥ 0, d ≥ 1): the steps of chunks of d that cover n.
-inline int64_t ceil_div(int64_t n, int64_t d) { return (n + d - 1) / d; }
+inline int64_t ceil_div(int64_t n, int64_t d) { return model::divide(n + d - 1, d); }
 
 // Every trip count a temporal loop over n elements can have: the F with F = ceil(n / ceil(n/F)),
 // one per chunk size (others name the same loop: 36 trips over 73 rows run in chunks of 3, so 25

@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "model/cycles_floor.h"
-#include "model/divide.h"
 #include "model/walk.h"
 
 namespace dfx::mapper {
@@ -67,26 +66,24 @@ Space::Space(const arch::Arch& a, const model::Workload& w, std::vector<model::P
   };
   matrix_axes_ = axes_of(a.unit(arch::UnitKind::Matrix), 2);
   vector_axes_ = axes_of(a.unit(arch::UnitKind::Vector), 1);
-  for (const auto* axes : {&matrix_axes_, &vector_axes_})
-    if (*axes)
-      for (size_t k = 1; k <= w.ops.size(); ++k) shared_axes_[axes == &matrix_axes_ ? 0 : 1].push_back((*axes)->shared_by(static_cast<int>(k)));
+  for (int k = 1; k <= static_cast<int>(w.ops.size()); ++k) {
+    if (matrix_axes_) shared_axes_[0].push_back(matrix_axes_->shared_by(k));
+    if (vector_axes_) shared_axes_[1].push_back(vector_axes_->shared_by(k));
+  }
   for (const auto& op : w.ops)
     if (!(op.unit == arch::UnitKind::Matrix ? matrix_axes_ : vector_axes_))
       throw InputError(op.loc, "op '" + op.name + "' needs a unit that arch '" + a.name + "' does not have");
   // Every group is a run of ops, and every candidate asks for its groups' dims a few times.
   run_dims_.resize(w.ops.size());
   run_ops_.resize(w.ops.size());
+  model::OpsBelow runs(w.ops.size() * w.ops.size(), model::OpSet(w.ops.size()));  // [run_node]
   for (size_t first = 0; first < w.ops.size(); ++first)
     for (size_t end = first + 1; end <= w.ops.size(); ++end) {
       std::vector<int> run;
-      for (size_t o = first; o < end; ++o) run.push_back(static_cast<int>(o));
+      for (size_t o = first; o < end; ++o) run.push_back(static_cast<int>(o)), runs[first * w.ops.size() + end - first - 1].insert(o);
       run_dims_[first].push_back(dims_outside(run));
       run_ops_[first].push_back(run);
     }
-  model::OpsBelow runs(w.ops.size() * w.ops.size(), model::OpSet(w.ops.size()));
-  for (size_t first = 0; first < w.ops.size(); ++first)
-    for (size_t end = first + 1; end <= w.ops.size(); ++end)
-      for (size_t o = first; o < end; ++o) runs[first * w.ops.size() + end - first - 1].insert(o);
   run_index_.emplace(w, runs);
   run_splits_.resize(w.ops.size());
   for (size_t first = 0; first < w.ops.size(); ++first)
@@ -219,10 +216,7 @@ const model::OpBoxes& Space::group_tile_view(const Choice& c, int g, bool last) 
 }
 
 void Space::compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes& boxes) const {
-  thread_local std::vector<int> members;
-  members.clear();
-  for (size_t o = 0; o < w_.ops.size(); ++o)
-    if (c.group_of[o] == g) members.push_back(static_cast<int>(o));
+  const std::vector<int>& members = members_of(c, g);
   boxes.assign_whole(w_);
   const std::vector<int>& dims = outer_dims(members);
   const int node = run_node(members);
@@ -239,13 +233,13 @@ void Space::compute_group_tile(const Choice& c, int g, bool last, model::OpBoxes
     const int64_t cores = core_share(c, members, static_cast<size_t>(g), i);
     if (cores == 1) continue;
     const int64_t extent = run_index_->extent(node, dims[i], boxes);
-    restrict(dims[i], 0, model::divide(extent + cores - 1, cores));
+    restrict(dims[i], 0, ceil_div(extent, cores));
   }
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t factor = c.outer[static_cast<size_t>(g)][i];
     const int64_t extent = run_index_->extent(node, dims[i], boxes);
-    const int64_t chunk = model::divide(extent + factor - 1, factor);
-    const int64_t step = last ? model::divide(extent + chunk - 1, chunk) - 1 : 0;
+    const int64_t chunk = ceil_div(extent, factor);
+    const int64_t step = last ? ceil_div(extent, chunk) - 1 : 0;
     restrict(dims[i], step * chunk, step * chunk + chunk);
   }
 }

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "mapper/space.h"
-#include "model/divide.h"
 
 namespace dfx::mapper {
 
@@ -103,7 +102,7 @@ void Space::build_into(const Choice& c, const std::string& name, model::Dataflow
       for (size_t k = 0; k < keep.size(); ++k) {
         const size_t i = keep[k];
         const bool reduction = k >= keep.size() - reductions;
-        const int64_t steps = model::divide(ext[i] + sp[i] - 1, sp[i]);  // a padded spread's last step runs fewer
+        const int64_t steps = ceil_div(ext[i], sp[i]);  // a padded spread's last step runs fewer
         if (steps > 1) loops_of(stage && !reduction ? staged : op_tile).push_back(loop(op.dims[i], steps, false));
       }
       // After the temporal loops: a spread that idles instances in some steps (padded, or over

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "mapper/space.h"
-#include "model/divide.h"
 
 namespace dfx::mapper {
 
@@ -159,7 +158,7 @@ int64_t Space::core_share(const Choice& c, const std::vector<int>& group_ops, si
 
 int64_t Space::core_extent(const Choice& c, const std::vector<int>& group_ops, size_t g, size_t i) const {
   const int64_t share = core_share(c, group_ops, g, i);  // the first core's (the last may have less)
-  return model::divide(w_.dims[static_cast<size_t>(outer_dims(group_ops)[i])].size + share - 1, share);
+  return ceil_div(w_.dims[static_cast<size_t>(outer_dims(group_ops)[i])].size, share);
 }
 
 Space::SplitList Space::allowed_splits(const Choice& c, const std::vector<int>& group_ops, size_t g) const {

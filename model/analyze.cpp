@@ -89,8 +89,8 @@ void summarise_ops(const arch::Arch& a, const Workload& w, const Dataflow& f, co
 
 // Per level: the elements the units themselves read and update there — every leaf access (a
 // MAC's operands, a lane's input and output) — and the transfers to and from per-PE registers
-// inside it (a systolic array's operand and result flow; WalkResult::feed_reads).
-// Per level, inline (worked out for every tree a search analyses).
+// inside it (a systolic array's operand and result flow; WalkResult::feed_reads). Inline: worked
+// out for every tree a search analyses.
 struct UnitAccesses {
   using PerLevel = boost::container::small_vector<int64_t, 8>;
   PerLevel leaf_reads, leaf_updates;  // [level]

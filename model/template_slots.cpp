@@ -66,7 +66,6 @@ int64_t merged_fresh_one(const Box& now, const Box& held, bool holds, int64_t fr
   return merged_fresh(as_boxes(now, true), as_boxes(held, holds), fresh, spreads);
 }
 
-
 // Walker::charge_source.
 void TemplateEval::charge_source(int tensor, int source, int level, bool write, int64_t n) {
   model::charge_source(r_, a_, staging_, tensor, source, level, write, n);
